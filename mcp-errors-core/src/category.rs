@@ -1,0 +1,197 @@
+//! The nine categories of a tool-execution failure and what each one means to a client.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of failure a tool-execution error is.
+///
+/// The category fixes the default retryability, the decision a client should take, and
+/// the failure class of the SEP-3313 draft. It is serialized in `snake_case`, exactly as
+/// it is written in `#[category(...)]`.
+///
+/// ```
+/// use mcp_errors_core::{Category, ClientAction};
+///
+/// let category: Category = "rate_limited".parse().unwrap();
+/// assert!(category.retryable_by_default());
+/// assert_eq!(category.client_action(), ClientAction::BackOff);
+/// assert_eq!(category.to_string(), "rate_limited");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// The input is wrong: a value out of range, an unknown enum member. Fix the input.
+    Validation,
+    /// The thing named in the input does not exist. Fix the input.
+    NotFound,
+    /// The state changed under the call (a seat already taken). Re-read state, then decide.
+    Conflict,
+    /// A business rule refuses the request. Explain the rule to the user.
+    Business,
+    /// The caller may not do this. Escalate.
+    Permission,
+    /// The caller's credentials are missing or expired. Re-authenticate.
+    Unauthenticated,
+    /// Too many requests. Back off and honour the retry-after.
+    RateLimited,
+    /// A passing fault (timeout, backend down). Retry with bounded backoff.
+    Transient,
+    /// A bug or an unexpected fault on the server. Escalate; masked by default.
+    Internal,
+}
+
+/// What a client should do about a failure of a given [`Category`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ClientAction {
+    /// Change the arguments and call again.
+    FixInput,
+    /// Read the current state again, then decide.
+    RereadState,
+    /// Tell the user which rule refused the request.
+    ExplainToUser,
+    /// Obtain fresh credentials, then call again.
+    Reauthenticate,
+    /// Wait at least the retry-after, then call again.
+    BackOff,
+    /// Call again after a bounded, jittered backoff.
+    RetryWithBackoff,
+    /// Hand the failure to a human or a coordinator.
+    Escalate,
+}
+
+/// The failure class of the SEP-3313 draft, a coarser grouping of the categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// The tool cannot do this with this input: retrying as is will not help.
+    Capability,
+    /// Policy forbids it: credentials, permissions.
+    Governance,
+    /// The system misbehaved: the same call may succeed later.
+    Reliability,
+}
+
+impl Category {
+    /// Every category, in the order of the design's table.
+    pub const ALL: [Category; 9] = [
+        Category::Validation,
+        Category::NotFound,
+        Category::Conflict,
+        Category::Business,
+        Category::Permission,
+        Category::Unauthenticated,
+        Category::RateLimited,
+        Category::Transient,
+        Category::Internal,
+    ];
+
+    /// The name used in `#[category(...)]` and on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Category::Validation => "validation",
+            Category::NotFound => "not_found",
+            Category::Conflict => "conflict",
+            Category::Business => "business",
+            Category::Permission => "permission",
+            Category::Unauthenticated => "unauthenticated",
+            Category::RateLimited => "rate_limited",
+            Category::Transient => "transient",
+            Category::Internal => "internal",
+        }
+    }
+
+    /// Whether a failure of this category is worth retrying unless a variant says otherwise.
+    pub const fn retryable_by_default(self) -> bool {
+        matches!(self, Category::RateLimited | Category::Transient)
+    }
+
+    /// Whether the model sees only a generic message and a correlation id by default.
+    pub const fn masked_by_default(self) -> bool {
+        matches!(self, Category::Internal)
+    }
+
+    /// What a client should do about a failure of this category.
+    pub const fn client_action(self) -> ClientAction {
+        match self {
+            Category::Validation | Category::NotFound => ClientAction::FixInput,
+            Category::Conflict => ClientAction::RereadState,
+            Category::Business => ClientAction::ExplainToUser,
+            Category::Permission | Category::Internal => ClientAction::Escalate,
+            Category::Unauthenticated => ClientAction::Reauthenticate,
+            Category::RateLimited => ClientAction::BackOff,
+            Category::Transient => ClientAction::RetryWithBackoff,
+        }
+    }
+
+    /// The SEP-3313 failure class.
+    pub const fn failure_class(self) -> FailureClass {
+        match self {
+            Category::Validation | Category::NotFound | Category::Conflict | Category::Business => {
+                FailureClass::Capability
+            }
+            Category::Permission | Category::Unauthenticated => FailureClass::Governance,
+            Category::RateLimited | Category::Transient | Category::Internal => {
+                FailureClass::Reliability
+            }
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a [`Category`] from a name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCategory(pub String);
+
+impl fmt::Display for UnknownCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown category `{}`", self.0)
+    }
+}
+
+impl std::error::Error for UnknownCategory {}
+
+impl FromStr for Category {
+    type Err = UnknownCategory;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Category::ALL
+            .into_iter()
+            .find(|category| category.as_str() == name)
+            .ok_or_else(|| UnknownCategory(name.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_str_and_serde() {
+        for category in Category::ALL {
+            assert_eq!(category.as_str().parse::<Category>(), Ok(category));
+            let json = serde_json::to_string(&category).unwrap();
+            assert_eq!(json, format!("\"{}\"", category.as_str()));
+        }
+        assert!("validaton".parse::<Category>().is_err());
+    }
+
+    #[test]
+    fn only_rate_limited_and_transient_retry_by_default() {
+        let retryable: Vec<_> = Category::ALL
+            .into_iter()
+            .filter(|c| c.retryable_by_default())
+            .collect();
+        assert_eq!(retryable, [Category::RateLimited, Category::Transient]);
+    }
+}

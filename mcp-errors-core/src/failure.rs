@@ -1,0 +1,291 @@
+//! The [`ToolError`] trait that `#[derive(ToolError)]` implements, and [`ToolFailure`], the
+//! wire form of one failure on its channel.
+
+use std::error::Error;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
+use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, META_KEY};
+use crate::{Channel, ErrorDescriptor};
+
+/// A domain error that knows how it reaches the wire.
+///
+/// Implement it with `#[derive(ToolError)]`; the methods below are what the derive writes
+/// for each variant. Then `ToolFailure::from(error)` (or [`ToolError::to_failure`]) gives the
+/// `CallToolResult` or JSON-RPC error of the variant.
+///
+/// ```
+/// use mcp_errors_core::{ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// pub enum SeatError {
+///     #[error("seat {seat} is taken")]
+///     #[category(conflict)]
+///     #[hint("pick another seat")]
+///     Taken { #[detail] seat: String },
+/// }
+///
+/// let failure = ToolFailure::from(SeatError::Taken { seat: "A1".into() });
+/// let ToolFailure::Execution(result) = failure else { unreachable!() };
+/// assert_eq!(
+///     result.content[0].as_text(),
+///     Some("TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
+/// );
+/// assert_eq!(SeatError::catalog()[0].code, "TAKEN");
+/// ```
+pub trait ToolError: Error {
+    /// Every variant's descriptor, in declaration order.
+    fn catalog() -> &'static [ErrorDescriptor]
+    where
+        Self: Sized;
+
+    /// The descriptor of this value's variant.
+    fn descriptor(&self) -> &'static ErrorDescriptor;
+
+    /// What the model reads when the variant is not masked: `#[message]`, or `Display`.
+    fn message(&self) -> String;
+
+    /// What to do next: `#[hint]`, if the variant has one.
+    fn hint(&self) -> Option<String>;
+
+    /// The `#[detail]` fields, by name (tuple fields by index).
+    fn details(&self) -> Map<String, Value>;
+
+    /// The `#[retry_after]` field of the variant, if it has one.
+    fn retry_after(&self) -> Option<Duration>;
+
+    /// The wire form of this error with default options.
+    fn to_failure(&self) -> ToolFailure {
+        ToolFailure::from_error_with(self, &FailureOptions::default())
+    }
+
+    /// The wire form of this error with `options`.
+    fn to_failure_with(&self, options: &FailureOptions) -> ToolFailure {
+        ToolFailure::from_error_with(self, options)
+    }
+}
+
+/// Options of one conversion of an error into a [`ToolFailure`].
+///
+/// ```
+/// use mcp_errors_core::FailureOptions;
+///
+/// let options = FailureOptions::new()
+///     .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+///     .structured_content(true);
+/// assert_eq!(options.correlation_id_value(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FailureOptions {
+    correlation_id: Option<String>,
+    structured_content: bool,
+}
+
+impl FailureOptions {
+    /// The defaults: a fresh correlation id for masked errors, the payload in `_meta` only.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Use this correlation id (for masked errors, instead of a fresh one; for others, it is
+    /// emitted too so a client can quote it).
+    pub fn correlation_id(mut self, id: impl Into<String>) -> Self {
+        self.correlation_id = Some(id.into());
+        self
+    }
+
+    /// Use the trace id of a W3C `traceparent` as the correlation id, when it is valid.
+    pub fn traceparent(mut self, traceparent: &str) -> Self {
+        if let Some(trace_id) = mask::trace_id_from_traceparent(traceparent) {
+            self.correlation_id = Some(trace_id.to_owned());
+        }
+        self
+    }
+
+    /// Also put the payload in `structuredContent`. Off by default: the TypeScript SDK v1
+    /// client validates `structuredContent` against the tool's `outputSchema` even on errors,
+    /// and then hides the real error behind a validation failure.
+    pub fn structured_content(mut self, on: bool) -> Self {
+        self.structured_content = on;
+        self
+    }
+
+    /// The correlation id set, if any.
+    pub fn correlation_id_value(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+}
+
+/// One failure in its wire form, on the channel its variant is mapped to.
+///
+/// Serializes as the `CallToolResult` or as the JSON-RPC `error` object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ToolFailure {
+    /// A tool-execution error: a result with `isError: true`, which the model reads.
+    Execution(CallToolResult),
+    /// A protocol error: a JSON-RPC error, which the client handles.
+    Protocol(JsonRpcError),
+}
+
+impl ToolFailure {
+    /// Converts `error` with `options`. This is what the generated `From` impl calls.
+    pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
+        let descriptor = error.descriptor();
+        let correlation_id = if descriptor.masked {
+            let id = options
+                .correlation_id
+                .clone()
+                .unwrap_or_else(mask::new_correlation_id);
+            log_masked(error, descriptor, &id);
+            Some(id)
+        } else {
+            options.correlation_id.clone()
+        };
+        match descriptor.channel {
+            Channel::Execution(category) => {
+                let payload = execution_payload(error, descriptor, category, correlation_id);
+                ToolFailure::Execution(execution_result(payload, options))
+            }
+            Channel::Protocol(code) => {
+                ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
+            }
+        }
+    }
+
+    /// The result, for a tool-execution failure.
+    pub fn as_execution(&self) -> Option<&CallToolResult> {
+        match self {
+            ToolFailure::Execution(result) => Some(result),
+            ToolFailure::Protocol(_) => None,
+        }
+    }
+
+    /// The JSON-RPC error, for a protocol failure.
+    pub fn as_protocol(&self) -> Option<&JsonRpcError> {
+        match self {
+            ToolFailure::Protocol(error) => Some(error),
+            ToolFailure::Execution(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolFailure::Execution(result) => {
+                let text = result.content.iter().find_map(Content::as_text);
+                f.write_str(text.unwrap_or("tool error"))
+            }
+            ToolFailure::Protocol(error) => fmt::Display::fmt(error, f),
+        }
+    }
+}
+
+fn execution_payload<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    category: crate::Category,
+    correlation_id: Option<String>,
+) -> ErrorPayload {
+    let retry_after_ms = if descriptor.retryable {
+        error.retry_after().map(mask::retry_after_ms)
+    } else {
+        None
+    };
+    if descriptor.masked {
+        return ErrorPayload {
+            code: descriptor.code.clone().into_owned(),
+            category,
+            retryable: descriptor.retryable,
+            message: MASKED_MESSAGE.to_owned(),
+            hint: None,
+            retry_after_ms,
+            details: None,
+            correlation_id,
+        };
+    }
+    let details = error.details();
+    ErrorPayload {
+        code: descriptor.code.clone().into_owned(),
+        category,
+        retryable: descriptor.retryable,
+        message: mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+        hint: error
+            .hint()
+            .map(|hint| mask::clean_text(&hint, MAX_HINT_CHARS)),
+        retry_after_ms,
+        details: (!details.is_empty()).then_some(details),
+        correlation_id,
+    }
+}
+
+fn execution_result(payload: ErrorPayload, options: &FailureOptions) -> CallToolResult {
+    let text = payload.to_text();
+    // Cannot fail: the payload holds strings, numbers and JSON values only.
+    let payload = serde_json::to_value(&payload).unwrap_or(Value::Null);
+    let mut meta = Map::new();
+    meta.insert(META_KEY.to_owned(), payload.clone());
+    CallToolResult {
+        content: vec![Content::text(text)],
+        structured_content: options.structured_content.then_some(payload),
+        is_error: Some(true),
+        result_type: crate::wire::RESULT_TYPE_COMPLETE.into(),
+        meta: Some(meta),
+    }
+}
+
+fn protocol_error<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    code: i32,
+    correlation_id: Option<String>,
+) -> JsonRpcError {
+    let (message, mut data) = if descriptor.masked {
+        (MASKED_MESSAGE.to_owned(), Map::new())
+    } else {
+        (
+            mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+            error.details(),
+        )
+    };
+    // The stable code wins over a detail field that happens to be named `code`.
+    data.insert("code".to_owned(), Value::from(descriptor.code.as_ref()));
+    if let Some(id) = correlation_id {
+        data.insert("correlationId".to_owned(), Value::from(id));
+    }
+    JsonRpcError {
+        code,
+        message,
+        data: Some(Value::Object(data)),
+    }
+}
+
+#[cfg(feature = "tracing")]
+fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id: &str) {
+    let mut chain = String::new();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if !chain.is_empty() {
+            chain.push_str(": ");
+        }
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    tracing::error!(
+        target: "mcp_errors::masked",
+        correlation_id = id,
+        code = descriptor.code.as_ref(),
+        variant = descriptor.variant.as_ref(),
+        error = %error,
+        sources = chain.as_str(),
+        "masked tool error"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}

@@ -1,0 +1,103 @@
+//! Precise, machine-readable failures for MCP tools.
+//!
+//! An MCP tool fails in one of two ways: the call is broken (a JSON-RPC error the client
+//! handles) or the tool ran and did not get the job done (a `CallToolResult` with
+//! `isError: true` that the model reads). Annotate a domain error enum once with
+//! `#[derive(ToolError)]` and each variant reaches the right channel with a stable code,
+//! a category, retry advice and a hint; internal errors are masked.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_errors_core::{ToolError, ToolFailure};
+//!
+//! #[derive(Debug, thiserror::Error, ToolError)]
+//! pub enum SearchError {
+//!     #[error("unknown department `{department}`")]
+//!     #[category(validation)]
+//!     #[hint("use one of: {allowed}")]
+//!     UnknownDepartment { department: String, #[detail] allowed: String },
+//!
+//!     #[error("search backend timed out")]
+//!     #[category(transient)]
+//!     Timeout { #[retry_after] wait: Duration },
+//!
+//!     #[error("start_time is after end_time")]
+//!     #[protocol(invalid_params)]
+//!     BadRange { #[detail] start: String, #[detail] end: String },
+//!
+//!     #[error("database error: {0}")]
+//!     #[category(internal)]
+//!     Database(#[source] std::io::Error),
+//! }
+//!
+//! let err = SearchError::UnknownDepartment {
+//!     department: "finace".into(),
+//!     allowed: "finance, hr".into(),
+//! };
+//! let ToolFailure::Execution(result) = ToolFailure::from(err) else { panic!() };
+//! assert_eq!(
+//!     result.content[0].as_text().unwrap(),
+//!     "UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. Hint: use one of: finance, hr"
+//! );
+//!
+//! let timeout = SearchError::Timeout { wait: Duration::from_secs(2) };
+//! let payload = timeout.to_failure().as_execution().unwrap().error_payload().unwrap();
+//! assert_eq!((payload.retryable, payload.retry_after_ms), (true, Some(2000)));
+//!
+//! let bad = SearchError::BadRange { start: "b".into(), end: "a".into() };
+//! let ToolFailure::Protocol(error) = ToolFailure::from(bad) else { panic!() };
+//! assert_eq!(error.code, -32602);
+//! assert_eq!(error.stable_code(), Some("BAD_RANGE"));
+//!
+//! let secret = std::io::Error::other("postgres://admin:hunter2@db");
+//! let wire = serde_json::to_string(&ToolFailure::from(SearchError::Database(secret))).unwrap();
+//! assert!(!wire.contains("hunter2"));
+//! ```
+//!
+//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`].
+#![deny(missing_docs)]
+
+pub mod catalog;
+pub mod category;
+pub mod failure;
+pub mod mask;
+pub mod wire;
+
+pub use catalog::{CATALOG_FORMAT_VERSION, Channel, ErrorCatalog, ErrorDescriptor};
+pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
+pub use failure::{FailureOptions, ToolError, ToolFailure};
+pub use wire::{
+    CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,
+};
+
+/// `#[derive(ToolError)]`: see the crate's README for the attribute language.
+#[cfg(feature = "derive")]
+pub use mcp_errors_derive::ToolError;
+
+/// Support for the generated code. Not public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde_json::{Map, Value};
+    pub use std::time::Duration;
+
+    /// A `#[detail]` field as JSON; `null` when its `Serialize` impl fails, so one bad
+    /// field never costs the whole error.
+    pub fn detail_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+        serde_json::to_value(value).unwrap_or(Value::Null)
+    }
+
+    /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`
+    /// fails to compile on the field's own span.
+    pub fn retry_after_value(value: &Duration) -> Duration {
+        *value
+    }
+}
+
+/// Expands to the rmcp glue for a derived type when the `rmcp` feature is on, to nothing
+/// otherwise (a proc macro cannot see the features of the crate it expands into).
+#[doc(hidden)]
+#[macro_export]
+#[cfg(not(feature = "rmcp"))]
+macro_rules! __impl_rmcp {
+    ($($tt:tt)*) => {};
+}

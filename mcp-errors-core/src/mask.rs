@@ -1,0 +1,145 @@
+//! Masking: what the model sees of an internal error, correlation ids, and the text limits
+//! that keep any message safe to emit.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The message a masked error shows in place of its own.
+pub const MASKED_MESSAGE: &str = "internal error; the details were logged under the correlation id";
+
+/// The longest `message` emitted, in characters; longer ones are cut and end with `…`.
+pub const MAX_MESSAGE_CHARS: usize = 2048;
+
+/// The longest `hint` emitted, in characters; longer ones are cut and end with `…`.
+pub const MAX_HINT_CHARS: usize = 1024;
+
+/// The longest retry-after emitted: one day. Longer waits are clamped to it.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A fresh correlation id: 32 lowercase hex digits, the shape of a W3C trace id.
+///
+/// Unique within a process (a counter) and across processes with overwhelming probability
+/// (a randomly keyed hash of the counter, the time and the process id). Not a secret.
+///
+/// ```
+/// let a = mcp_errors_core::mask::new_correlation_id();
+/// let b = mcp_errors_core::mask::new_correlation_id();
+/// assert_eq!(a.len(), 32);
+/// assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
+/// assert_ne!(a, b);
+/// ```
+pub fn new_correlation_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let keys = RandomState::new();
+    let half = |salt: u64| {
+        let mut hasher = keys.build_hasher();
+        hasher.write_u64(salt);
+        hasher.write_u64(count);
+        hasher.write_u128(nanos);
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    };
+    format!("{:016x}{:016x}", half(0x6d63_702d), half(0x6572_726f))
+}
+
+/// The trace id of a W3C `traceparent` header value, the natural correlation id of a
+/// request that carries one (`_meta.traceparent`, spec 2026-07-28).
+///
+/// Returns `None` for anything that is not a valid version-00 `traceparent`, including the
+/// all-zero trace id the W3C spec declares invalid.
+///
+/// ```
+/// use mcp_errors_core::mask::trace_id_from_traceparent;
+///
+/// let header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+/// assert_eq!(trace_id_from_traceparent(header), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// assert_eq!(trace_id_from_traceparent("not a header"), None);
+/// ```
+pub fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
+    let mut parts = traceparent.trim().split('-');
+    let (version, trace_id, parent_id, flags) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let lower_hex = |s: &str, len: usize| {
+        s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    let valid = parts.next().is_none()
+        && version == "00"
+        && lower_hex(trace_id, 32)
+        && lower_hex(parent_id, 16)
+        && lower_hex(flags, 2)
+        && trace_id.bytes().any(|b| b != b'0')
+        && parent_id.bytes().any(|b| b != b'0');
+    valid.then_some(trace_id)
+}
+
+/// Makes `text` safe to show a model: control characters other than newline and tab become
+/// spaces, and anything past `max_chars` characters is cut and replaced by `…`.
+///
+/// ```
+/// use mcp_errors_core::mask::clean_text;
+///
+/// assert_eq!(clean_text("a\u{0}b\nc", 10), "a b\nc");
+/// assert_eq!(clean_text("abcdef", 4), "abc…");
+/// ```
+pub fn clean_text(text: &str, max_chars: usize) -> String {
+    let needs_cleaning = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let cut = text.char_indices().nth(max_chars).map(|(at, _)| at);
+    if cut.is_none() && !text.contains(needs_cleaning) {
+        return text.to_owned();
+    }
+    let kept = match cut {
+        Some(_) => text.chars().take(max_chars.saturating_sub(1)),
+        None => text.chars().take(usize::MAX),
+    };
+    let mut cleaned: String = kept
+        .map(|c| if needs_cleaning(c) { ' ' } else { c })
+        .collect();
+    if cut.is_some() {
+        cleaned.push('…');
+    }
+    cleaned
+}
+
+/// A retry-after in whole milliseconds, clamped to [`MAX_RETRY_AFTER`].
+pub fn retry_after_ms(wait: Duration) -> u64 {
+    // Cannot fail: MAX_RETRY_AFTER in milliseconds fits a u64 many times over.
+    u64::try_from(wait.min(MAX_RETRY_AFTER).as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_text_cuts_on_char_boundaries() {
+        let text = "é".repeat(10);
+        let cleaned = clean_text(&text, 4);
+        assert_eq!(cleaned, "ééé…");
+        assert_eq!(clean_text(&text, 10), text);
+    }
+
+    #[test]
+    fn retry_after_is_clamped_to_a_day() {
+        assert_eq!(retry_after_ms(Duration::ZERO), 0);
+        assert_eq!(retry_after_ms(Duration::from_millis(1500)), 1500);
+        assert_eq!(retry_after_ms(Duration::MAX), 86_400_000);
+    }
+
+    #[test]
+    fn traceparent_rejects_all_zero_ids_and_upper_case() {
+        assert_eq!(
+            trace_id_from_traceparent("00-00000000000000000000000000000000-00f067aa0ba902b7-01"),
+            None
+        );
+        assert_eq!(
+            trace_id_from_traceparent("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"),
+            None
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! The MCP wire types a failure becomes: [`CallToolResult`] and [`JsonRpcError`], and the
+//! structured [`ErrorPayload`] carried in `_meta`.
+//!
+//! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
+//! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::Category;
+
+/// The `_meta` key under which a tool-execution failure carries its [`ErrorPayload`].
+///
+/// A reverse-DNS prefix whose second label is neither `mcp` nor `modelcontextprotocol`, as
+/// the spec's `_meta` naming rules require of vendor keys.
+pub const META_KEY: &str = "rs.mcp-errors/error";
+
+/// The `resultType` of a finished call (required by spec 2026-07-28, ignored before).
+pub const RESULT_TYPE_COMPLETE: &str = "complete";
+
+/// The result of a `tools/call`, as the MCP schema defines it.
+///
+/// ```
+/// use mcp_errors_core::{CallToolResult, Content};
+///
+/// let result = CallToolResult::error_text("NOT_FOUND: no such order. Not retryable.");
+/// let json = serde_json::to_value(&result).unwrap();
+/// assert_eq!(json["isError"], true);
+/// assert_eq!(json["resultType"], "complete");
+/// assert_eq!(json["content"][0]["type"], "text");
+/// assert!(matches!(&result.content[0], Content::Text { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// What the model reads. A failure puts one text block here that stands on its own.
+    pub content: Vec<Content>,
+    /// The structured result; for a failure, the [`ErrorPayload`] only when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// `true` for a tool-execution failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `"complete"` for any finished call; absent from servers older than 2026-07-28.
+    #[serde(default = "complete_result_type")]
+    pub result_type: Cow<'static, str>,
+    /// Metadata; a failure's [`ErrorPayload`] lives under [`META_KEY`].
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+fn complete_result_type() -> Cow<'static, str> {
+    Cow::Borrowed(RESULT_TYPE_COMPLETE)
+}
+
+impl CallToolResult {
+    /// A failed result holding only `text`, the shape every SDK produces today.
+    pub fn error_text(text: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![Content::text(text)],
+            structured_content: None,
+            is_error: Some(true),
+            result_type: complete_result_type(),
+            meta: None,
+        }
+    }
+
+    /// The [`ErrorPayload`] this result carries under [`META_KEY`], if any.
+    pub fn error_payload(&self) -> Option<ErrorPayload> {
+        let value = self.meta.as_ref()?.get(META_KEY)?;
+        ErrorPayload::deserialize(value).ok()
+    }
+}
+
+/// One content block of a [`CallToolResult`]. Failures only ever produce text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Content {
+    /// A `TextContent` block.
+    Text {
+        /// The text the model reads.
+        text: String,
+    },
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text { text } => Some(text),
+        }
+    }
+}
+
+/// The `error` object of a JSON-RPC error response: `{code, message, data?}`.
+///
+/// ```
+/// use mcp_errors_core::JsonRpcError;
+/// use serde_json::json;
+///
+/// let error = JsonRpcError::new(-32602, "start_time is after end_time")
+///     .with_data(json!({ "code": "BAD_RANGE" }));
+/// let response = error.into_response(7);
+/// assert_eq!(
+///     serde_json::to_value(&response).unwrap(),
+///     json!({
+///         "jsonrpc": "2.0",
+///         "id": 7,
+///         "error": { "code": -32602, "message": "start_time is after end_time",
+///                    "data": { "code": "BAD_RANGE" } }
+///     })
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcError {
+    /// The JSON-RPC error code, for example -32602 (invalid params).
+    pub code: i32,
+    /// One concise sentence.
+    pub message: String,
+    /// The stable code and the `#[detail]` fields of the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl JsonRpcError {
+    /// An error with no `data`.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        JsonRpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error with `data` set.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The whole JSON-RPC response answering the request `id`.
+    pub fn into_response(self, id: impl Into<RequestId>) -> JsonRpcErrorResponse {
+        JsonRpcErrorResponse {
+            jsonrpc: JsonRpcVersion,
+            id: id.into(),
+            error: self,
+        }
+    }
+
+    /// The stable code in `data.code`, if there is one.
+    pub fn stable_code(&self) -> Option<&str> {
+        self.data.as_ref()?.get("code")?.as_str()
+    }
+}
+
+impl fmt::Display for JsonRpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for JsonRpcError {}
+
+/// A JSON-RPC request id: a string or an integer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl From<i64> for RequestId {
+    fn from(id: i64) -> Self {
+        RequestId::Number(id)
+    }
+}
+
+impl From<i32> for RequestId {
+    fn from(id: i32) -> Self {
+        RequestId::Number(id.into())
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(id: &str) -> Self {
+        RequestId::String(id.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(id: String) -> Self {
+        RequestId::String(id)
+    }
+}
+
+/// The literal `"2.0"` of a JSON-RPC message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let version = Cow::<str>::deserialize(deserializer)?;
+        if version == "2.0" {
+            Ok(JsonRpcVersion)
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "expected jsonrpc \"2.0\", found {version:?}"
+            )))
+        }
+    }
+}
+
+/// A whole JSON-RPC error response: `{jsonrpc: "2.0", id, error}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcErrorResponse {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The error.
+    pub error: JsonRpcError,
+}
+
+/// The structured description of a tool-execution failure.
+///
+/// It travels in the result's `_meta` under [`META_KEY`] (and in `structuredContent` when
+/// [`FailureOptions::structured_content`](crate::FailureOptions::structured_content) asks
+/// for it). Field names are camelCase on the wire.
+///
+/// ```
+/// use mcp_errors_core::{Category, ErrorPayload};
+///
+/// let payload = ErrorPayload {
+///     code: "TIMEOUT".into(),
+///     category: Category::Transient,
+///     retryable: true,
+///     message: "search backend timed out".into(),
+///     hint: None,
+///     retry_after_ms: Some(2_000),
+///     details: None,
+///     correlation_id: None,
+/// };
+/// assert_eq!(
+///     payload.to_text(),
+///     "TIMEOUT: search backend timed out. Retryable after 2s."
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorPayload {
+    /// The stable code, UPPER_SNAKE_CASE: a contract with clients.
+    pub code: String,
+    /// The category, which fixes what a client should do.
+    pub category: Category,
+    /// Whether calling again with the same input may succeed.
+    pub retryable: bool,
+    /// What went wrong, for the model; generic when the error is masked.
+    pub message: String,
+    /// What to do next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// How long to wait before calling again, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// The `#[detail]` fields of the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Map<String, Value>>,
+    /// The id under which the full error was logged (always set on masked errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+}
+
+impl ErrorPayload {
+    /// The text a model reads: code, message, retry advice, hint and correlation id, e.g.
+    /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
+    pub fn to_text(&self) -> String {
+        let mut text = String::with_capacity(
+            self.code.len() + self.message.len() + self.hint.as_ref().map_or(0, String::len) + 48,
+        );
+        text.push_str(&self.code);
+        text.push_str(": ");
+        push_sentence(&mut text, &self.message);
+        match (self.retryable, self.retry_after_ms) {
+            (false, _) => text.push_str(" Not retryable."),
+            (true, None) => text.push_str(" Retryable."),
+            (true, Some(ms)) => {
+                text.push_str(" Retryable after ");
+                push_duration(&mut text, ms);
+                text.push('.');
+            }
+        }
+        if let Some(hint) = &self.hint {
+            text.push_str(" Hint: ");
+            text.push_str(hint);
+        }
+        if let Some(id) = &self.correlation_id {
+            text.push_str(" Correlation id: ");
+            text.push_str(id);
+        }
+        text
+    }
+}
+
+/// Appends `message`, closing it with a full stop unless it already ends a sentence.
+fn push_sentence(text: &mut String, message: &str) {
+    let message = message.trim_end();
+    text.push_str(message);
+    if !message.ends_with(['.', '!', '?', '…']) {
+        text.push('.');
+    }
+}
+
+/// Appends a duration in the largest unit that divides it: `2s`, `1500ms`, `5min`, `2h`.
+fn push_duration(text: &mut String, ms: u64) {
+    const HOUR: u64 = 3_600_000;
+    const MINUTE: u64 = 60_000;
+    const SECOND: u64 = 1_000;
+    let _ = match ms {
+        0 => write!(text, "0s"),
+        ms if ms % HOUR == 0 => write!(text, "{}h", ms / HOUR),
+        ms if ms % MINUTE == 0 => write!(text, "{}min", ms / MINUTE),
+        ms if ms % SECOND == 0 => write!(text, "{}s", ms / SECOND),
+        ms => write!(text, "{ms}ms"),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn payload() -> ErrorPayload {
+        ErrorPayload {
+            code: "UNKNOWN_DEPARTMENT".into(),
+            category: Category::Validation,
+            retryable: false,
+            message: "unknown department \"finace\"".into(),
+            hint: Some("use one of: finance, hr".into()),
+            retry_after_ms: None,
+            details: None,
+            correlation_id: None,
+        }
+    }
+
+    #[test]
+    fn text_reads_like_the_design_example() {
+        assert_eq!(
+            payload().to_text(),
+            "UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
+        );
+    }
+
+    #[test]
+    fn text_does_not_double_the_full_stop_and_names_the_unit() {
+        let mut p = payload();
+        p.message = "seat taken.".into();
+        p.hint = None;
+        p.retryable = true;
+        p.retry_after_ms = Some(90_000);
+        assert_eq!(p.to_text(), "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s.");
+        p.retry_after_ms = Some(1_500);
+        assert!(p.to_text().ends_with("Retryable after 1500ms."));
+        p.retry_after_ms = Some(7_200_000);
+        assert!(p.to_text().ends_with("Retryable after 2h."));
+    }
+
+    #[test]
+    fn payload_is_camel_case_and_omits_absent_fields() {
+        let mut p = payload();
+        p.retry_after_ms = Some(5);
+        p.correlation_id = Some("abc".into());
+        assert_eq!(
+            serde_json::to_value(&p).unwrap(),
+            json!({
+                "code": "UNKNOWN_DEPARTMENT",
+                "category": "validation",
+                "retryable": false,
+                "message": "unknown department \"finace\"",
+                "hint": "use one of: finance, hr",
+                "retryAfterMs": 5,
+                "correlationId": "abc"
+            })
+        );
+    }
+
+    #[test]
+    fn result_type_defaults_to_complete_when_absent() {
+        let result: CallToolResult =
+            serde_json::from_value(json!({"content": [{"type": "text", "text": "hi"}]})).unwrap();
+        assert_eq!(result.result_type, "complete");
+        assert_eq!(result.is_error, None);
+    }
+
+    #[test]
+    fn jsonrpc_version_rejects_anything_but_2_0() {
+        let bad = json!({"jsonrpc": "1.0", "id": 1, "error": {"code": 1, "message": "m"}});
+        assert!(serde_json::from_value::<JsonRpcErrorResponse>(bad).is_err());
+    }
+}

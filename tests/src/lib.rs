@@ -1,0 +1,1 @@
+//! Tests of mcp-errors live in `tests/`; this library is empty.
