@@ -77,6 +77,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use serde::Serialize;
     pub use serde_json::{Map, Value};
     pub use std::time::Duration;
 
