@@ -89,7 +89,7 @@ impl Attrs {
                 ));
                 continue;
             }
-            out.seen.push((name, attr.span()));
+            out.seen.push((name, attr.path().span()));
             if let Err(error) = out.parse_one(name, attr) {
                 errors.push(error);
             }
@@ -98,7 +98,7 @@ impl Attrs {
     }
 
     fn parse_one(&mut self, name: &'static str, attr: &Attribute) -> darling::Result<()> {
-        let span = attr.span();
+        let span = args_span(attr);
         match name {
             // Parse #[category(validation)]
             CATEGORY => {
@@ -111,7 +111,7 @@ impl Attrs {
             }
             // Parse #[protocol(-32602)] or #[protocol(invalid_params)]
             PROTOCOL => {
-                let code = attr
+                let (code, span) = attr
                     .parse_args_with(parse_protocol_code)
                     .map_err(darling::Error::from)?;
                 self.protocol = Some(Spanned { value: code, span });
@@ -153,8 +153,23 @@ impl Attrs {
     }
 }
 
+/// Errors point at the attribute's name: a span cannot cover a whole attribute on stable.
 fn spanned(attr: &Attribute, message: String) -> darling::Error {
-    darling::Error::custom(message).with_span(attr)
+    darling::Error::custom(message).with_span(&attr.path().span())
+}
+
+/// The span of an attribute's first argument (`-32602` in `#[protocol(-32602)]`), or of its
+/// name when it has none.
+fn args_span(attr: &Attribute) -> Span {
+    match &attr.meta {
+        syn::Meta::List(list) => list
+            .tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(|| attr.path().span(), |token| token.span()),
+        _ => attr.path().span(),
+    }
 }
 
 fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::Result<T> {
@@ -167,13 +182,13 @@ fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::
     }
 }
 
-/// `-32602`, `32602` is refused (a sign is part of the code), or a name from `PROTOCOL_NAMES`.
-fn parse_protocol_code(input: ParseStream) -> syn::Result<i64> {
+/// `-32602`, `4001` or a name from `PROTOCOL_NAMES`, with the span of the number or name.
+fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
     if input.peek(Ident) {
         let ident: Ident = input.parse()?;
         let name = ident.to_string();
         return match PROTOCOL_NAMES.iter().find(|(known, _)| *known == name) {
-            Some((_, code)) => Ok(*code),
+            Some((_, code)) => Ok((*code, ident.span())),
             None => {
                 let names: Vec<&str> = PROTOCOL_NAMES.iter().map(|(n, _)| *n).collect();
                 let mut message = format!("unknown protocol error name `{name}`");
@@ -206,7 +221,7 @@ fn parse_protocol_code(input: ParseStream) -> syn::Result<i64> {
         _ => return Err(not_a_code(&expr)),
     };
     let magnitude = parse_int(&lit)?;
-    Ok(if negative { -magnitude } else { magnitude })
+    Ok((if negative { -magnitude } else { magnitude }, lit.span()))
 }
 
 fn parse_int(lit: &LitInt) -> syn::Result<i64> {

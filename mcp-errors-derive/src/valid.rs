@@ -221,6 +221,16 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
         };
         return Channel::Execution(known.unwrap_or("Internal"));
     }
+    // A mapping whose attribute failed to parse was already reported.
+    let attempted = |attrs: &Attrs| {
+        attrs
+            .seen
+            .iter()
+            .any(|(name, _)| [CATEGORY, PROTOCOL].contains(name))
+    };
+    if attempted(attrs) || attempted(&input.container) {
+        return Channel::Execution("Internal");
+    }
     let kind = if input.is_enum { "variant" } else { "struct" };
     let on_enum = if input.is_enum {
         ", or put one on the enum to cover every variant"
