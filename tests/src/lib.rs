@@ -1,1 +1,6 @@
-//! Tests of mcp-errors live in `tests/`; this library is empty.
+//! Shared helpers of the mcp-errors test suite: the official MCP schemas, and a sample enum
+//! that covers every category and every protocol code the spec defines.
+#![deny(missing_docs)]
+
+pub mod sample;
+pub mod schema;

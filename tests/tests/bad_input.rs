@@ -1,0 +1,141 @@
+//! Nothing a caller puts into an error makes the conversion panic or produce invalid wire
+//! output: zero and huge retry-afters, details that fail to serialize, control characters,
+//! megabyte messages.
+
+use std::time::Duration;
+
+use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS, MAX_RETRY_AFTER};
+use mcp_errors_core::{ErrorPayload, ToolError, ToolFailure};
+use serde::{Serialize, Serializer};
+
+/// A detail whose `Serialize` always fails.
+#[derive(Debug)]
+struct Unserializable;
+
+impl Serialize for Unserializable {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("refuses to serialize"))
+    }
+}
+
+#[derive(Debug, thiserror::Error, ToolError)]
+enum WeirdError {
+    #[error("backend slow")]
+    #[category(transient)]
+    Slow {
+        #[retry_after]
+        wait: Duration,
+    },
+
+    #[error("bad value")]
+    #[category(validation)]
+    BadValue {
+        #[detail]
+        value: Unserializable,
+        #[detail]
+        field: String,
+    },
+
+    #[error("{text}")]
+    #[category(business)]
+    #[hint("{hint}")]
+    Text { text: String, hint: String },
+
+    #[error("{0}")]
+    #[protocol(invalid_params)]
+    Params(String),
+}
+
+fn payload(error: &WeirdError) -> ErrorPayload {
+    error.to_failure().as_execution().unwrap().error_payload().unwrap()
+}
+
+fn assert_schema_valid(error: &WeirdError) {
+    let Some(schemas) = mcp_errors_tests::schema::load() else {
+        return;
+    };
+    let failure = error.to_failure();
+    for schema in &schemas {
+        match &failure {
+            ToolFailure::Execution(result) => {
+                schema.assert_call_tool_result(&serde_json::to_value(result).unwrap())
+            }
+            ToolFailure::Protocol(rpc) => schema
+                .assert_error_response(&serde_json::to_value(rpc.clone().into_response(1)).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn retry_after_of_zero_and_of_duration_max_give_valid_results() {
+    let zero = WeirdError::Slow { wait: Duration::ZERO };
+    assert_eq!(payload(&zero).retry_after_ms, Some(0));
+    assert_schema_valid(&zero);
+
+    let forever = WeirdError::Slow { wait: Duration::MAX };
+    let clamped = payload(&forever).retry_after_ms.unwrap();
+    assert_eq!(clamped, MAX_RETRY_AFTER.as_millis() as u64);
+    assert!(clamped < (1 << 53), "safe for JavaScript numbers");
+    assert_schema_valid(&forever);
+}
+
+#[test]
+fn a_detail_that_fails_to_serialize_becomes_null_and_the_others_survive() {
+    let error = WeirdError::BadValue {
+        value: Unserializable,
+        field: "start".into(),
+    };
+    let details = payload(&error).details.unwrap();
+    assert_eq!(details["value"], serde_json::Value::Null);
+    assert_eq!(details["field"], "start");
+    assert_schema_valid(&error);
+}
+
+#[test]
+fn control_characters_become_spaces_but_newlines_and_tabs_stay() {
+    let error = WeirdError::Text {
+        text: "line\u{0}one\u{1b}[31m\nline\ttwo\u{7f}".into(),
+        hint: "retry\u{8}later".into(),
+    };
+    let p = payload(&error);
+    assert_eq!(p.message, "line one [31m\nline\ttwo ");
+    assert_eq!(p.hint.as_deref(), Some("retry later"));
+    assert_schema_valid(&error);
+}
+
+#[test]
+fn a_megabyte_message_is_clipped_and_still_valid() {
+    let error = WeirdError::Text {
+        text: "é".repeat(1 << 20),
+        hint: "h".repeat(1 << 20),
+    };
+    let p = payload(&error);
+    assert_eq!(p.message.chars().count(), MAX_MESSAGE_CHARS);
+    assert!(p.message.ends_with('…'));
+    assert_eq!(p.hint.as_ref().unwrap().chars().count(), MAX_HINT_CHARS);
+    let text_len = error.to_failure().as_execution().unwrap().content[0]
+        .as_text()
+        .unwrap()
+        .len();
+    assert!(text_len < 16 * 1024, "the text block stays small: {text_len} bytes");
+    assert_schema_valid(&error);
+
+    let params = WeirdError::Params("x".repeat(1 << 20));
+    let rpc = params.to_failure();
+    assert_eq!(rpc.as_protocol().unwrap().message.chars().count(), MAX_MESSAGE_CHARS);
+    assert_schema_valid(&params);
+}
+
+#[test]
+fn an_empty_message_still_reads_as_a_sentence() {
+    let error = WeirdError::Text {
+        text: String::new(),
+        hint: String::new(),
+    };
+    let text = error.to_failure().as_execution().unwrap().content[0]
+        .as_text()
+        .unwrap()
+        .to_owned();
+    assert!(text.starts_with("TEXT: ."), "{text}");
+    assert_schema_valid(&error);
+}

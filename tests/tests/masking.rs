@@ -1,0 +1,166 @@
+//! A masked error's wire output holds nothing of its `Display`, its source chain or its
+//! sensitive fields, on either channel and with every option.
+
+use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
+use mcp_errors_tests::sample::SampleError;
+
+#[derive(Debug, thiserror::Error)]
+#[error("connect to postgres://admin:{password}@10.0.0.5:5432/orders failed")]
+struct ConnectError {
+    password: String,
+    #[source]
+    cause: std::io::Error,
+}
+
+#[derive(Debug, thiserror::Error, ToolError)]
+enum OrderError {
+    #[error("query `SELECT * FROM orders WHERE card = '{card}'` failed")]
+    #[category(internal)]
+    Query {
+        #[detail]
+        card: String,
+        #[source]
+        source: ConnectError,
+    },
+
+    #[error("session {session} expired at /srv/app/session.rs:88")]
+    #[category(unauthenticated)]
+    #[mask]
+    #[hint("sign in again, session {session}")]
+    Session {
+        #[detail]
+        session: String,
+    },
+
+    #[error("payment declined")]
+    #[category(business)]
+    #[hint("offer another card")]
+    Declined {
+        #[sensitive]
+        card_number: String,
+        #[detail]
+        amount_cents: u64,
+    },
+
+    #[error("invariant broken in {module}")]
+    #[protocol(internal_error)]
+    Invariant { #[detail] module: String },
+}
+
+const SECRETS: [&str; 6] = [
+    "hunter2",
+    "10.0.0.5",
+    "4111-1111-1111-1111",
+    "sess_9f8e7d",
+    "/srv/app",
+    "ledger::balance",
+];
+
+fn all_option_sets() -> [FailureOptions; 3] {
+    [
+        FailureOptions::new(),
+        FailureOptions::new().structured_content(true),
+        FailureOptions::new().correlation_id("fixed-id"),
+    ]
+}
+
+fn assert_no_secret(error: &OrderError) {
+    for options in all_option_sets() {
+        let wire = serde_json::to_string(&error.to_failure_with(&options)).unwrap();
+        for secret in SECRETS {
+            assert!(!wire.contains(secret), "{secret:?} leaked: {wire}");
+        }
+    }
+}
+
+#[test]
+fn a_masked_internal_error_shows_nothing_of_its_display_or_sources() {
+    let error = OrderError::Query {
+        card: "4111-1111-1111-1111".into(),
+        source: ConnectError {
+            password: "hunter2".into(),
+            cause: std::io::Error::other("no route to 10.0.0.5 from /srv/app"),
+        },
+    };
+    // The secrets really are in what we mask: the test would catch a leak.
+    let display = format!("{error} {}", std::error::Error::source(&error).unwrap());
+    assert!(display.contains("hunter2") && display.contains("4111-1111-1111-1111"));
+    assert_no_secret(&error);
+
+    let ToolFailure::Execution(result) = error.to_failure() else {
+        panic!("internal is a tool-execution error")
+    };
+    let payload = result.error_payload().unwrap();
+    assert_eq!(payload.code, "QUERY");
+    assert_eq!(payload.message, mcp_errors_core::mask::MASKED_MESSAGE);
+    assert!(payload.details.is_none() && payload.hint.is_none());
+    let id = payload.correlation_id.expect("a masked error has a correlation id");
+    assert!(result.content[0].as_text().unwrap().contains(&id));
+}
+
+#[test]
+fn a_masked_variant_of_another_category_drops_its_hint_and_details() {
+    let error = OrderError::Session {
+        session: "sess_9f8e7d".into(),
+    };
+    assert_no_secret(&error);
+}
+
+#[test]
+fn a_sensitive_field_never_reaches_an_unmasked_result() {
+    let error = OrderError::Declined {
+        card_number: "4111-1111-1111-1111".into(),
+        amount_cents: 1299,
+    };
+    assert_no_secret(&error);
+    let payload = error.to_failure().as_execution().unwrap().error_payload().unwrap();
+    assert_eq!(payload.details.unwrap()["amount_cents"], 1299);
+}
+
+#[test]
+fn a_masked_protocol_error_keeps_only_code_and_correlation_id() {
+    let error = OrderError::Invariant {
+        module: "ledger::balance".into(),
+    };
+    assert_no_secret(&error);
+    let options = FailureOptions::new().correlation_id("trace-1");
+    let ToolFailure::Protocol(rpc) = error.to_failure_with(&options) else {
+        panic!("a protocol variant")
+    };
+    assert_eq!(rpc.code, -32603);
+    assert_eq!(
+        rpc.data,
+        Some(serde_json::json!({"code": "INVARIANT", "correlationId": "trace-1"}))
+    );
+}
+
+#[test]
+fn the_sample_enum_leaks_none_of_its_masked_or_sensitive_values() {
+    for error in SampleError::all() {
+        let wire = serde_json::to_string(&error.to_failure()).unwrap();
+        for secret in ["hunter2", "tok_live_secret", "/srv/app/main.rs"] {
+            assert!(!wire.contains(secret), "{secret} leaked from {error:?}: {wire}");
+        }
+    }
+}
+
+#[test]
+fn every_masked_conversion_gets_a_fresh_correlation_id_unless_given_one() {
+    let error = OrderError::Session {
+        session: "s".into(),
+    };
+    let id = |options: &FailureOptions| {
+        error
+            .to_failure_with(options)
+            .as_execution()
+            .unwrap()
+            .error_payload()
+            .unwrap()
+            .correlation_id
+            .unwrap()
+    };
+    assert_ne!(id(&FailureOptions::new()), id(&FailureOptions::new()));
+    let traced =
+        FailureOptions::new().traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    assert_eq!(id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
+}
