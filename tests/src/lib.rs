@@ -4,3 +4,8 @@
 
 pub mod sample;
 pub mod schema;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

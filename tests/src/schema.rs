@@ -30,20 +30,25 @@ impl McpSchema {
             .iter()
             .find(|name| self.document[definitions_key].get(**name).is_some())
         else {
-            return vec![format!(
-                "schema {} defines none of {names:?}",
-                self.version
-            )];
+            return vec![format!("schema {} defines none of {names:?}", self.version)];
         };
         let mut schema = self.document.clone();
         schema["$ref"] = Value::from(format!("#/{definitions_key}/{name}"));
         let validator = match jsonschema::validator_for(&schema) {
             Ok(validator) => validator,
-            Err(error) => return vec![format!("schema {} does not compile: {error}", self.version)],
+            Err(error) => {
+                return vec![format!("schema {} does not compile: {error}", self.version)];
+            }
         };
         validator
             .iter_errors(instance)
-            .map(|error| format!("{} {name}: {error} at {}", self.version, error.instance_path()))
+            .map(|error| {
+                format!(
+                    "{} {name}: {error} at {}",
+                    self.version,
+                    error.instance_path()
+                )
+            })
             .collect()
     }
 

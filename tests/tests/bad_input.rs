@@ -47,7 +47,12 @@ enum WeirdError {
 }
 
 fn payload(error: &WeirdError) -> ErrorPayload {
-    error.to_failure().as_execution().unwrap().error_payload().unwrap()
+    error
+        .to_failure()
+        .as_execution()
+        .unwrap()
+        .error_payload()
+        .unwrap()
 }
 
 fn assert_schema_valid(error: &WeirdError) {
@@ -60,19 +65,24 @@ fn assert_schema_valid(error: &WeirdError) {
             ToolFailure::Execution(result) => {
                 schema.assert_call_tool_result(&serde_json::to_value(result).unwrap())
             }
-            ToolFailure::Protocol(rpc) => schema
-                .assert_error_response(&serde_json::to_value(rpc.clone().into_response(1)).unwrap()),
+            ToolFailure::Protocol(rpc) => schema.assert_error_response(
+                &serde_json::to_value(rpc.clone().into_response(1)).unwrap(),
+            ),
         }
     }
 }
 
 #[test]
 fn retry_after_of_zero_and_of_duration_max_give_valid_results() {
-    let zero = WeirdError::Slow { wait: Duration::ZERO };
+    let zero = WeirdError::Slow {
+        wait: Duration::ZERO,
+    };
     assert_eq!(payload(&zero).retry_after_ms, Some(0));
     assert_schema_valid(&zero);
 
-    let forever = WeirdError::Slow { wait: Duration::MAX };
+    let forever = WeirdError::Slow {
+        wait: Duration::MAX,
+    };
     let clamped = payload(&forever).retry_after_ms.unwrap();
     assert_eq!(clamped, MAX_RETRY_AFTER.as_millis() as u64);
     assert!(clamped < (1 << 53), "safe for JavaScript numbers");
@@ -117,12 +127,18 @@ fn a_megabyte_message_is_clipped_and_still_valid() {
         .as_text()
         .unwrap()
         .len();
-    assert!(text_len < 16 * 1024, "the text block stays small: {text_len} bytes");
+    assert!(
+        text_len < 16 * 1024,
+        "the text block stays small: {text_len} bytes"
+    );
     assert_schema_valid(&error);
 
     let params = WeirdError::Params("x".repeat(1 << 20));
     let rpc = params.to_failure();
-    assert_eq!(rpc.as_protocol().unwrap().message.chars().count(), MAX_MESSAGE_CHARS);
+    assert_eq!(
+        rpc.as_protocol().unwrap().message.chars().count(),
+        MAX_MESSAGE_CHARS
+    );
     assert_schema_valid(&params);
 }
 

@@ -44,7 +44,10 @@ enum OrderError {
 
     #[error("invariant broken in {module}")]
     #[protocol(internal_error)]
-    Invariant { #[detail] module: String },
+    Invariant {
+        #[detail]
+        module: String,
+    },
 }
 
 const SECRETS: [&str; 6] = [
@@ -94,7 +97,9 @@ fn a_masked_internal_error_shows_nothing_of_its_display_or_sources() {
     assert_eq!(payload.code, "QUERY");
     assert_eq!(payload.message, mcp_errors_core::mask::MASKED_MESSAGE);
     assert!(payload.details.is_none() && payload.hint.is_none());
-    let id = payload.correlation_id.expect("a masked error has a correlation id");
+    let id = payload
+        .correlation_id
+        .expect("a masked error has a correlation id");
     assert!(result.content[0].as_text().unwrap().contains(&id));
 }
 
@@ -113,7 +118,12 @@ fn a_sensitive_field_never_reaches_an_unmasked_result() {
         amount_cents: 1299,
     };
     assert_no_secret(&error);
-    let payload = error.to_failure().as_execution().unwrap().error_payload().unwrap();
+    let payload = error
+        .to_failure()
+        .as_execution()
+        .unwrap()
+        .error_payload()
+        .unwrap();
     assert_eq!(payload.details.unwrap()["amount_cents"], 1299);
 }
 
@@ -139,7 +149,10 @@ fn the_sample_enum_leaks_none_of_its_masked_or_sensitive_values() {
     for error in SampleError::all() {
         let wire = serde_json::to_string(&error.to_failure()).unwrap();
         for secret in ["hunter2", "tok_live_secret", "/srv/app/main.rs"] {
-            assert!(!wire.contains(secret), "{secret} leaked from {error:?}: {wire}");
+            assert!(
+                !wire.contains(secret),
+                "{secret} leaked from {error:?}: {wire}"
+            );
         }
     }
 }
@@ -160,7 +173,7 @@ fn every_masked_conversion_gets_a_fresh_correlation_id_unless_given_one() {
             .unwrap()
     };
     assert_ne!(id(&FailureOptions::new()), id(&FailureOptions::new()));
-    let traced =
-        FailureOptions::new().traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    let traced = FailureOptions::new()
+        .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
     assert_eq!(id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
 }

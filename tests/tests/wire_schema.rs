@@ -18,7 +18,8 @@ fn every_variant_is_schema_valid_in_every_version() {
     let option_sets = [
         FailureOptions::new(),
         FailureOptions::new().structured_content(true),
-        FailureOptions::new().traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        FailureOptions::new()
+            .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
     ];
     let mut checked = 0;
     for error in SampleError::all() {
@@ -29,7 +30,8 @@ fn every_variant_is_schema_valid_in_every_version() {
                     ToolFailure::Execution(_) => schema.assert_call_tool_result(&wire(&failure)),
                     ToolFailure::Protocol(error) => {
                         for id in [serde_json::json!(7), serde_json::json!("req-7")] {
-                            let id: mcp_errors_core::RequestId = serde_json::from_value(id).unwrap();
+                            let id: mcp_errors_core::RequestId =
+                                serde_json::from_value(id).unwrap();
                             let response = error.clone().into_response(id);
                             schema.assert_error_response(&serde_json::to_value(response).unwrap());
                         }
@@ -97,12 +99,24 @@ fn meta_key_follows_the_spec_naming_rules() {
     let (prefix, name) = key.split_once('/').expect("a vendor key has a prefix");
     let labels: Vec<&str> = prefix.split('.').collect();
     for label in &labels {
-        assert!(label.starts_with(|c: char| c.is_ascii_alphabetic()), "{label}");
-        assert!(label.ends_with(|c: char| c.is_ascii_alphanumeric()), "{label}");
-        assert!(label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'), "{label}");
+        assert!(
+            label.starts_with(|c: char| c.is_ascii_alphabetic()),
+            "{label}"
+        );
+        assert!(
+            label.ends_with(|c: char| c.is_ascii_alphanumeric()),
+            "{label}"
+        );
+        assert!(
+            label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "{label}"
+        );
     }
     assert!(labels.len() >= 2);
-    assert!(!["mcp", "modelcontextprotocol"].contains(&labels[1]), "reserved prefix");
+    assert!(
+        !["mcp", "modelcontextprotocol"].contains(&labels[1]),
+        "reserved prefix"
+    );
     assert!(name.starts_with(|c: char| c.is_ascii_alphanumeric()));
     assert!(name.ends_with(|c: char| c.is_ascii_alphanumeric()));
 }

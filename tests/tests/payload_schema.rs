@@ -1,0 +1,28 @@
+//! The payload's JSON Schema (feature `schemars`), which a server can publish, accepts every
+//! payload the derive produces and rejects a malformed one.
+
+use mcp_errors_core::{ErrorPayload, ToolError, ToolFailure};
+use mcp_errors_tests::sample::SampleError;
+
+#[test]
+fn every_payload_validates_against_the_published_schema() {
+    let schema = serde_json::to_value(schemars::schema_for!(ErrorPayload)).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schemars emits a valid schema");
+    let mut checked = 0;
+    for error in SampleError::all() {
+        if let ToolFailure::Execution(result) = error.to_failure() {
+            let payload = &result.meta.as_ref().unwrap()[mcp_errors_core::META_KEY];
+            let errors: Vec<String> = validator
+                .iter_errors(payload)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{errors:?} in {payload}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9, "one tool-execution variant per category");
+    let wrong_category = serde_json::json!({
+        "code": "X", "category": "sideways", "retryable": false, "message": "m"
+    });
+    assert!(!validator.is_valid(&wrong_category));
+}
