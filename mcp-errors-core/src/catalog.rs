@@ -5,6 +5,8 @@
 //! tell known codes from unknown ones.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -182,6 +184,199 @@ impl ErrorCatalog {
     /// The descriptor of a stable code.
     pub fn get(&self, code: &str) -> Option<&ErrorDescriptor> {
         self.errors.iter().find(|d| d.code == code)
+    }
+}
+
+/// A difference between two versions of a catalog that matters to clients.
+///
+/// Codes are a contract with clients in other organisations: removing one, or changing
+/// what it means (channel, category, protocol code, retryability), breaks them. Adding a
+/// code, or masking a code's message, does not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum CatalogChange {
+    /// A code of the older catalog is gone.
+    Removed {
+        /// The code.
+        code: String,
+    },
+    /// A code now takes another channel, category or protocol code.
+    MeaningChanged {
+        /// The code.
+        code: String,
+        /// Its descriptor before.
+        before: ErrorDescriptor,
+        /// Its descriptor now.
+        after: ErrorDescriptor,
+    },
+    /// A code's retryability flipped.
+    RetryabilityChanged {
+        /// The code.
+        code: String,
+        /// Whether it is retryable now.
+        retryable: bool,
+    },
+    /// A new code: compatible.
+    Added {
+        /// The code.
+        code: String,
+    },
+}
+
+impl CatalogChange {
+    /// Whether clients that knew the older catalog can break.
+    pub fn is_breaking(&self) -> bool {
+        !matches!(self, CatalogChange::Added { .. })
+    }
+}
+
+impl fmt::Display for CatalogChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogChange::Removed { code } => write!(f, "code {code} was removed"),
+            CatalogChange::MeaningChanged {
+                code,
+                before,
+                after,
+            } => write!(
+                f,
+                "code {code} changed meaning: {} -> {}",
+                channel_name(before),
+                channel_name(after)
+            ),
+            CatalogChange::RetryabilityChanged { code, retryable } => {
+                let now = if *retryable {
+                    "retryable"
+                } else {
+                    "not retryable"
+                };
+                write!(f, "code {code} is now {now}")
+            }
+            CatalogChange::Added { code } => write!(f, "code {code} was added"),
+        }
+    }
+}
+
+fn channel_name(descriptor: &ErrorDescriptor) -> String {
+    match descriptor.channel {
+        Channel::Execution(category) => format!("category {category}"),
+        Channel::Protocol(code) => format!("protocol error {code}"),
+    }
+}
+
+impl ErrorCatalog {
+    /// Every change from `self` (the older, published catalog) to `newer`, breaking ones first.
+    ///
+    /// ```
+    /// use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorDescriptor};
+    ///
+    /// let old = ErrorCatalog::new(&[ErrorDescriptor::new(
+    ///     "Timeout", "TIMEOUT", Channel::Execution(Category::Transient), true, false,
+    /// )]);
+    /// let new = ErrorCatalog::new(&[ErrorDescriptor::new(
+    ///     "Timeout", "TIMEOUT", Channel::Execution(Category::Internal), false, true,
+    /// )]);
+    /// let changes = old.changes_to(&new);
+    /// assert!(changes.iter().all(|c| c.is_breaking()));
+    /// assert_eq!(changes[0].to_string(), "code TIMEOUT changed meaning: category transient -> category internal");
+    /// ```
+    pub fn changes_to(&self, newer: &ErrorCatalog) -> Vec<CatalogChange> {
+        let mut changes = Vec::new();
+        for before in &self.errors {
+            let code = before.code.to_string();
+            match newer.get(&before.code) {
+                None => changes.push(CatalogChange::Removed { code }),
+                Some(after) if after.channel != before.channel => {
+                    changes.push(CatalogChange::MeaningChanged {
+                        code,
+                        before: before.clone(),
+                        after: after.clone(),
+                    })
+                }
+                Some(after) if after.retryable != before.retryable => {
+                    changes.push(CatalogChange::RetryabilityChanged {
+                        code,
+                        retryable: after.retryable,
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+        for after in &newer.errors {
+            if self.get(&after.code).is_none() {
+                changes.push(CatalogChange::Added {
+                    code: after.code.to_string(),
+                });
+            }
+        }
+        changes
+    }
+}
+
+/// Test helper: fails when `catalog` breaks the snapshot at `path`; codes are a contract.
+///
+/// - No snapshot yet: writes it (commit it); under CI (`CI` set) a missing snapshot fails
+///   instead, so a forgotten file cannot pass.
+/// - Breaking changes (a code removed, or its channel, category, protocol code or
+///   retryability changed): panics listing each one. If the break is intended, delete the
+///   snapshot (or set `MCP_ERRORS_SNAPSHOT=overwrite`) and let it be written anew.
+/// - Added codes only: passes, and outside CI rewrites the snapshot to include them.
+///
+/// ```no_run
+/// # #[derive(Debug, thiserror::Error, mcp_errors_core::ToolError)]
+/// # #[error("x")] #[category(transient)] struct MyError;
+/// use mcp_errors_core::{ErrorCatalog, ToolError, catalog::assert_catalog_snapshot};
+///
+/// #[test]
+/// fn error_codes_are_a_contract() {
+///     let catalog = ErrorCatalog::new(MyError::catalog());
+///     assert_catalog_snapshot(&catalog, "tests/snapshots/my_error_catalog.json");
+/// }
+/// ```
+///
+/// # Panics
+/// On a breaking change, on a missing snapshot under CI, or when the file cannot be read,
+/// parsed or written: it is meant for tests.
+pub fn assert_catalog_snapshot(catalog: &ErrorCatalog, path: impl AsRef<Path>) {
+    let path = path.as_ref();
+    let overwrite = std::env::var("MCP_ERRORS_SNAPSHOT").is_ok_and(|v| v == "overwrite");
+    let in_ci = std::env::var_os("CI").is_some();
+    let write = |catalog: &ErrorCatalog| {
+        let mut json = serde_json::to_string_pretty(catalog).expect("a catalog serializes");
+        json.push('\n');
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        }
+        std::fs::write(path, json)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) if !overwrite => text,
+        Ok(_) => return write(catalog),
+        Err(_) if in_ci && !overwrite => panic!(
+            "no error catalog snapshot at {}: run the tests locally to write it, then commit it",
+            path.display()
+        ),
+        Err(_) => return write(catalog),
+    };
+    let published: ErrorCatalog = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not an error catalog: {e}", path.display()));
+    let changes = published.changes_to(catalog);
+    let breaking: Vec<String> = changes
+        .iter()
+        .filter(|change| change.is_breaking())
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        breaking.is_empty(),
+        "the error catalog breaks its snapshot {}:\n  {}\nClients in other organisations rely on \
+         these codes. If the break is intended, rerun with MCP_ERRORS_SNAPSHOT=overwrite.",
+        path.display(),
+        breaking.join("\n  ")
+    );
+    if !changes.is_empty() && !in_ci {
+        write(catalog);
     }
 }
 

@@ -63,7 +63,7 @@ pub mod failure;
 pub mod mask;
 pub mod wire;
 
-pub use catalog::{CATALOG_FORMAT_VERSION, Channel, ErrorCatalog, ErrorDescriptor};
+pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
