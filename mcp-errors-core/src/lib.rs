@@ -54,11 +54,13 @@
 //! assert!(!wire.contains("hunter2"));
 //! ```
 //!
-//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`].
+//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`],
+//! and [`client`] for the side that calls tools.
 #![deny(missing_docs)]
 
 pub mod catalog;
 pub mod category;
+pub mod client;
 pub mod failure;
 pub mod mask;
 pub mod wire;
