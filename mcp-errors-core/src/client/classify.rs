@@ -96,8 +96,8 @@ pub fn classify_bytes(response: &[u8]) -> Outcome {
         #[serde(default, borrow)]
         error: Option<&'a RawValue>,
     }
-    match serde_json::from_slice::<Envelope<'_>>(response) {
-        Ok(e) => envelope(e.jsonrpc, e.result, e.error),
+    match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
+        Ok(Obj(e)) => envelope(e.jsonrpc, e.result, e.error),
         Err(e) => Outcome::Invalid(not_parsed(response, &e)),
     }
 }
@@ -151,6 +151,28 @@ fn envelope<'a, N: Node<'a>>(jsonrpc: Option<N>, result: Option<N>, error: Optio
     }
 }
 
+/// `T` read only from a JSON object. A derived struct also accepts an array of its fields
+/// in order, which would let `[1]` pass for `{"code": 1}`.
+struct Obj<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(ObjectVisitor(std::marker::PhantomData))
+            .map(Obj)
+    }
+}
+
 /// A string that borrows from the input when it has no escapes.
 #[derive(Deserialize)]
 struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
@@ -164,8 +186,8 @@ fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
         #[serde(default)]
         data: Option<Value>,
     }
-    match error.decode::<ErrorView<'_>>() {
-        Some(view) => Outcome::ProtocolError(ProtocolErrorInfo {
+    match error.decode::<Obj<ErrorView<'_>>>() {
+        Some(Obj(view)) => Outcome::ProtocolError(ProtocolErrorInfo {
             code: view.code,
             message: view
                 .message
@@ -234,7 +256,7 @@ impl<'a> Node<'a> for &'a RawValue {
             #[serde(default, borrow)]
             request_state: Option<&'a RawValue>,
         }
-        let p: RawParts<'a> = self.decode()?;
+        let Obj(p): Obj<RawParts<'a>> = self.decode()?;
         Some(Parts {
             result_type: p.result_type,
             is_error: p.is_error,
@@ -255,7 +277,7 @@ impl<'a> Node<'a> for &'a RawValue {
             #[serde(default, borrow, rename = "rs.mcp-errors/empty")]
             empty: Option<&'a RawValue>,
         }
-        let m: RawMeta<'a> = self.decode()?;
+        let Obj(m): Obj<RawMeta<'a>> = self.decode()?;
         Some(MetaParts {
             error: m.error,
             empty: m.empty,
@@ -356,9 +378,13 @@ struct Block<'a> {
 }
 
 fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
-    let Some(blocks) = parts.content.and_then(|c| c.decode::<Vec<Block<'a>>>()) else {
+    let Some(blocks) = parts
+        .content
+        .and_then(|c| c.decode::<Vec<Obj<Block<'a>>>>())
+    else {
         return malformed("content is missing or not an array of content blocks");
     };
+    let blocks: Vec<Block<'a>> = blocks.into_iter().map(|Obj(b)| b).collect();
     if blocks
         .iter()
         .any(|b| b.kind.0 == "text" && b.text.is_none())
@@ -441,7 +467,8 @@ fn tool_error<'a, N: Node<'a>>(
         }
     }
     let from_node = |node: Option<N>| {
-        node.and_then(|n| n.decode::<LooseError<'a>>())
+        node.and_then(|n| n.decode::<Obj<LooseError<'a>>>())
+            .map(|Obj(e)| e)
             .filter(LooseError::says_something)
     };
     if let Some(loose) = from_node(meta_error) {
@@ -452,7 +479,7 @@ fn tool_error<'a, N: Node<'a>>(
     }
     let first_text = blocks.iter().find_map(|b| b.text.as_ref());
     if let Some(Text(first)) = first_text
-        && let Ok(loose) = serde_json::from_str::<LooseError<'_>>(first.trim())
+        && let Ok(Obj(loose)) = serde_json::from_str::<Obj<LooseError<'_>>>(first.trim())
         && loose.says_something()
     {
         return build(loose, text, ErrorSource::TextJson);
