@@ -201,7 +201,12 @@ pub struct ToolErrorInfo {
     /// Whether calling again with the same input may succeed, by the server's word.
     pub retryable: bool,
     /// How long the server asks to wait before calling again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "retryAfterMs",
+        with = "super::millis::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub retry_after: Option<Duration>,
     /// What went wrong (the payload's message, or the text when there is no payload).
     pub message: String,
