@@ -67,6 +67,7 @@ pub mod wire;
 
 pub use catalog::{CATALOG_FORMAT_VERSION, Channel, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
+pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,
