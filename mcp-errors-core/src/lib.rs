@@ -54,17 +54,20 @@
 //! assert!(!wire.contains("hunter2"));
 //! ```
 //!
-//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`].
+//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`],
+//! and [`client`] for the side that calls tools.
 #![deny(missing_docs)]
 
 pub mod catalog;
 pub mod category;
+pub mod client;
 pub mod failure;
 pub mod mask;
 pub mod wire;
 
 pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
+pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,

@@ -1,0 +1,305 @@
+//! [`Outcome`]: what one `tools/call` came to, from the client's side.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::Category;
+
+/// What one `tools/call` came to, as [`classify`](super::classify) reads it.
+///
+/// Every response maps to exactly one variant; anything that does not fit a known shape is
+/// [`Outcome::Invalid`] (fail closed), never a guess. [`Outcome::Unknown`] is the one variant
+/// no response produces: the caller builds it when the call timed out locally or the
+/// connection dropped, so the call may or may not have run.
+///
+/// ```
+/// use mcp_errors_core::client::{Outcome, UnknownCause, classify};
+/// use serde_json::json;
+///
+/// let ok = classify(&json!({
+///     "jsonrpc": "2.0", "id": 1,
+///     "result": {"content": [{"type": "text", "text": "42"}]}
+/// }));
+/// assert!(matches!(ok, Outcome::Ready(_)));
+///
+/// let lost = Outcome::unknown(UnknownCause::ConnectionLost);
+/// assert!(lost.may_have_run());
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The call succeeded: a `CallToolResult` to use.
+    Ready(ResultJson),
+    /// The call succeeded and matched nothing: the server set
+    /// [`EMPTY_META_KEY`](super::EMPTY_META_KEY) to `true` in the result's `_meta`.
+    Empty(ResultJson),
+    /// The tool ran and failed (`isError: true`), with what could be read of the failure.
+    ToolError(ToolErrorInfo),
+    /// The request failed at the protocol level: a JSON-RPC `error` response.
+    ProtocolError(ProtocolErrorInfo),
+    /// The server needs more input before it can finish (`resultType: "input_required"`,
+    /// spec 2026-07-28). The whole `InputRequiredResult` is kept.
+    InputRequired(ResultJson),
+    /// The response fits no known shape; the reason says how.
+    Invalid(InvalidReason),
+    /// No response: a local timeout or a lost connection. The call may or may not have run.
+    Unknown(UnknownCause),
+}
+
+impl Outcome {
+    /// The outcome of a call that got no response: the caller's own timeout fired, or the
+    /// connection was lost.
+    pub fn unknown(cause: UnknownCause) -> Self {
+        Outcome::Unknown(cause)
+    }
+
+    /// [`Outcome::Unknown`] for a local timeout.
+    pub fn local_timeout() -> Self {
+        Outcome::Unknown(UnknownCause::Timeout)
+    }
+
+    /// [`Outcome::Unknown`] for a lost connection.
+    pub fn connection_lost() -> Self {
+        Outcome::Unknown(UnknownCause::ConnectionLost)
+    }
+
+    /// Whether the call succeeded ([`Outcome::Ready`] or [`Outcome::Empty`]).
+    pub fn is_success(&self) -> bool {
+        matches!(self, Outcome::Ready(_) | Outcome::Empty(_))
+    }
+
+    /// Whether the call may have run on the server without the client knowing its result:
+    /// [`Outcome::Unknown`] and protocol errors that are timeouts
+    /// ([`ProtocolErrorInfo::is_timeout`]).
+    pub fn may_have_run(&self) -> bool {
+        match self {
+            Outcome::Unknown(_) => true,
+            Outcome::ProtocolError(error) => error.is_timeout(),
+            _ => false,
+        }
+    }
+
+    /// A short name of the variant, for logs and reports: `ready`, `empty`, `tool_error`,
+    /// `protocol_error`, `input_required`, `invalid`, `unknown`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Ready(_) => "ready",
+            Outcome::Empty(_) => "empty",
+            Outcome::ToolError(_) => "tool_error",
+            Outcome::ProtocolError(_) => "protocol_error",
+            Outcome::InputRequired(_) => "input_required",
+            Outcome::Invalid(_) => "invalid",
+            Outcome::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// A JSON value kept as the exact text it arrived in, without building a
+/// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](super::classify_bytes)
+/// cheap on success). Parse it when you need it.
+///
+/// ```
+/// use mcp_errors_core::client::{Outcome, classify_bytes};
+///
+/// let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":3}}}"#;
+/// let Outcome::Ready(result) = classify_bytes(bytes) else { panic!() };
+/// assert_eq!(result.to_value()["structuredContent"]["n"], 3);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResultJson(Box<RawValue>);
+
+impl ResultJson {
+    pub(crate) fn from_raw(raw: &RawValue) -> Self {
+        ResultJson(raw.to_owned())
+    }
+
+    pub(crate) fn from_value(value: &Value) -> Self {
+        // Serializing a `Value` cannot fail (its map keys are strings); `null` is a
+        // defensive fallback, not a reachable path.
+        let raw =
+            serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        ResultJson(raw)
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON as a [`serde_json::Value`].
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+
+    /// The JSON deserialized into `T` (for example a [`CallToolResult`](crate::CallToolResult)).
+    pub fn deserialize<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+
+    /// The `structuredContent` of the result, if any.
+    pub fn structured_content(&self) -> Option<Value> {
+        #[derive(Deserialize)]
+        struct Structured {
+            #[serde(default, rename = "structuredContent")]
+            structured_content: Option<Value>,
+        }
+        self.deserialize::<Structured>().ok()?.structured_content
+    }
+}
+
+impl PartialEq for ResultJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Serialize for ResultJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Through `Value`, so this also works inside formats and enums that buffer.
+        let value = Value::deserialize(deserializer)?;
+        Ok(ResultJson::from_value(&value))
+    }
+}
+
+/// Where the parsed description of a tool error came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorSource {
+    /// This project's payload under `_meta["rs.mcp-errors/error"]`.
+    Meta,
+    /// An object in `structuredContent`: this project's payload or `{code, retryable, message}`.
+    StructuredContent,
+    /// JSON inside the first text block, e.g. `{errorCategory, isRetryable, description}`.
+    TextJson,
+    /// Only text: nothing machine-readable, the category is unknown.
+    PlainText,
+}
+
+/// A tool-execution failure (`isError: true`) as far as it could be read.
+///
+/// Fields a shape does not carry are `None`; `retryable` then falls back to the category's
+/// default, and to `false` when the category is unknown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolErrorInfo {
+    /// The stable code, when the server sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The category; `None` when unknown (plain text, or a name this crate does not know).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Whether calling again with the same input may succeed, by the server's word.
+    pub retryable: bool,
+    /// How long the server asks to wait before calling again.
+    #[serde(
+        default,
+        rename = "retryAfterMs",
+        with = "super::millis::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retry_after: Option<Duration>,
+    /// What went wrong (the payload's message, or the text when there is no payload).
+    pub message: String,
+    /// What to do next, when the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Structured details of the failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Map<String, Value>>,
+    /// The id under which the server logged the full error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// The text blocks of the result joined by newlines: what a model reads.
+    pub text: String,
+    /// Where the description came from.
+    pub source: ErrorSource,
+}
+
+/// A JSON-RPC error response: `{code, message, data?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProtocolErrorInfo {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// The message (empty when the server sent none).
+    pub message: String,
+    /// The `data` member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// Legacy codes that SDKs use for a request that timed out or a connection that closed:
+/// -32000 (TypeScript SDK `ConnectionClosed`, and the generic JSON-RPC server error),
+/// -32001 (TypeScript SDK `RequestTimeout`), 408 (Python SDK timeout).
+pub const TIMEOUT_CODES: [i64; 3] = [-32000, -32001, 408];
+
+impl ProtocolErrorInfo {
+    /// Whether the code is one of [`TIMEOUT_CODES`]: like [`Outcome::Unknown`], the call
+    /// may or may not have run.
+    pub fn is_timeout(&self) -> bool {
+        TIMEOUT_CODES.contains(&self.code)
+    }
+
+    /// The stable code in `data.code`, as this project's servers send it.
+    pub fn stable_code(&self) -> Option<&str> {
+        self.data.as_ref()?.get("code")?.as_str()
+    }
+}
+
+/// Why a response was classified [`Outcome::Invalid`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "reason", content = "detail")]
+pub enum InvalidReason {
+    /// The bytes are not one JSON value.
+    NotJson(String),
+    /// The response is not a JSON object.
+    NotAnObject,
+    /// `jsonrpc` is missing or not `"2.0"`.
+    NotJsonRpc2,
+    /// The response has both `result` and `error`.
+    BothResultAndError,
+    /// The response has neither `result` nor `error` (or one of them is `null`).
+    NeitherResultNorError,
+    /// The `result` does not have the shape of its `resultType`.
+    MalformedResult(String),
+    /// The `error` is not `{code: integer, message?: string, data?}`.
+    MalformedError(String),
+    /// The `resultType` is not one this crate knows.
+    UnknownResultType(String),
+}
+
+impl fmt::Display for InvalidReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InvalidReason::NotJson(e) => write!(f, "not JSON: {e}"),
+            InvalidReason::NotAnObject => f.write_str("the response is not a JSON object"),
+            InvalidReason::NotJsonRpc2 => f.write_str("`jsonrpc` is missing or not \"2.0\""),
+            InvalidReason::BothResultAndError => f.write_str("both `result` and `error`"),
+            InvalidReason::NeitherResultNorError => f.write_str("neither `result` nor `error`"),
+            InvalidReason::MalformedResult(e) => write!(f, "malformed result: {e}"),
+            InvalidReason::MalformedError(e) => write!(f, "malformed error: {e}"),
+            InvalidReason::UnknownResultType(t) => write!(f, "unknown resultType {t:?}"),
+        }
+    }
+}
+
+/// Why a call has no response; see [`Outcome::unknown`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cause", content = "detail")]
+pub enum UnknownCause {
+    /// The caller's own timeout fired before a response arrived.
+    Timeout,
+    /// The transport closed before a response arrived.
+    ConnectionLost,
+    /// Anything else that left the caller without a response.
+    Other(String),
+}

@@ -1,0 +1,155 @@
+//! [`EscalationReport`]: what a caller gets when the policy stops without a result.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::outcome::{Outcome, ToolErrorInfo};
+use super::policy::{Decision, ToolCall};
+use crate::Category;
+
+/// One attempt of a call: what came back and what the policy made of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptRecord {
+    /// The attempt, from 1.
+    pub number: u32,
+    /// Time since the first attempt started, when this one ended.
+    #[serde(rename = "elapsedMs", with = "super::millis")]
+    pub elapsed: Duration,
+    /// What the attempt came to.
+    pub outcome: Outcome,
+    /// What the policy decided.
+    pub decision: Decision,
+}
+
+/// What a caller gets when the policy gives up or needs someone else to act: the call,
+/// the category, every attempt with its outcome, the last error, partial results and
+/// suggested alternatives. It serializes to JSON for a log, a ticket or a coordinator.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::client::{
+///     AttemptRecord, Decision, EscalationReport, GiveUpReason, ToolCall, classify,
+/// };
+/// use serde_json::json;
+///
+/// let outcome = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+///     "isError": true,
+///     "content": [{"type": "text", "text": "DB_DOWN: database unavailable."}],
+///     "_meta": {"rs.mcp-errors/error": {
+///         "code": "DB_DOWN", "category": "internal", "retryable": false,
+///         "message": "database unavailable", "hint": "try the read replica tool",
+///         "details": {"partialResults": [{"id": 1}]}
+///     }}
+/// }}));
+/// let decision = Decision::Escalate { reason: GiveUpReason::Internal };
+/// let report = EscalationReport::new(
+///     ToolCall::new("list_orders", json!({})),
+///     vec![AttemptRecord { number: 1, elapsed: Duration::ZERO, outcome, decision }],
+/// );
+/// assert_eq!(report.suggested_alternatives, ["try the read replica tool"]);
+/// assert_eq!(report.partial_results, [json!({"id": 1})]);
+/// let back: EscalationReport =
+///     serde_json::from_value(serde_json::to_value(&report).unwrap()).unwrap();
+/// assert_eq!(back, report);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EscalationReport {
+    /// The call: tool name, arguments, declared idempotency.
+    pub call: ToolCall,
+    /// The decision that ended the loop.
+    pub decision: Decision,
+    /// The category of the last tool error, if it had a known one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Every attempt, in order.
+    pub attempts: Vec<AttemptRecord>,
+    /// The last outcome that was not a success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<Outcome>,
+    /// Partial results servers attached to their errors (`details.partialResults` or
+    /// `details.partial`), in attempt order. Callers may add their own.
+    #[serde(default)]
+    pub partial_results: Vec<Value>,
+    /// What else could be tried: the server's hints and `details.alternatives`, without
+    /// duplicates. Callers may add their own.
+    #[serde(default)]
+    pub suggested_alternatives: Vec<String>,
+}
+
+impl EscalationReport {
+    /// The report of these attempts; the last one's decision is the report's decision
+    /// ([`Decision::Escalate`] with [`GiveUpReason::AttemptsExhausted`](super::GiveUpReason)
+    /// when there are no attempts at all).
+    pub fn new(call: ToolCall, attempts: Vec<AttemptRecord>) -> Self {
+        let decision = attempts.last().map_or(
+            Decision::Escalate {
+                reason: super::GiveUpReason::AttemptsExhausted,
+            },
+            |a| a.decision.clone(),
+        );
+        let last_error = attempts
+            .iter()
+            .rev()
+            .map(|a| &a.outcome)
+            .find(|o| !o.is_success())
+            .cloned();
+        let category = match &last_error {
+            Some(Outcome::ToolError(e)) => e.category,
+            _ => None,
+        };
+        let mut partial_results = Vec::new();
+        let mut suggested_alternatives: Vec<String> = Vec::new();
+        for attempt in &attempts {
+            if let Outcome::ToolError(error) = &attempt.outcome {
+                collect(error, &mut partial_results, &mut suggested_alternatives);
+            }
+        }
+        EscalationReport {
+            call,
+            decision,
+            category,
+            attempts,
+            last_error,
+            partial_results,
+            suggested_alternatives,
+        }
+    }
+
+    /// The last error as a tool error, if it was one.
+    pub fn last_tool_error(&self) -> Option<&ToolErrorInfo> {
+        match &self.last_error {
+            Some(Outcome::ToolError(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+fn collect(error: &ToolErrorInfo, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
+    let mut suggest = |s: &str| {
+        if !s.is_empty() && !alternatives.iter().any(|a| a == s) {
+            alternatives.push(s.to_owned());
+        }
+    };
+    if let Some(hint) = &error.hint {
+        suggest(hint);
+    }
+    let Some(details) = &error.details else {
+        return;
+    };
+    match details.get("alternatives") {
+        Some(Value::String(s)) => suggest(s),
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).for_each(suggest),
+        _ => {}
+    }
+    for key in ["partialResults", "partial"] {
+        match details.get(key) {
+            Some(Value::Array(items)) => partial.extend(items.iter().cloned()),
+            Some(Value::Null) | None => {}
+            Some(other) => partial.push(other.clone()),
+        }
+    }
+}

@@ -1,0 +1,538 @@
+//! `client::classify` and `client::classify_bytes`: every outcome, every error shape, and the
+//! two entry points agreeing on every input here.
+
+use std::time::Duration;
+
+use mcp_errors_core::client::{
+    EMPTY_META_KEY, ErrorSource, InvalidReason, Outcome, ProtocolErrorInfo, ToolErrorInfo,
+    UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
+};
+use mcp_errors_core::{Category, ErrorPayload, META_KEY, ToolFailure};
+use serde_json::{Value, json};
+
+/// Classifies both ways, checks they agree, returns the outcome.
+fn both(response: &Value) -> Outcome {
+    let from_value = classify(response);
+    let bytes = serde_json::to_vec(response).unwrap();
+    let from_bytes = classify_bytes(&bytes);
+    assert_eq!(
+        from_value, from_bytes,
+        "classify and classify_bytes disagree"
+    );
+    from_value
+}
+
+fn ok(result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "result": result})
+}
+
+fn tool_error(response: &Value) -> ToolErrorInfo {
+    match both(response) {
+        Outcome::ToolError(e) => e,
+        other => panic!("expected a tool error, got {other:?}"),
+    }
+}
+
+fn invalid(response: &Value) -> InvalidReason {
+    match both(response) {
+        Outcome::Invalid(reason) => reason,
+        other => panic!("expected invalid, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_plain_success_is_ready_and_keeps_the_result() {
+    let result =
+        json!({"content": [{"type": "text", "text": "hi"}], "structuredContent": {"n": 1}});
+    let Outcome::Ready(kept) = both(&ok(result.clone())) else {
+        panic!("not ready")
+    };
+    assert_eq!(kept.to_value(), result);
+    assert_eq!(kept.structured_content(), Some(json!({"n": 1})));
+}
+
+#[test]
+fn a_missing_result_type_means_complete_and_complete_is_accepted() {
+    let with = ok(json!({"resultType": "complete", "content": []}));
+    let without = ok(json!({"content": []}));
+    assert!(matches!(both(&with), Outcome::Ready(_)));
+    assert!(matches!(both(&without), Outcome::Ready(_)));
+}
+
+#[test]
+fn is_error_false_is_a_success() {
+    let response = ok(json!({"content": [{"type": "text", "text": "x"}], "isError": false}));
+    assert!(matches!(both(&response), Outcome::Ready(_)));
+}
+
+#[test]
+fn non_text_blocks_are_accepted_in_a_success() {
+    let response = ok(json!({"content": [
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        {"type": "resource_link", "uri": "file:///a", "name": "a"}
+    ]}));
+    assert!(matches!(both(&response), Outcome::Ready(_)));
+}
+
+#[test]
+fn the_empty_marker_makes_a_success_empty_only_when_true() {
+    let marked = ok(json!({"content": [], "structuredContent": {"items": []},
+                           "_meta": {EMPTY_META_KEY: true}}));
+    assert!(matches!(both(&marked), Outcome::Empty(_)));
+    for not_marked in [json!(false), json!("true"), json!(1)] {
+        let response = ok(json!({"content": [], "_meta": {EMPTY_META_KEY: not_marked}}));
+        assert!(matches!(both(&response), Outcome::Ready(_)));
+    }
+    assert_eq!(EMPTY_META_KEY, "rs.mcp-errors/empty");
+}
+
+#[test]
+fn an_error_wins_over_the_empty_marker() {
+    let response = ok(
+        json!({"isError": true, "content": [{"type": "text", "text": "no"}],
+                             "_meta": {EMPTY_META_KEY: true}}),
+    );
+    assert!(matches!(both(&response), Outcome::ToolError(_)));
+}
+
+#[test]
+fn this_projects_payload_in_meta_is_read_in_full() {
+    let response = ok(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "SEAT_TAKEN: seat A1 is taken. Not retryable."}],
+        "_meta": {META_KEY: {
+            "code": "SEAT_TAKEN", "category": "conflict", "retryable": false,
+            "message": "seat A1 is taken", "hint": "pick another seat",
+            "retryAfterMs": 1500, "details": {"seat": "A1"}, "correlationId": "c-1"
+        }}
+    }));
+    let e = tool_error(&response);
+    assert_eq!(e.code.as_deref(), Some("SEAT_TAKEN"));
+    assert_eq!(e.category, Some(Category::Conflict));
+    assert!(!e.retryable);
+    assert_eq!(e.retry_after, Some(Duration::from_millis(1500)));
+    assert_eq!(e.message, "seat A1 is taken");
+    assert_eq!(e.hint.as_deref(), Some("pick another seat"));
+    assert_eq!(e.details.unwrap()["seat"], "A1");
+    assert_eq!(e.correlation_id.as_deref(), Some("c-1"));
+    assert_eq!(e.text, "SEAT_TAKEN: seat A1 is taken. Not retryable.");
+    assert_eq!(e.source, ErrorSource::Meta);
+}
+
+#[test]
+fn the_payload_written_by_the_server_side_round_trips() {
+    let payload = ErrorPayload {
+        code: "TIMEOUT".into(),
+        category: Category::Transient,
+        retryable: true,
+        message: "search backend timed out".into(),
+        hint: None,
+        retry_after_ms: Some(2_000),
+        details: None,
+        correlation_id: None,
+    };
+    let failure = ToolFailure::Execution(mcp_errors_core::CallToolResult {
+        meta: Some(
+            [(META_KEY.to_owned(), serde_json::to_value(&payload).unwrap())]
+                .into_iter()
+                .collect(),
+        ),
+        ..mcp_errors_core::CallToolResult::error_text(payload.to_text())
+    });
+    let ToolFailure::Execution(result) = failure else {
+        unreachable!()
+    };
+    let e = tool_error(&ok(serde_json::to_value(&result).unwrap()));
+    assert_eq!(e.category, Some(Category::Transient));
+    assert_eq!(e.retry_after, Some(Duration::from_secs(2)));
+    assert_eq!(e.text, payload.to_text());
+}
+
+#[test]
+fn this_projects_payload_in_structured_content_is_read() {
+    let response = ok(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "RATE_LIMITED: slow down."}],
+        "structuredContent": {"code": "RATE_LIMITED", "category": "rate_limited",
+                              "retryable": true, "message": "slow down"}
+    }));
+    let e = tool_error(&response);
+    assert_eq!(e.category, Some(Category::RateLimited));
+    assert_eq!(e.source, ErrorSource::StructuredContent);
+}
+
+#[test]
+fn meta_wins_over_structured_content() {
+    let response = ok(json!({
+        "isError": true, "content": [],
+        "structuredContent": {"code": "FROM_SC", "retryable": true, "message": "sc"},
+        "_meta": {META_KEY: {"code": "FROM_META", "category": "validation",
+                             "retryable": false, "message": "meta"}}
+    }));
+    assert_eq!(tool_error(&response).code.as_deref(), Some("FROM_META"));
+}
+
+#[test]
+fn the_foreign_structured_shape_has_no_category_and_keeps_its_retryable() {
+    let response = ok(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "upstream busy"}],
+        "structuredContent": {"code": "UPSTREAM_BUSY", "retryable": true, "message": "upstream busy"}
+    }));
+    let e = tool_error(&response);
+    assert_eq!(e.code.as_deref(), Some("UPSTREAM_BUSY"));
+    assert_eq!(e.category, None);
+    assert!(e.retryable);
+    assert_eq!(e.source, ErrorSource::StructuredContent);
+}
+
+#[test]
+fn json_in_the_text_with_error_category_is_read_for_each_foreign_category() {
+    for (name, category) in [
+        ("transient", Category::Transient),
+        ("validation", Category::Validation),
+        ("permission", Category::Permission),
+        ("business", Category::Business),
+    ] {
+        let text = json!({"errorCategory": name, "isRetryable": name == "transient",
+                          "description": format!("{name} failure")})
+        .to_string();
+        let response = ok(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
+        let e = tool_error(&response);
+        assert_eq!(e.category, Some(category), "{name}");
+        assert_eq!(e.retryable, name == "transient");
+        assert_eq!(e.message, format!("{name} failure"));
+        assert_eq!(e.source, ErrorSource::TextJson);
+        assert_eq!(e.text, text);
+    }
+}
+
+#[test]
+fn an_upper_case_foreign_category_is_still_recognised() {
+    let text = r#"{"errorCategory": "TRANSIENT", "description": "busy"}"#;
+    let e = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": text}]}),
+    ));
+    assert_eq!(e.category, Some(Category::Transient));
+    // Absent isRetryable: the category's default.
+    assert!(e.retryable);
+}
+
+#[test]
+fn plain_text_is_a_tool_error_of_unknown_category_not_retryable() {
+    let response = ok(json!({"isError": true, "content": [
+        {"type": "text", "text": "Invalid departure date"},
+        {"type": "text", "text": "must be in the future"}
+    ]}));
+    let e = tool_error(&response);
+    assert_eq!(e.category, None);
+    assert_eq!(e.code, None);
+    assert!(!e.retryable);
+    assert_eq!(e.message, "Invalid departure date\nmust be in the future");
+    assert_eq!(e.source, ErrorSource::PlainText);
+}
+
+#[test]
+fn an_unknown_category_name_keeps_the_code_but_no_category() {
+    let response = ok(json!({"isError": true, "content": [],
+        "_meta": {META_KEY: {"code": "QUOTA", "category": "quota_exceeded",
+                             "retryable": false, "message": "over quota"}}}));
+    let e = tool_error(&response);
+    assert_eq!((e.code.as_deref(), e.category), (Some("QUOTA"), None));
+}
+
+#[test]
+fn a_malformed_payload_falls_back_to_the_next_shape() {
+    let response = ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "plain words"}],
+        "_meta": {META_KEY: {"code": 5, "retryable": "yes"}}}));
+    let e = tool_error(&response);
+    assert_eq!(e.source, ErrorSource::PlainText);
+    assert_eq!(e.message, "plain words");
+}
+
+#[test]
+fn a_json_rpc_error_is_a_protocol_error_with_its_data() {
+    let response = json!({"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32602, "message": "bad range", "data": {"code": "BAD_RANGE"}}});
+    let Outcome::ProtocolError(error) = both(&response) else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(
+        error,
+        ProtocolErrorInfo {
+            code: -32602,
+            message: "bad range".into(),
+            data: Some(json!({"code": "BAD_RANGE"}))
+        }
+    );
+    assert_eq!(error.stable_code(), Some("BAD_RANGE"));
+    assert!(!error.is_timeout());
+}
+
+#[test]
+fn legacy_timeout_codes_are_protocol_errors_whose_call_may_have_run() {
+    for code in [-32000, -32001, 408] {
+        let response =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "timed out"}});
+        let outcome = both(&response);
+        let Outcome::ProtocolError(error) = &outcome else {
+            panic!("not a protocol error")
+        };
+        assert!(error.is_timeout(), "{code}");
+        assert!(outcome.may_have_run(), "{code}");
+    }
+    let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}});
+    assert!(!both(&other).may_have_run());
+}
+
+#[test]
+fn a_protocol_error_without_message_is_still_read() {
+    let response = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001}});
+    let Outcome::ProtocolError(error) = both(&response) else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(error.message, "");
+}
+
+#[test]
+fn a_malformed_error_object_is_invalid() {
+    for error in [
+        json!({"message": "no code"}),
+        json!({"code": "x"}),
+        json!({"code": 1.5}),
+        json!([1]),
+    ] {
+        let response = json!({"jsonrpc": "2.0", "id": 1, "error": error});
+        assert!(matches!(
+            invalid(&response),
+            InvalidReason::MalformedError(_)
+        ));
+    }
+}
+
+#[test]
+fn input_required_is_its_own_outcome() {
+    let result = json!({"resultType": "input_required",
+        "inputRequests": {"login": {"method": "elicitation/create", "params": {}}},
+        "requestState": "abc"});
+    let Outcome::InputRequired(kept) = both(&ok(result.clone())) else {
+        panic!("not input required")
+    };
+    assert_eq!(kept.to_value(), result);
+    let state_only = ok(json!({"resultType": "input_required", "requestState": "abc"}));
+    assert!(matches!(both(&state_only), Outcome::InputRequired(_)));
+}
+
+#[test]
+fn input_required_without_requests_or_state_is_invalid() {
+    for result in [
+        json!({"resultType": "input_required"}),
+        json!({"resultType": "input_required", "requestState": 5}),
+        json!({"resultType": "input_required", "inputRequests": []}),
+    ] {
+        assert!(matches!(
+            invalid(&ok(result)),
+            InvalidReason::MalformedResult(_)
+        ));
+    }
+}
+
+#[test]
+fn an_unknown_result_type_fails_closed() {
+    let response = ok(json!({"resultType": "partial", "content": []}));
+    assert_eq!(
+        invalid(&response),
+        InvalidReason::UnknownResultType("partial".into())
+    );
+    let not_string = ok(json!({"resultType": 3, "content": []}));
+    assert!(matches!(
+        invalid(&not_string),
+        InvalidReason::MalformedResult(_)
+    ));
+}
+
+#[test]
+fn both_or_neither_of_result_and_error_fail_closed() {
+    let both_members = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []},
+                              "error": {"code": 1, "message": "m"}});
+    assert_eq!(invalid(&both_members), InvalidReason::BothResultAndError);
+    let neither = json!({"jsonrpc": "2.0", "id": 1});
+    assert_eq!(invalid(&neither), InvalidReason::NeitherResultNorError);
+    let null_result = json!({"jsonrpc": "2.0", "id": 1, "result": null});
+    assert_eq!(invalid(&null_result), InvalidReason::NeitherResultNorError);
+}
+
+#[test]
+fn the_envelope_must_be_a_json_rpc_2_object() {
+    assert_eq!(invalid(&json!([1, 2])), InvalidReason::NotAnObject);
+    assert_eq!(invalid(&json!("hi")), InvalidReason::NotAnObject);
+    let v1 = json!({"jsonrpc": "1.0", "id": 1, "result": {"content": []}});
+    assert_eq!(invalid(&v1), InvalidReason::NotJsonRpc2);
+    let missing = json!({"id": 1, "result": {"content": []}});
+    assert_eq!(invalid(&missing), InvalidReason::NotJsonRpc2);
+}
+
+#[test]
+fn malformed_results_fail_closed_with_a_reason() {
+    for result in [
+        json!("text"),
+        json!({}),
+        json!({"content": "hi"}),
+        json!({"content": [{"text": "no type"}]}),
+        json!({"content": [{"type": "text"}]}),
+        json!({"content": [], "isError": "true"}),
+        json!({"content": [], "_meta": [1]}),
+    ] {
+        let reason = invalid(&ok(result.clone()));
+        assert!(
+            matches!(reason, InvalidReason::MalformedResult(_)),
+            "{result}: {reason:?}"
+        );
+    }
+}
+
+#[test]
+fn bytes_that_are_not_json_are_invalid() {
+    for bytes in [
+        &b""[..],
+        b"{",
+        b"{\"jsonrpc\":\"2.0\"} trailing",
+        b"\xff\xfe",
+        b"nul",
+    ] {
+        assert!(
+            matches!(
+                classify_bytes(bytes),
+                Outcome::Invalid(InvalidReason::NotJson(_))
+            ),
+            "{bytes:?}"
+        );
+    }
+    assert_eq!(
+        classify_bytes(b"[1]"),
+        Outcome::Invalid(InvalidReason::NotAnObject)
+    );
+}
+
+#[test]
+fn duplicate_keys_in_bytes_fail_closed() {
+    let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]},"result":{"content":[]}}"#;
+    assert!(matches!(
+        classify_bytes(bytes),
+        Outcome::Invalid(InvalidReason::NotJson(_))
+    ));
+}
+
+#[test]
+fn escaped_strings_are_read_like_plain_ones() {
+    let bytes = br#"{"jsonrpc":"2\u002e0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"a\nb \u00e9"}]}}"#;
+    let Outcome::ToolError(e) = classify_bytes(bytes) else {
+        panic!("not a tool error")
+    };
+    assert_eq!(e.text, "a\nb \u{e9}");
+}
+
+#[test]
+fn a_bare_result_can_be_classified_too() {
+    let result = json!({"isError": true, "content": [{"type": "text", "text": "x"}]});
+    let from_value = classify_result(&result);
+    assert!(matches!(from_value, Outcome::ToolError(_)));
+    assert_eq!(
+        classify_result_bytes(&serde_json::to_vec(&result).unwrap()),
+        from_value
+    );
+    assert!(matches!(classify_result_bytes(b"]"), Outcome::Invalid(_)));
+}
+
+#[test]
+fn unknown_is_built_by_the_caller_and_may_have_run() {
+    assert_eq!(
+        Outcome::local_timeout(),
+        Outcome::unknown(UnknownCause::Timeout)
+    );
+    assert_eq!(
+        Outcome::connection_lost(),
+        Outcome::Unknown(UnknownCause::ConnectionLost)
+    );
+    let other = Outcome::unknown(UnknownCause::Other("process killed".into()));
+    assert!(other.may_have_run());
+    assert!(!other.is_success());
+    assert_eq!(other.kind(), "unknown");
+}
+
+#[test]
+fn outcomes_round_trip_through_serde() {
+    let outcomes = [
+        both(&ok(json!({"content": [{"type": "text", "text": "hi"}]}))),
+        both(&ok(json!({"content": [], "_meta": {EMPTY_META_KEY: true}}))),
+        both(&ok(
+            json!({"isError": true, "content": [{"type": "text", "text": "x"}]}),
+        )),
+        both(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 408, "message": "t"}})),
+        both(&ok(
+            json!({"resultType": "input_required", "requestState": "s"}),
+        )),
+        both(&json!([])),
+        Outcome::local_timeout(),
+    ];
+    let kinds: Vec<_> = outcomes.iter().map(Outcome::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ready",
+            "empty",
+            "tool_error",
+            "protocol_error",
+            "input_required",
+            "invalid",
+            "unknown"
+        ]
+    );
+    for outcome in outcomes {
+        let json = serde_json::to_string(&outcome).unwrap();
+        let back: Outcome = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, outcome, "{json}");
+    }
+}
+
+/// The 2026-07-28 examples, read from the official schema folder when `MCP_SCHEMA_DIR` is set.
+#[test]
+fn official_2026_07_28_examples_classify_as_expected() {
+    let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") else {
+        eprintln!("SKIPPED: MCP_SCHEMA_DIR is not set; the official examples were not checked");
+        return;
+    };
+    let examples = std::path::Path::new(&dir).join("2026-07-28/examples");
+    let read = |folder: &str, file: &str| -> Value {
+        let text = std::fs::read_to_string(examples.join(folder).join(file)).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let error = read("CallToolResult", "invalid-tool-input-error.json");
+    assert!(matches!(
+        both(&ok(error)),
+        Outcome::ToolError(ToolErrorInfo { category: None, .. })
+    ));
+    for file in [
+        "result-with-array-structured-content.json",
+        "result-with-structured-content.json",
+        "result-with-unstructured-text.json",
+    ] {
+        assert!(
+            matches!(both(&ok(read("CallToolResult", file))), Outcome::Ready(_)),
+            "{file}"
+        );
+    }
+    let response = read("CallToolResultResponse", "call-tool-result-response.json");
+    assert!(matches!(both(&response), Outcome::Ready(_)));
+    for file in [
+        "input-required-result-with-elicitation-and-sampling-and-request-state.json",
+        "input-required-result-with-request-state-only.json",
+    ] {
+        let result = read("InputRequiredResult", file);
+        assert!(
+            matches!(both(&ok(result)), Outcome::InputRequired(_)),
+            "{file}"
+        );
+    }
+}

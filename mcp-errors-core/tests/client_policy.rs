@@ -1,0 +1,420 @@
+//! `client::RetryPolicy`: every decision rule, the attempt limit, the deadline, the
+//! retry-after, the budget and the catalog.
+
+use std::time::Duration;
+
+use mcp_errors_core::client::{
+    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, GiveUpReason,
+    Jitter, Outcome, RetryBudget, RetryPolicy, ToolAnnotations, UnknownCause, classify,
+};
+use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorDescriptor, META_KEY};
+use serde_json::{Value, json};
+
+fn error_with(payload: Value) -> Outcome {
+    classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true,
+        "content": [{"type": "text", "text": "failed"}],
+        "_meta": {META_KEY: payload}
+    }}))
+}
+
+fn category_error(category: Category, retryable: bool) -> Outcome {
+    error_with(json!({"code": "SOME_CODE", "category": category.as_str(),
+                      "retryable": retryable, "message": "m"}))
+}
+
+fn protocol(code: i64) -> Outcome {
+    classify(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}}))
+}
+
+fn first() -> Attempt {
+    Attempt::new(1, Duration::ZERO)
+}
+
+/// Decides with the default policy and the full backoff ceiling as delay.
+fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
+    RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
+}
+
+fn escalate(reason: GiveUpReason) -> Decision {
+    Decision::Escalate { reason }
+}
+
+fn retry_ms(ms: u64) -> Decision {
+    Decision::Retry {
+        after: Duration::from_millis(ms),
+    }
+}
+
+#[test]
+fn defaults_are_the_documented_ones() {
+    let policy = RetryPolicy::default();
+    assert_eq!(policy.max_attempts(), DEFAULT_MAX_ATTEMPTS);
+    assert_eq!(DEFAULT_MAX_ATTEMPTS, 3);
+    assert_eq!(DEFAULT_BASE_DELAY, Duration::from_millis(100));
+    assert_eq!(DEFAULT_MAX_BACKOFF, Duration::from_secs(20));
+    assert_eq!(policy.deadline(), None);
+    assert!(policy.budget().is_none());
+}
+
+#[test]
+fn success_is_done() {
+    let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    let empty = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "content": [], "_meta": {"rs.mcp-errors/empty": true}}}));
+    assert_eq!(decide(&ready, first()), Decision::Done);
+    assert_eq!(decide(&empty, first()), Decision::Done);
+}
+
+#[test]
+fn each_category_follows_the_design_table() {
+    let expected = [
+        (Category::Validation, Decision::FixInput),
+        (Category::NotFound, Decision::FixInput),
+        (Category::Conflict, Decision::RereadState),
+        (Category::Business, Decision::ExplainToUser),
+        (Category::Permission, escalate(GiveUpReason::Permission)),
+        (Category::Unauthenticated, Decision::Reauthenticate),
+        (Category::RateLimited, retry_ms(100)),
+        (Category::Transient, retry_ms(100)),
+        (Category::Internal, escalate(GiveUpReason::Internal)),
+    ];
+    for (category, decision) in expected {
+        let outcome = category_error(category, category.retryable_by_default());
+        assert_eq!(decide(&outcome, first()), decision, "{category}");
+    }
+}
+
+#[test]
+fn a_retryable_flag_does_not_turn_a_conflict_into_a_blind_retry() {
+    let outcome = category_error(Category::Conflict, true);
+    assert_eq!(decide(&outcome, first()), Decision::RereadState);
+}
+
+#[test]
+fn a_transient_error_marked_not_retryable_escalates() {
+    let outcome = category_error(Category::Transient, false);
+    assert_eq!(
+        decide(&outcome, first()),
+        escalate(GiveUpReason::NotRetryable)
+    );
+}
+
+#[test]
+fn an_unknown_category_gets_the_safe_default() {
+    let plain = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true, "content": [{"type": "text", "text": "something broke"}]}}));
+    assert_eq!(
+        decide(&plain, first()),
+        escalate(GiveUpReason::UnknownCategory)
+    );
+    let foreign_retryable = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true, "content": [],
+        "structuredContent": {"code": "BUSY", "retryable": true, "message": "busy"}}}));
+    assert_eq!(
+        decide(&foreign_retryable, first()),
+        escalate(GiveUpReason::UnknownCategory)
+    );
+}
+
+#[test]
+fn the_backoff_doubles_from_the_base_up_to_the_cap() {
+    let policy = RetryPolicy::builder()
+        .base_delay(Duration::from_secs(1))
+        .max_backoff(Duration::from_secs(5))
+        .max_attempts(10)
+        .build();
+    let ceilings: Vec<_> = (1..=5)
+        .map(|n| policy.backoff_ceiling(n).as_secs())
+        .collect();
+    assert_eq!(ceilings, [1, 2, 4, 5, 5]);
+    assert_eq!(policy.backoff_ceiling(u32::MAX), Duration::from_secs(5));
+    let transient = category_error(Category::Transient, true);
+    let mut jitter = Jitter::fixed(1.0);
+    let third = policy.decide(&transient, Attempt::new(3, Duration::ZERO), &mut jitter);
+    assert_eq!(
+        third,
+        Decision::Retry {
+            after: Duration::from_secs(4)
+        }
+    );
+}
+
+#[test]
+fn full_jitter_scales_the_ceiling_and_is_deterministic_with_a_seed() {
+    let policy = RetryPolicy::builder().max_attempts(10).build();
+    let transient = category_error(Category::Transient, true);
+    let delays = |seed| {
+        let mut jitter = Jitter::seeded(seed);
+        (1..=6)
+            .map(|n| policy.decide(&transient, Attempt::new(n, Duration::ZERO), &mut jitter))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(delays(7), delays(7));
+    assert_ne!(delays(7), delays(8));
+    for (n, decision) in (1..).zip(delays(7)) {
+        let Decision::Retry { after } = decision else {
+            panic!("not a retry: {decision:?}")
+        };
+        assert!(after <= policy.backoff_ceiling(n), "attempt {n}: {after:?}");
+    }
+    let half = policy.decide(&transient, first(), &mut Jitter::fixed(0.5));
+    assert_eq!(half, retry_ms(50));
+}
+
+#[test]
+fn the_attempt_limit_stops_retries() {
+    let transient = category_error(Category::Transient, true);
+    assert_eq!(
+        decide(&transient, Attempt::new(2, Duration::ZERO)),
+        retry_ms(200)
+    );
+    assert_eq!(
+        decide(&transient, Attempt::new(3, Duration::ZERO)),
+        escalate(GiveUpReason::AttemptsExhausted)
+    );
+    let once = RetryPolicy::builder().max_attempts(0).build();
+    assert_eq!(once.max_attempts(), 1);
+    assert_eq!(
+        once.decide(&transient, first(), &mut Jitter::fixed(1.0)),
+        escalate(GiveUpReason::AttemptsExhausted)
+    );
+}
+
+#[test]
+fn retry_after_is_waited_exactly() {
+    let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
+                                    "retryable": true, "message": "m", "retryAfterMs": 3000}));
+    assert_eq!(decide(&limited, first()), retry_ms(3000));
+}
+
+#[test]
+fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
+    let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
+                                    "retryable": true, "message": "m", "retryAfterMs": 60000}));
+    assert_eq!(
+        decide(&limited, first()),
+        escalate(GiveUpReason::RetryAfterTooLong)
+    );
+    let patient = RetryPolicy::builder()
+        .max_backoff(Duration::from_secs(60))
+        .build();
+    assert_eq!(
+        patient.decide(&limited, first(), &mut Jitter::fixed(1.0)),
+        retry_ms(60000)
+    );
+}
+
+#[test]
+fn the_deadline_stops_a_retry_that_would_end_after_it() {
+    let policy = RetryPolicy::builder()
+        .deadline(Duration::from_secs(2))
+        .build();
+    let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
+                                    "retryable": true, "message": "m", "retryAfterMs": 1000}));
+    let mut jitter = Jitter::fixed(1.0);
+    let early = Attempt::new(1, Duration::from_millis(500));
+    assert_eq!(policy.decide(&limited, early, &mut jitter), retry_ms(1000));
+    let late = Attempt::new(1, Duration::from_millis(1500));
+    assert_eq!(
+        policy.decide(&limited, late, &mut jitter),
+        escalate(GiveUpReason::DeadlineExceeded)
+    );
+    let transient = category_error(Category::Transient, true);
+    let spent = Attempt::new(1, Duration::from_secs(2));
+    assert_eq!(
+        policy.decide(&transient, spent, &mut Jitter::fixed(0.0)),
+        escalate(GiveUpReason::DeadlineExceeded)
+    );
+}
+
+#[test]
+fn an_unknown_outcome_is_retried_only_when_declared_idempotent() {
+    for outcome in [
+        Outcome::local_timeout(),
+        Outcome::connection_lost(),
+        Outcome::unknown(UnknownCause::Other("killed".into())),
+        protocol(-32000),
+        protocol(-32001),
+        protocol(408),
+    ] {
+        assert_eq!(
+            decide(&outcome, first()),
+            Decision::CheckState,
+            "{outcome:?}"
+        );
+        assert_eq!(
+            decide(&outcome, first().idempotent(true)),
+            retry_ms(100),
+            "{outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn annotations_are_advice_the_policy_never_reads() {
+    let tool = json!({"name": "delete_order", "annotations": {"idempotentHint": true}});
+    let hints = ToolAnnotations::from_tool(&tool);
+    assert_eq!(hints.idempotent, Some(true));
+    assert!(hints.suggests_idempotent());
+    // The call was not declared idempotent, so the hint changes nothing.
+    assert_eq!(
+        decide(&Outcome::local_timeout(), first()),
+        Decision::CheckState
+    );
+    let silent =
+        ToolAnnotations::from_tool(&json!({"name": "x", "annotations": {"readOnlyHint": "yes"}}));
+    assert!(!silent.suggests_idempotent());
+}
+
+#[test]
+fn protocol_errors_follow_their_codes() {
+    assert_eq!(decide(&protocol(-32602), first()), Decision::FixInput);
+    assert_eq!(decide(&protocol(-32002), first()), Decision::FixInput);
+    assert_eq!(decide(&protocol(-32042), first()), Decision::ProvideInput);
+    for code in [-32700, -32600, -32601, -32603, 42] {
+        assert_eq!(
+            decide(&protocol(code), first()),
+            escalate(GiveUpReason::ProtocolError),
+            "{code}"
+        );
+    }
+}
+
+#[test]
+fn input_required_asks_for_input_and_invalid_escalates() {
+    let input = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "input_required", "requestState": "s"}}));
+    assert_eq!(decide(&input, first()), Decision::ProvideInput);
+    let invalid = classify(&json!({"jsonrpc": "2.0", "id": 1}));
+    assert_eq!(
+        decide(&invalid, first()),
+        escalate(GiveUpReason::InvalidResponse)
+    );
+}
+
+#[test]
+fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
+    let budget = RetryBudget::new(15, 5, 10, 1);
+    let policy = RetryPolicy::builder()
+        .budget(budget.clone())
+        .max_attempts(100)
+        .build();
+    let mut jitter = Jitter::fixed(1.0);
+    let transient = category_error(Category::Transient, true);
+    assert!(matches!(
+        policy.decide(&transient, first(), &mut jitter),
+        Decision::Retry { .. }
+    ));
+    assert_eq!(budget.available(), 10);
+    let timeout = Outcome::local_timeout();
+    assert!(matches!(
+        policy.decide(&timeout, first().idempotent(true), &mut jitter),
+        Decision::Retry { .. }
+    ));
+    assert_eq!(budget.available(), 0);
+    assert_eq!(
+        policy.decide(&transient, first(), &mut jitter),
+        escalate(GiveUpReason::BudgetExhausted)
+    );
+    assert_eq!(budget.available(), 0);
+    let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    for _ in 0..5 {
+        assert_eq!(policy.decide(&ready, first(), &mut jitter), Decision::Done);
+    }
+    assert_eq!(budget.available(), 5);
+    assert!(matches!(
+        policy.decide(&transient, first(), &mut jitter),
+        Decision::Retry { .. }
+    ));
+    assert_eq!(budget.available(), 0);
+}
+
+#[test]
+fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_are_free() {
+    let budget = RetryBudget::aws_standard();
+    let policy = RetryPolicy::builder().budget(budget.clone()).build();
+    let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    policy.decide(&ready, first(), &mut Jitter::fixed(1.0));
+    assert_eq!(budget.available(), 500);
+    policy.decide(
+        &category_error(Category::Validation, false),
+        first(),
+        &mut Jitter::fixed(1.0),
+    );
+    assert_eq!(budget.available(), 500);
+    assert!(!budget.try_withdraw(501));
+    assert_eq!(budget.available(), 500);
+}
+
+#[test]
+fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
+    let budget = RetryBudget::new(5, 5, 10, 1);
+    let policy = RetryPolicy::builder()
+        .budget(budget.clone())
+        .deadline(Duration::from_millis(10))
+        .build();
+    let transient = category_error(Category::Transient, true);
+    let late = Attempt::new(1, Duration::from_millis(10));
+    assert_eq!(
+        policy.decide(&transient, late, &mut Jitter::fixed(1.0)),
+        escalate(GiveUpReason::DeadlineExceeded)
+    );
+    assert_eq!(budget.available(), 5);
+}
+
+#[test]
+fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_category() {
+    static CODES: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
+        "Busy",
+        "BUSY",
+        Channel::Execution(Category::Transient),
+        true,
+        false,
+    )];
+    let policy = RetryPolicy::builder()
+        .catalog(ErrorCatalog::new(&CODES))
+        .build();
+    let mut jitter = Jitter::fixed(1.0);
+    let unknown = error_with(json!({"code": "SURPRISE", "category": "transient",
+                                    "retryable": true, "message": "m"}));
+    assert_eq!(
+        policy.decide(&unknown, first(), &mut jitter),
+        escalate(GiveUpReason::UnknownCode)
+    );
+    // A foreign shape with no category: the catalog supplies it.
+    let known = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true, "content": [],
+        "structuredContent": {"code": "BUSY", "retryable": true, "message": "busy"}}}));
+    assert_eq!(policy.decide(&known, first(), &mut jitter), retry_ms(100));
+    let no_code = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true, "content": [{"type": "text", "text": "x"}]}}));
+    assert_eq!(
+        policy.decide(&no_code, first(), &mut jitter),
+        escalate(GiveUpReason::UnknownCode)
+    );
+}
+
+#[test]
+fn decisions_serialize_with_their_delay_in_milliseconds() {
+    assert_eq!(
+        serde_json::to_value(retry_ms(1500)).unwrap(),
+        json!({"decision": "retry", "afterMs": 1500})
+    );
+    assert_eq!(
+        serde_json::to_value(escalate(GiveUpReason::BudgetExhausted)).unwrap(),
+        json!({"decision": "escalate", "reason": "budget_exhausted"})
+    );
+    let back: Decision = serde_json::from_value(json!({"decision": "check_state"})).unwrap();
+    assert_eq!(back, Decision::CheckState);
+}
+
+#[test]
+fn jitter_fixed_is_clamped() {
+    assert_eq!(Jitter::fixed(7.0).sample(), 1.0);
+    assert_eq!(Jitter::fixed(-1.0).sample(), 0.0);
+    assert_eq!(Jitter::fixed(f64::NAN).sample(), 1.0);
+    let mut random = Jitter::from_entropy();
+    let x = random.sample();
+    assert!((0.0..=1.0).contains(&x));
+}

@@ -1,0 +1,317 @@
+//! Property tests: no input makes the classifier or the policy panic, `classify` and
+//! `classify_bytes` agree, and the policy's decisions stay inside its bounds.
+
+use std::time::Duration;
+
+use mcp_errors_core::client::{
+    Attempt, Decision, GiveUpReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
+    classify, classify_bytes, classify_result, classify_result_bytes,
+};
+use proptest::collection::{btree_map, vec};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// Keys the classifier looks at, mixed with random ones, so generated objects hit its paths.
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(vec![
+            "jsonrpc", "id", "result", "error", "content", "isError", "resultType", "_meta",
+            "structuredContent", "rs.mcp-errors/error", "rs.mcp-errors/empty", "code",
+            "category", "retryable", "message", "type", "text", "errorCategory", "isRetryable",
+            "description", "retryAfterMs", "details", "hint", "correlationId", "inputRequests",
+            "requestState", "data",
+        ])
+        .prop_map(str::to_owned),
+        1 => "[a-zA-Z_]{0,6}",
+    ]
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        // Floats that print and parse back exactly, so both entry points see the same number.
+        (-4000i32..4000).prop_map(|x| Value::from(f64::from(x) / 8.0)),
+        prop::sample::select(vec![
+            "2.0",
+            "complete",
+            "input_required",
+            "text",
+            "transient",
+            "validation",
+            "rate_limited",
+            "permission",
+            "business",
+            "internal",
+            "conflict",
+            "not_found",
+            "unauthenticated",
+            "{\"errorCategory\":\"transient\",\"description\":\"d\"}",
+            "",
+        ])
+        .prop_map(Value::from),
+        ".{0,12}".prop_map(Value::from),
+    ]
+}
+
+fn category_name() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => prop::sample::select(mcp_errors_core::Category::ALL.to_vec())
+            .prop_map(|c| Value::from(c.as_str())),
+        1 => leaf(),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(5, 96, 8, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..6).prop_map(Value::Array),
+            btree_map(key(), inner, 0..8).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Something shaped like a `tools/call` response, with arbitrary parts.
+fn response_like() -> impl Strategy<Value = Value> {
+    let block = prop_oneof![
+        4 => (".{0,16}").prop_map(|t| json!({"type": "text", "text": t})),
+        4 => json_value().prop_map(|v| json!({"type": "text", "text": v.to_string()})),
+        4 => (category_name(), prop::option::of(any::<bool>()), ".{0,8}").prop_map(|(c, r, d)| {
+            let error = json!({"errorCategory": c, "isRetryable": r, "description": d});
+            json!({"type": "text", "text": error.to_string()})
+        }),
+        1 => json_value(),
+    ];
+    let payload = (
+        prop::option::of(".{0,8}"),
+        prop::option::of(category_name()),
+        prop::option::of(any::<bool>()),
+        prop::option::of(".{0,8}"),
+        prop::option::of(any::<u64>()),
+        prop::option::of(json_value()),
+    )
+        .prop_map(
+            |(code, category, retryable, message, retry_after, details)| {
+                let mut o = Map::new();
+                let mut put = |k: &str, v: Option<Value>| {
+                    if let Some(v) = v {
+                        o.insert(k.to_owned(), v);
+                    }
+                };
+                put("code", code.map(Value::from));
+                put("category", category);
+                put("retryable", retryable.map(Value::from));
+                put("message", message.map(Value::from));
+                put("retryAfterMs", retry_after.map(Value::from));
+                put("details", details);
+                Value::Object(o)
+            },
+        )
+        .boxed();
+    let result = (
+        prop::option::weighted(
+            0.5,
+            prop_oneof![
+                1 => leaf(),
+                4 => Just(json!("complete")),
+                2 => Just(json!("input_required")),
+            ],
+        ),
+        prop::option::weighted(
+            0.8,
+            prop_oneof![
+                6 => any::<bool>().prop_map(Value::from),
+                1 => leaf(),
+            ],
+        ),
+        prop::option::weighted(
+            0.9,
+            prop_oneof![
+                8 => vec(block, 0..4).prop_map(Value::Array),
+                1 => json_value(),
+            ],
+        ),
+        prop::option::of(prop_oneof![payload.clone(), json_value()]),
+        prop::option::of(prop_oneof![
+            payload.prop_map(|p| json!({"rs.mcp-errors/error": p})),
+            any::<bool>().prop_map(|b| json!({"rs.mcp-errors/empty": b})),
+            json_value(),
+        ]),
+        prop::option::of(json_value()),
+        prop::option::of(leaf()),
+    )
+        .prop_map(
+            |(rt, is_error, content, structured, meta, requests, state)| {
+                let mut o = Map::new();
+                let mut put = |k: &str, v: Option<Value>| {
+                    if let Some(v) = v {
+                        o.insert(k.to_owned(), v);
+                    }
+                };
+                put("resultType", rt);
+                put("isError", is_error);
+                put("content", content);
+                put("structuredContent", structured);
+                put("_meta", meta);
+                put("inputRequests", requests);
+                put("requestState", state);
+                Value::Object(o)
+            },
+        );
+    let error = (
+        prop_oneof![any::<i64>().prop_map(Value::from), leaf()],
+        prop::option::of(leaf()),
+        prop::option::of(json_value()),
+    )
+        .prop_map(|(code, message, data)| {
+            let mut o = Map::new();
+            o.insert("code".into(), code);
+            if let Some(m) = message {
+                o.insert("message".into(), m);
+            }
+            if let Some(d) = data {
+                o.insert("data".into(), d);
+            }
+            Value::Object(o)
+        });
+    let members = prop_oneof![
+        6 => result.prop_map(|r| (Some(r), None)),
+        2 => error.prop_map(|e| (None, Some(e))),
+        1 => (result_both(), error_both()).prop_map(|(r, e)| (Some(r), Some(e))),
+        1 => Just((None, None)),
+    ];
+    (prop_oneof![8 => Just(json!("2.0")), 1 => leaf()], members).prop_map(
+        |(jsonrpc, (result, error))| {
+            let mut o = Map::new();
+            o.insert("jsonrpc".into(), jsonrpc);
+            o.insert("id".into(), json!(1));
+            if let Some(r) = result {
+                o.insert("result".into(), r);
+            }
+            if let Some(e) = error {
+                o.insert("error".into(), e);
+            }
+            Value::Object(o)
+        },
+    )
+}
+
+fn result_both() -> impl Strategy<Value = Value> {
+    Just(json!({"content": []}))
+}
+
+fn error_both() -> impl Strategy<Value = Value> {
+    Just(json!({"code": -32603, "message": "m"}))
+}
+
+fn agree(value: &Value) -> Result<Outcome, TestCaseError> {
+    let from_value = classify(value);
+    let bytes = serde_json::to_vec(value).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&from_value, &classify_bytes(&bytes));
+    Ok(from_value)
+}
+
+fn outcome() -> impl Strategy<Value = Outcome> {
+    prop_oneof![
+        4 => response_like().prop_map(|v| classify(&v)),
+        1 => prop_oneof![
+            Just(UnknownCause::Timeout),
+            Just(UnknownCause::ConnectionLost),
+            ".{0,8}".prop_map(UnknownCause::Other),
+        ]
+        .prop_map(Outcome::unknown),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in vec(any::<u8>(), 0..256)) {
+        let _ = classify_bytes(&bytes);
+        let _ = classify_result_bytes(&bytes);
+    }
+
+    #[test]
+    fn truncated_and_mutated_responses_never_panic(
+        response in response_like(),
+        cut in any::<prop::sample::Index>(),
+        flip in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let mut bytes = serde_json::to_vec(&response).unwrap_or_default();
+        if !bytes.is_empty() {
+            let at = flip.index(bytes.len());
+            bytes[at] = byte;
+            let _ = classify_bytes(&bytes);
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        let _ = classify_bytes(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_json_classifies_the_same_from_values_and_bytes(value in json_value()) {
+        agree(&value)?;
+        let bytes = serde_json::to_vec(&value).unwrap_or_default();
+        prop_assert_eq!(classify_result(&value), classify_result_bytes(&bytes));
+    }
+
+    #[test]
+    fn response_shaped_json_classifies_the_same_from_values_and_bytes(value in response_like()) {
+        let outcome = agree(&value)?;
+        // Only a caller builds `Unknown`.
+        prop_assert!(!matches!(outcome, Outcome::Unknown(_)));
+        // A success needs exactly one of result and error, and jsonrpc "2.0".
+        if outcome.is_success() {
+            prop_assert_eq!(value.get("jsonrpc"), Some(&json!("2.0")));
+            prop_assert!(value.get("error").is_none_or(Value::is_null));
+        }
+    }
+
+    #[test]
+    fn decisions_stay_inside_the_policy_bounds(
+        outcome in outcome(),
+        number in 0u32..12,
+        elapsed_ms in 0u64..5_000,
+        idempotent in any::<bool>(),
+        max_attempts in 0u32..6,
+        base_ms in 0u64..2_000,
+        cap_ms in 0u64..30_000,
+        deadline_ms in prop::option::of(0u64..10_000),
+        tokens in prop::option::of(0u32..30),
+        seed in any::<u64>(),
+    ) {
+        let mut builder = RetryPolicy::builder()
+            .max_attempts(max_attempts)
+            .base_delay(Duration::from_millis(base_ms))
+            .max_backoff(Duration::from_millis(cap_ms));
+        if let Some(ms) = deadline_ms {
+            builder = builder.deadline(Duration::from_millis(ms));
+        }
+        if let Some(t) = tokens {
+            builder = builder.budget(RetryBudget::new(t, 5, 10, 1));
+        }
+        let policy = builder.build();
+        let attempt = Attempt::new(number, Duration::from_millis(elapsed_ms)).idempotent(idempotent);
+        let decision = policy.decide(&outcome, attempt, &mut Jitter::seeded(seed));
+        if let Decision::Retry { after } = decision {
+            prop_assert!(number < policy.max_attempts());
+            prop_assert!(after <= Duration::from_millis(cap_ms));
+            if let Some(ms) = deadline_ms {
+                prop_assert!(Duration::from_millis(elapsed_ms) + after < Duration::from_millis(ms));
+            }
+            prop_assert!(!outcome.may_have_run() || idempotent);
+        }
+        if outcome.may_have_run() && !idempotent {
+            prop_assert_eq!(decision.clone(), Decision::CheckState);
+        }
+        if outcome.is_success() {
+            prop_assert_eq!(decision.clone(), Decision::Done);
+        }
+        if let Outcome::ToolError(e) = &outcome && e.category.is_none() {
+            prop_assert_eq!(decision, Decision::Escalate { reason: GiveUpReason::UnknownCategory });
+        }
+    }
+}
