@@ -83,6 +83,7 @@ pub trait ToolError: Error {
 pub struct FailureOptions {
     correlation_id: Option<String>,
     structured_content: bool,
+    tool: Option<String>,
 }
 
 impl FailureOptions {
@@ -114,9 +115,20 @@ impl FailureOptions {
         self
     }
 
+    /// The name of the tool that failed, for the `mcp_errors::failure` tracing event.
+    pub fn tool(mut self, name: impl Into<String>) -> Self {
+        self.tool = Some(name.into());
+        self
+    }
+
     /// The correlation id set, if any.
     pub fn correlation_id_value(&self) -> Option<&str> {
         self.correlation_id.as_deref()
+    }
+
+    /// The tool name set, if any.
+    pub fn tool_value(&self) -> Option<&str> {
+        self.tool.as_deref()
     }
 }
 
@@ -134,8 +146,15 @@ pub enum ToolFailure {
 
 impl ToolFailure {
     /// Converts `error` with `options`. This is what the generated `From` impl calls.
+    ///
+    /// With the `tracing` feature, every conversion emits one event (target
+    /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
+    /// `channel` (`execution` or `protocol`), `protocol_code`, `masked` and `tool`, so a
+    /// subscriber can count failures per code and derive failure and retry rates. A masked
+    /// error also emits its full text (target `mcp_errors::masked`, level ERROR).
     pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
         let descriptor = error.descriptor();
+        log_failure(descriptor, options);
         let correlation_id = if descriptor.masked {
             let id = options
                 .correlation_id
@@ -289,3 +308,25 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
 
 #[cfg(not(feature = "tracing"))]
 fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
+
+#[cfg(feature = "tracing")]
+fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
+    let (channel, category, protocol_code) = match descriptor.channel {
+        Channel::Execution(category) => ("execution", category.as_str(), None),
+        Channel::Protocol(code) => ("protocol", "", Some(code)),
+    };
+    tracing::info!(
+        target: "mcp_errors::failure",
+        code = descriptor.code.as_ref(),
+        category,
+        retryable = descriptor.retryable,
+        channel,
+        protocol_code,
+        masked = descriptor.masked,
+        tool = options.tool.as_deref().unwrap_or(""),
+        "tool failure"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_failure(_: &ErrorDescriptor, _: &FailureOptions) {}
