@@ -30,7 +30,8 @@ pub enum Channel {
 
 /// What the catalog knows of one variant, fixed at compile time by `#[derive(ToolError)]`.
 ///
-/// On the wire a descriptor is `{code, category | protocolCode, retryable, masked}`.
+/// On the wire a descriptor is `{code, category | protocolCode, retryable, masked}`. The
+/// Rust variant name is not part of that contract, so equality ignores it too.
 ///
 /// ```
 /// use mcp_errors_core::{Category, Channel, ErrorDescriptor};
@@ -43,7 +44,7 @@ pub enum Channel {
 ///     serde_json::json!({"code": "TIMEOUT", "category": "transient", "retryable": true, "masked": false})
 /// );
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(from = "DescriptorWire", into = "DescriptorWire")]
 pub struct ErrorDescriptor {
     /// The Rust variant name (not part of the wire contract, useful in logs).
@@ -92,6 +93,15 @@ impl ErrorDescriptor {
         }
     }
 }
+
+impl PartialEq for ErrorDescriptor {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.code, self.channel, self.retryable, self.masked)
+            == (&other.code, other.channel, other.retryable, other.masked)
+    }
+}
+
+impl Eq for ErrorDescriptor {}
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -188,7 +198,13 @@ mod tests {
 
     #[test]
     fn protocol_descriptors_carry_their_code_and_no_category() {
-        let d = ErrorDescriptor::new("BadRange", "BAD_RANGE", Channel::Protocol(-32602), false, false);
+        let d = ErrorDescriptor::new(
+            "BadRange",
+            "BAD_RANGE",
+            Channel::Protocol(-32602),
+            false,
+            false,
+        );
         assert_eq!(
             serde_json::to_value(&d).unwrap(),
             json!({"code": "BAD_RANGE", "protocolCode": -32602, "retryable": false, "masked": false})

@@ -86,6 +86,7 @@ pub mod __private {
     pub use crate::rmcp::into_call_tool_response;
     #[cfg(feature = "rmcp")]
     pub use ::rmcp;
+    pub use serde::Serialize;
     pub use serde_json::{Map, Value};
     pub use std::time::Duration;
 

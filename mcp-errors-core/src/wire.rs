@@ -309,7 +309,12 @@ impl ErrorPayload {
         }
         if let Some(hint) = &self.hint {
             text.push_str(" Hint: ");
-            text.push_str(hint);
+            match self.correlation_id {
+                // The design's example ends on the hint as written; only close it when
+                // something follows.
+                None => text.push_str(hint),
+                Some(_) => push_sentence(&mut text, hint),
+            }
         }
         if let Some(id) = &self.correlation_id {
             text.push_str(" Correlation id: ");
@@ -375,7 +380,10 @@ mod tests {
         p.hint = None;
         p.retryable = true;
         p.retry_after_ms = Some(90_000);
-        assert_eq!(p.to_text(), "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s.");
+        assert_eq!(
+            p.to_text(),
+            "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
+        );
         p.retry_after_ms = Some(1_500);
         assert!(p.to_text().ends_with("Retryable after 1500ms."));
         p.retry_after_ms = Some(7_200_000);

@@ -1,0 +1,255 @@
+//! Parsing of the helper attributes. Every attribute is parsed wherever it stands; whether it
+//! is allowed there is a rule of `valid.rs`.
+
+use proc_macro2::Span;
+use syn::parse::ParseStream;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitInt, LitStr, Token, UnOp};
+
+use crate::symbol::*;
+
+/// The category names of `#[category(...)]`, as written and as `Category` variants.
+pub const CATEGORIES: [(&str, &str); 9] = [
+    ("validation", "Validation"),
+    ("not_found", "NotFound"),
+    ("conflict", "Conflict"),
+    ("business", "Business"),
+    ("permission", "Permission"),
+    ("unauthenticated", "Unauthenticated"),
+    ("rate_limited", "RateLimited"),
+    ("transient", "Transient"),
+    ("internal", "Internal"),
+];
+
+/// The names `#[protocol(...)]` accepts in place of a number.
+pub const PROTOCOL_NAMES: [(&str, i64); 10] = [
+    ("parse_error", -32700),
+    ("invalid_request", -32600),
+    ("method_not_found", -32601),
+    ("invalid_params", -32602),
+    ("internal_error", -32603),
+    ("resource_not_found", -32002),
+    ("header_mismatch", -32020),
+    ("missing_required_client_capability", -32021),
+    ("unsupported_protocol_version", -32022),
+    ("url_elicitation_required", -32042),
+];
+
+/// A value with the span of the attribute that set it.
+#[derive(Clone)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// A category as written: its name may be unknown, which `valid.rs` reports.
+#[derive(Clone)]
+pub struct CategoryName {
+    pub name: String,
+    pub ident: Ident,
+}
+
+/// Every helper attribute found on one item (container, variant or field).
+#[derive(Default)]
+pub struct Attrs {
+    pub category: Option<Spanned<CategoryName>>,
+    pub protocol: Option<Spanned<i64>>,
+    pub retryable: Option<Spanned<bool>>,
+    pub code: Option<LitStr>,
+    pub message: Option<LitStr>,
+    pub hint: Option<LitStr>,
+    pub mask: Option<Span>,
+    pub expose: Option<Span>,
+    pub detail: Option<Span>,
+    pub retry_after: Option<Span>,
+    pub sensitive: Option<Span>,
+    /// thiserror's `#[error("...")]`, read (never interpreted) to see whether `Display`
+    /// shows a sensitive field. `None` inside when it is `#[error(transparent)]` or opaque.
+    pub display: Option<Option<LitStr>>,
+    /// Every helper attribute by name and span, for placement checks.
+    pub seen: Vec<(&'static str, Span)>,
+}
+
+impl Attrs {
+    /// Parses the helper attributes of an item, pushing every malformed one to `errors`.
+    pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> Attrs {
+        let mut out = Attrs::default();
+        for attr in attrs {
+            if attr.path().is_ident(ERROR) {
+                out.display = Some(thiserror_format(attr));
+                continue;
+            }
+            let Some(name) = ALL.iter().copied().find(|name| attr.path().is_ident(name)) else {
+                continue;
+            };
+            if out.seen.iter().any(|(seen, _)| *seen == name) {
+                errors.push(spanned(
+                    attr,
+                    format!("duplicate `#[{name}]`: write it once on this item"),
+                ));
+                continue;
+            }
+            out.seen.push((name, attr.path().span()));
+            if let Err(error) = out.parse_one(name, attr) {
+                errors.push(error);
+            }
+        }
+        out
+    }
+
+    fn parse_one(&mut self, name: &'static str, attr: &Attribute) -> darling::Result<()> {
+        let span = args_span(attr);
+        match name {
+            // Parse #[category(validation)]
+            CATEGORY => {
+                let ident: Ident = parse_args(attr, "#[category(validation)]")?;
+                let name = ident.to_string();
+                self.category = Some(Spanned {
+                    value: CategoryName { name, ident },
+                    span,
+                });
+            }
+            // Parse #[protocol(-32602)] or #[protocol(invalid_params)]
+            PROTOCOL => {
+                let (code, span) = attr
+                    .parse_args_with(parse_protocol_code)
+                    .map_err(darling::Error::from)?;
+                self.protocol = Some(Spanned { value: code, span });
+            }
+            // Parse #[retryable] or #[retryable(false)]
+            RETRYABLE => {
+                let value = match &attr.meta {
+                    syn::Meta::Path(_) => true,
+                    _ => parse_args::<LitBool>(attr, "#[retryable] or #[retryable(false)]")?.value,
+                };
+                self.retryable = Some(Spanned { value, span });
+            }
+            // Parse #[code("STABLE_CODE")]
+            CODE => self.code = Some(parse_args(attr, "#[code(\"STABLE_CODE\")]")?),
+            // Parse #[message("text with {field}")]
+            MESSAGE => self.message = Some(parse_args(attr, "#[message(\"text with {field}\")]")?),
+            // Parse #[hint("text with {field}")]
+            HINT => self.hint = Some(parse_args(attr, "#[hint(\"text with {field}\")]")?),
+            // Parse #[mask], #[expose], #[detail], #[retry_after], #[sensitive]
+            MASK | EXPOSE | DETAIL | RETRY_AFTER | SENSITIVE => {
+                attr.meta.require_path_only().map_err(|_| {
+                    spanned(
+                        attr,
+                        format!("`{name}` takes no arguments: write `#[{name}]`"),
+                    )
+                })?;
+                let slot = match name {
+                    MASK => &mut self.mask,
+                    EXPOSE => &mut self.expose,
+                    DETAIL => &mut self.detail,
+                    RETRY_AFTER => &mut self.retry_after,
+                    _ => &mut self.sensitive,
+                };
+                *slot = Some(span);
+            }
+            _ => unreachable!("every name of symbol::ALL has a branch"),
+        }
+        Ok(())
+    }
+}
+
+/// Errors point at the attribute's name: a span cannot cover a whole attribute on stable.
+fn spanned(attr: &Attribute, message: String) -> darling::Error {
+    darling::Error::custom(message).with_span(&attr.path().span())
+}
+
+/// The span of an attribute's first argument (`-32602` in `#[protocol(-32602)]`), or of its
+/// name when it has none.
+fn args_span(attr: &Attribute) -> Span {
+    match &attr.meta {
+        syn::Meta::List(list) => list
+            .tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(|| attr.path().span(), |token| token.span()),
+        _ => attr.path().span(),
+    }
+}
+
+fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::Result<T> {
+    match &attr.meta {
+        syn::Meta::List(_) => attr.parse_args::<T>().map_err(|error| {
+            darling::Error::custom(format!("{error}; the syntax is `{syntax}`"))
+                .with_span(&error.span())
+        }),
+        _ => Err(spanned(attr, format!("expected `{syntax}`"))),
+    }
+}
+
+/// `-32602`, `4001` or a name from `PROTOCOL_NAMES`, with the span of the number or name.
+fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
+    if input.peek(Ident) {
+        let ident: Ident = input.parse()?;
+        let name = ident.to_string();
+        return match PROTOCOL_NAMES.iter().find(|(known, _)| *known == name) {
+            Some((_, code)) => Ok((*code, ident.span())),
+            None => {
+                let names: Vec<&str> = PROTOCOL_NAMES.iter().map(|(n, _)| *n).collect();
+                let mut message = format!("unknown protocol error name `{name}`");
+                if let Some(best) = crate::valid::did_you_mean(&name, &names) {
+                    message.push_str(&format!("; did you mean `{best}`?"));
+                }
+                message.push_str(&format!(
+                    " Write a JSON-RPC code such as `-32602` or one of: {}",
+                    names.join(", ")
+                ));
+                Err(syn::Error::new(ident.span(), message))
+            }
+        };
+    }
+    let expr: Expr = input.parse()?;
+    let (negative, lit) = match &expr {
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => match &**expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(lit), ..
+            }) => (true, lit.clone()),
+            _ => return Err(not_a_code(expr)),
+        },
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => (false, lit.clone()),
+        _ => return Err(not_a_code(&expr)),
+    };
+    let magnitude = parse_int(&lit)?;
+    Ok((if negative { -magnitude } else { magnitude }, lit.span()))
+}
+
+fn parse_int(lit: &LitInt) -> syn::Result<i64> {
+    lit.base10_parse::<i64>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "a JSON-RPC error code must fit a 32-bit integer",
+        )
+    })
+}
+
+fn not_a_code(expr: &Expr) -> syn::Error {
+    syn::Error::new(
+        expr.span(),
+        "expected a JSON-RPC error code such as `-32602` or a name such as `invalid_params`",
+    )
+}
+
+/// The format string of thiserror's `#[error("...", ...)]`, or `None` when it has none we
+/// can read (`#[error(transparent)]`, a non-literal).
+fn thiserror_format(attr: &Attribute) -> Option<LitStr> {
+    attr.parse_args_with(|input: ParseStream| {
+        let lit: LitStr = input.parse()?;
+        // Explicit arguments (`"{}", self.x`) are not read: they are opaque to us.
+        if input.peek(Token![,]) {
+            return Err(input.error("explicit format arguments"));
+        }
+        Ok(lit)
+    })
+    .ok()
+}

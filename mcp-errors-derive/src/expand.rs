@@ -1,0 +1,288 @@
+//! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
+
+use crate::ast::{Input, Variant};
+use crate::fallback;
+use crate::fmt::Template;
+use crate::valid::{self, Channel, Resolved};
+
+/// The whole derive: parse, check, then expand or fall back.
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut errors = darling::Error::accumulator();
+    let parsed = match Input::from_syn(input, &mut errors) {
+        Ok(parsed) => Some(parsed),
+        Err(error) => {
+            errors.push(error);
+            None
+        }
+    };
+    let resolved = parsed
+        .as_ref()
+        .map(|parsed| valid::check(parsed, &mut errors));
+    match (errors.finish(), parsed, resolved) {
+        (Ok(()), Some(parsed), Some(resolved)) => expand(&parsed, &resolved),
+        (Err(error), _, _) => {
+            let stubs = fallback::expand(input);
+            let errors = error.write_errors();
+            quote!(#errors #stubs)
+        }
+        // `finish` succeeds only when parsing did.
+        (Ok(()), _, _) => fallback::expand(input),
+    }
+}
+
+fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let predicates = where_predicates(input, resolved);
+
+    let descriptors = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        let name = variant.ident.to_string();
+        let code = &r.code;
+        let channel = channel_tokens(r.channel);
+        let (retryable, masked) = (r.retryable, r.masked);
+        quote! {
+            ::mcp_errors_core::ErrorDescriptor::new(#name, #code, #channel, #retryable, #masked)
+        }
+    });
+    let descriptor_arms = input.variants.iter().enumerate().map(|(index, variant)| {
+        let pattern = pattern(variant, &[]);
+        quote!(#pattern => &<Self as ::mcp_errors_core::ToolError>::catalog()[#index],)
+    });
+    let message_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        let pattern = pattern(variant, r.message.as_ref().map_or(&[], |t| &t.members));
+        let body = match (&r.message, &variant.attrs.message) {
+            (Some(template), Some(lit)) => format_tokens(template, lit),
+            _ => quote!(::std::string::ToString::to_string(self)),
+        };
+        quote!(#pattern => #body,)
+    });
+    let hint_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        let pattern = pattern(variant, r.hint.as_ref().map_or(&[], |t| &t.members));
+        let body = match (&r.hint, &variant.attrs.hint) {
+            (Some(template), Some(lit)) => {
+                let text = format_tokens(template, lit);
+                quote!(::std::option::Option::Some(#text))
+            }
+            _ => quote!(::std::option::Option::None),
+        };
+        quote!(#pattern => #body,)
+    });
+    let detail_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        let members: Vec<Member> = r
+            .details
+            .iter()
+            .map(|&i| variant.fields[i].member.clone())
+            .collect();
+        let pattern = pattern(variant, &members);
+        let inserts = r.details.iter().map(|&i| {
+            let field = &variant.fields[i];
+            let key = field.detail_key();
+            let binding = &field.binding;
+            quote_spanned! {field.span=>
+                details.insert(
+                    ::std::string::String::from(#key),
+                    ::mcp_errors_core::__private::detail_value(#binding),
+                );
+            }
+        });
+        quote!(#pattern => { #(#inserts)* })
+    });
+    let retry_after_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        let Some(index) = r.retry_after else {
+            let pattern = pattern(variant, &[]);
+            return quote!(#pattern => ::std::option::Option::None,);
+        };
+        let field = &variant.fields[index];
+        let pattern = pattern(variant, std::slice::from_ref(&field.member));
+        let binding = &field.binding;
+        let value = quote_spanned! {field.span=>
+            ::mcp_errors_core::__private::retry_after_value(#binding)
+        };
+        quote!(#pattern => ::std::option::Option::Some(#value),)
+    });
+
+    let self_ty = quote!(#ident #ty_generics);
+    quote! {
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
+            where
+                #(#predicates,)*
+                Self: ::std::error::Error,
+            {
+                fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
+                    const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
+                    CATALOG
+                }
+
+                fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
+                    match self { #(#descriptor_arms)* }
+                }
+
+                fn message(&self) -> ::std::string::String {
+                    match self { #(#message_arms)* }
+                }
+
+                fn hint(&self) -> ::std::option::Option<::std::string::String> {
+                    match self { #(#hint_arms)* }
+                }
+
+                fn details(
+                    &self,
+                ) -> ::mcp_errors_core::__private::Map<
+                    ::std::string::String,
+                    ::mcp_errors_core::__private::Value,
+                > {
+                    #[allow(unused_mut)]
+                    let mut details = ::mcp_errors_core::__private::Map::new();
+                    match self { #(#detail_arms)* }
+                    details
+                }
+
+                fn retry_after(
+                    &self,
+                ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
+                    match self { #(#retry_after_arms)* }
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
+            where
+                #self_ty: ::mcp_errors_core::ToolError,
+            {
+                fn from(error: #self_ty) -> Self {
+                    ::mcp_errors_core::ToolFailure::from_error_with(
+                        &error,
+                        &::mcp_errors_core::FailureOptions::default(),
+                    )
+                }
+            }
+
+            ::mcp_errors_core::__impl_rmcp! {
+                impl [#impl_generics] for #self_ty where [Self: ::mcp_errors_core::ToolError,]
+            }
+        };
+    }
+}
+
+fn channel_tokens(channel: Channel) -> TokenStream {
+    match channel {
+        Channel::Execution(category) => {
+            let category = Ident::new(category, Span::call_site());
+            quote!(::mcp_errors_core::Channel::Execution(::mcp_errors_core::Category::#category))
+        }
+        Channel::Protocol(code) => quote!(::mcp_errors_core::Channel::Protocol(#code)),
+    }
+}
+
+/// A pattern matching `variant` that binds `members` (and nothing else) to their locals.
+fn pattern(variant: &Variant, members: &[Member]) -> TokenStream {
+    let path = &variant.path;
+    match variant.style {
+        darling::ast::Style::Unit => quote!(#path),
+        darling::ast::Style::Struct => {
+            let bindings = variant
+                .fields
+                .iter()
+                .filter(|field| members.contains(&field.member))
+                .map(|field| &field.binding);
+            quote!(#path { #(#bindings,)* .. })
+        }
+        darling::ast::Style::Tuple => {
+            let used = variant
+                .fields
+                .iter()
+                .rposition(|field| members.contains(&field.member));
+            let slots = variant.fields[..used.map_or(0, |last| last + 1)]
+                .iter()
+                .map(|field| {
+                    if members.contains(&field.member) {
+                        field.binding.to_token_stream()
+                    } else {
+                        quote!(_)
+                    }
+                });
+            quote!(#path(#(#slots,)* ..))
+        }
+    }
+}
+
+/// `format!` of a checked template, or a plain copy when there is nothing to format.
+fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
+    let format = LitStr::new(&template.format, lit.span());
+    if template.has_placeholders || template.format.contains(['{', '}']) {
+        quote!(::std::format!(#format))
+    } else {
+        quote!(::std::string::String::from(#format))
+    }
+}
+
+/// Bounds for generic field types used by the generated code: `Serialize` for details,
+/// `Display` or `Debug` for interpolated fields.
+fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate> {
+    let mut predicates: Vec<WherePredicate> = input
+        .generics
+        .where_clause
+        .as_ref()
+        .map(|clause| clause.predicates.iter().cloned().collect())
+        .unwrap_or_default();
+    let params: Vec<Ident> = input
+        .generics
+        .type_params()
+        .map(|param| param.ident.clone())
+        .collect();
+    if params.is_empty() {
+        return predicates;
+    }
+    let mut push = |predicate: WherePredicate| {
+        if !predicates.contains(&predicate) {
+            predicates.push(predicate);
+        }
+    };
+    for (variant, r) in input.variants.iter().zip(resolved) {
+        for &i in &r.details {
+            let ty = &variant.fields[i].ty;
+            if mentions(ty.to_token_stream(), &params) {
+                push(syn::parse_quote!(#ty: ::mcp_errors_core::__private::Serialize));
+            }
+        }
+        let templates = [&r.message, &r.hint];
+        for template in templates.into_iter().flatten() {
+            for member in &template.members {
+                let Some(field) = variant.field(member) else {
+                    continue;
+                };
+                let ty = &field.ty;
+                if !mentions(ty.to_token_stream(), &params) {
+                    continue;
+                }
+                let debug = uses_debug(&template.format, field);
+                push(if debug {
+                    syn::parse_quote!(#ty: ::std::fmt::Debug)
+                } else {
+                    syn::parse_quote!(#ty: ::std::fmt::Display)
+                });
+            }
+        }
+    }
+    predicates
+}
+
+fn uses_debug(format: &str, field: &crate::ast::Field) -> bool {
+    let binding = field.binding.to_string();
+    format.contains(&format!("{{{binding}:?")) || format.contains(&format!("{{{binding}:#?"))
+}
+
+fn mentions(tokens: TokenStream, params: &[Ident]) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => params.contains(&ident),
+        TokenTree::Group(group) => mentions(group.stream(), params),
+        _ => false,
+    })
+}

@@ -1,0 +1,615 @@
+//! The compile-time rules. Each rule is a function with a literal message that says what
+//! is wrong and what to write instead; all errors of an input are reported at once.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{LitStr, Member};
+
+use crate::ast::{Field, Input, Variant};
+use crate::attr::{Attrs, CATEGORIES};
+use crate::fmt::Template;
+use crate::symbol::*;
+
+/// What the rules conclude about one variant; everything expand.rs needs.
+pub struct Resolved {
+    pub code: String,
+    pub channel: Channel,
+    pub retryable: bool,
+    pub masked: bool,
+    pub message: Option<Template>,
+    pub hint: Option<Template>,
+    /// Index into the variant's fields.
+    pub retry_after: Option<usize>,
+    /// Indices into the variant's fields, in declaration order.
+    pub details: Vec<usize>,
+}
+
+/// Where a variant goes: the `Category` variant name, or a JSON-RPC code.
+#[derive(Clone, Copy)]
+pub enum Channel {
+    Execution(&'static str),
+    Protocol(i32),
+}
+
+type Errors = darling::error::Accumulator;
+
+fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
+    darling::Error::custom(message).with_span(&span)
+}
+
+/// Checks every rule on `input`, returning the resolved variants (meaningful only when no
+/// error was pushed).
+pub fn check(input: &Input, errors: &mut Errors) -> Vec<Resolved> {
+    if input.is_enum {
+        check_placement(&input.container, &ON_CONTAINER, "the enum", errors);
+        check_container_channel(&input.container, errors);
+    }
+    let resolved: Vec<Resolved> = input
+        .variants
+        .iter()
+        .map(|variant| check_variant(input, variant, errors))
+        .collect();
+    check_unique_codes(input, &resolved, errors);
+    resolved
+}
+
+fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resolved {
+    let place = if input.is_enum {
+        "a variant"
+    } else {
+        "the struct"
+    };
+    check_placement(&variant.attrs, &ON_VARIANT, place, errors);
+    for field in &variant.fields {
+        check_placement(&field.attrs, &ON_FIELD, "a field", errors);
+        check_field_flags(field, errors);
+    }
+    check_mask_expose(&variant.attrs, errors);
+
+    let channel = resolve_channel(input, variant, errors);
+    let retryable = resolve_retryable(input, variant, channel, errors);
+    let masked = resolve_masked(input, variant, channel);
+    let code = resolve_code(variant, errors);
+    let message = variant
+        .attrs
+        .message
+        .as_ref()
+        .and_then(|lit| check_template(variant, lit, MESSAGE, errors));
+    let hint = variant
+        .attrs
+        .hint
+        .as_ref()
+        .and_then(|lit| check_template(variant, lit, HINT, errors));
+    let retry_after = check_retry_after(variant, retryable, channel, errors);
+    if !masked && message.is_none() {
+        check_display_hides_sensitive(variant, errors);
+    }
+    let details = (0..variant.fields.len())
+        .filter(|&i| variant.fields[i].attrs.detail.is_some())
+        .collect();
+    Resolved {
+        code,
+        channel,
+        retryable,
+        masked,
+        message,
+        hint,
+        retry_after,
+        details,
+    }
+}
+
+/// Rule: an attribute stands where it has a meaning.
+fn check_placement(attrs: &Attrs, allowed: &[&str], place: &str, errors: &mut Errors) {
+    for (name, span) in &attrs.seen {
+        if allowed.contains(name) {
+            continue;
+        }
+        let belongs = if ON_FIELD.contains(name) {
+            "on a field of a variant"
+        } else if ON_CONTAINER.contains(name) {
+            "on a variant or on the enum"
+        } else {
+            "on a variant (or on a struct)"
+        };
+        errors.push(error(
+            *span,
+            format!("`#[{name}]` is not allowed on {place}: it belongs {belongs}"),
+        ));
+    }
+}
+
+/// Rule: an enum-level default is one channel.
+fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
+    if let Some(category) = &attrs.category {
+        check_category_name(category.value.ident.span(), &category.value.name, errors);
+    }
+    if let (Some(_), Some(protocol)) = (&attrs.category, &attrs.protocol) {
+        errors.push(error(
+            protocol.span,
+            "`#[category]` and `#[protocol]` cannot both be enum-wide defaults: keep the one \
+             most variants need and set the other on the variants that differ",
+        ));
+    }
+    if let Some(protocol) = &attrs.protocol {
+        check_protocol_code(protocol.value, protocol.span, errors);
+    }
+    check_mask_expose(attrs, errors);
+}
+
+/// Rule: a category name is one of the nine.
+fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<&'static str> {
+    if let Some((_, variant)) = CATEGORIES.iter().find(|(known, _)| *known == name) {
+        return Some(variant);
+    }
+    let names: Vec<&str> = CATEGORIES.iter().map(|(n, _)| *n).collect();
+    let mut message = format!("unknown category `{name}`");
+    match did_you_mean(name, &names) {
+        Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
+        None => message.push_str(&format!("; the categories are: {}", names.join(", "))),
+    }
+    errors.push(error(span, message));
+    None
+}
+
+/// Rule: a protocol code is one the spec defines or one outside the reserved range.
+fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<i32> {
+    // JSON-RPC reserves -32768..=-32000. Allowed there: the codes JSON-RPC and MCP define,
+    // and -32000..=-32019, which MCP 2026-07-28 leaves to implementations.
+    const DEFINED: [i64; 10] = [
+        -32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042,
+    ];
+    let Ok(code32) = i32::try_from(code) else {
+        errors.push(error(
+            span,
+            format!("protocol code {code} does not fit the 32-bit integer JSON-RPC codes are"),
+        ));
+        return None;
+    };
+    let reserved = (-32768..=-32000).contains(&code);
+    let implementation_defined = (-32019..=-32000).contains(&code);
+    if reserved && !implementation_defined && !DEFINED.contains(&code) {
+        errors.push(error(
+            span,
+            format!(
+                "protocol code {code} is in the range -32768..=-32000 that JSON-RPC reserves, \
+                 and neither JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, \
+                 -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042), an \
+                 implementation-defined one in -32019..=-32000, or an application code outside \
+                 the reserved range"
+            ),
+        ));
+        return None;
+    }
+    Some(code32)
+}
+
+fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Channel {
+    let attrs = &variant.attrs;
+    if let (Some(_), Some(protocol)) = (&attrs.category, &attrs.protocol) {
+        errors.push(error(
+            protocol.span,
+            format!(
+                "`{}` has both `#[category]` and `#[protocol]`: a failure is either a \
+                 tool-execution error the model reads (`#[category]`) or a JSON-RPC error the \
+                 client handles (`#[protocol]`); keep one",
+                variant.ident
+            ),
+        ));
+    }
+    // A variant's own mapping wins over the enum's default.
+    let (category, protocol) = match (&attrs.category, &attrs.protocol) {
+        (None, None) => (&input.container.category, &input.container.protocol),
+        own => own,
+    };
+    if let Some(protocol) = protocol {
+        let code = if attrs.protocol.is_some() {
+            check_protocol_code(protocol.value, protocol.span, errors)
+        } else {
+            i32::try_from(protocol.value).ok()
+        };
+        return Channel::Protocol(code.unwrap_or(-32603));
+    }
+    if let Some(category) = category {
+        let known = if attrs.category.is_some() {
+            check_category_name(category.value.ident.span(), &category.value.name, errors)
+        } else {
+            CATEGORIES
+                .iter()
+                .find(|(name, _)| *name == category.value.name)
+                .map(|(_, variant)| *variant)
+        };
+        return Channel::Execution(known.unwrap_or("Internal"));
+    }
+    // A mapping whose attribute failed to parse was already reported.
+    let attempted = |attrs: &Attrs| {
+        attrs
+            .seen
+            .iter()
+            .any(|(name, _)| [CATEGORY, PROTOCOL].contains(name))
+    };
+    if attempted(attrs) || attempted(&input.container) {
+        return Channel::Execution("Internal");
+    }
+    let kind = if input.is_enum { "variant" } else { "struct" };
+    let on_enum = if input.is_enum {
+        ", or put one on the enum to cover every variant"
+    } else {
+        ""
+    };
+    errors.push(error(
+        variant.ident.span(),
+        format!(
+            "{kind} `{}` is not mapped to a channel: add `#[category(...)]` (a tool-execution \
+             error the model reads, e.g. `#[category(validation)]`) or `#[protocol(...)]` (a \
+             JSON-RPC error, e.g. `#[protocol(invalid_params)]`){on_enum}",
+            variant.ident
+        ),
+    ));
+    Channel::Execution("Internal")
+}
+
+fn resolve_retryable(
+    input: &Input,
+    variant: &Variant,
+    channel: Channel,
+    errors: &mut Errors,
+) -> bool {
+    match channel {
+        Channel::Protocol(_) => {
+            if let Some(retryable) = &variant.attrs.retryable {
+                errors.push(error(
+                    retryable.span,
+                    format!(
+                        "`#[retryable]` has no meaning on `{}`, a protocol error: retry advice \
+                         reaches the model only on tool-execution errors; map it with \
+                         `#[category(...)]` instead, or drop `#[retryable]`",
+                        variant.ident
+                    ),
+                ));
+            }
+            false
+        }
+        Channel::Execution(category) => variant
+            .attrs
+            .retryable
+            .as_ref()
+            .or(input.container.retryable.as_ref())
+            .map_or(matches!(category, "RateLimited" | "Transient"), |r| r.value),
+    }
+}
+
+fn resolve_masked(input: &Input, variant: &Variant, channel: Channel) -> bool {
+    let explicit = |attrs: &Attrs| match (attrs.mask, attrs.expose) {
+        (Some(_), _) => Some(true),
+        (None, Some(_)) => Some(false),
+        (None, None) => None,
+    };
+    explicit(&variant.attrs)
+        .or_else(|| explicit(&input.container))
+        .unwrap_or(matches!(
+            channel,
+            Channel::Execution("Internal") | Channel::Protocol(-32603)
+        ))
+}
+
+/// Rule: `#[mask]` and `#[expose]` contradict each other.
+fn check_mask_expose(attrs: &Attrs, errors: &mut Errors) {
+    if let (Some(_), Some(expose)) = (attrs.mask, attrs.expose) {
+        errors.push(error(
+            expose,
+            "`#[mask]` and `#[expose]` contradict each other: keep `#[mask]` to hide the \
+             message behind a correlation id, or `#[expose]` to show it",
+        ));
+    }
+}
+
+fn resolve_code(variant: &Variant, errors: &mut Errors) -> String {
+    match &variant.attrs.code {
+        Some(lit) => {
+            let code = lit.value();
+            if let Some(problem) = code_problem(&code) {
+                errors.push(error(
+                    lit.span(),
+                    format!(
+                        "stable code \"{code}\" {problem}: a code is UPPER_SNAKE_CASE (A-Z, 0-9 \
+                         and single underscores, starting with a letter), at most 63 characters, \
+                         e.g. \"UNKNOWN_DEPARTMENT\""
+                    ),
+                ));
+            }
+            code
+        }
+        None => {
+            let code = upper_snake(&variant.ident.to_string());
+            if code_problem(&code).is_some() {
+                errors.push(error(
+                    variant.ident.span(),
+                    format!(
+                        "the name `{}` gives no valid stable code: set one with \
+                         `#[code(\"UPPER_SNAKE_CASE\")]`",
+                        variant.ident
+                    ),
+                ));
+            }
+            code
+        }
+    }
+}
+
+/// What is wrong with a stable code, if anything.
+fn code_problem(code: &str) -> Option<&'static str> {
+    if code.is_empty() {
+        return Some("is empty");
+    }
+    if code.len() > 63 {
+        return Some("is longer than 63 characters");
+    }
+    if !code.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return Some("does not start with an upper-case letter");
+    }
+    if !code
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Some("holds characters other than A-Z, 0-9 and `_`");
+    }
+    if code.ends_with('_') || code.contains("__") {
+        return Some("has a trailing or doubled underscore");
+    }
+    None
+}
+
+/// `UnknownDepartment` -> `UNKNOWN_DEPARTMENT`, `HTTPError` -> `HTTP_ERROR`.
+pub fn upper_snake(name: &str) -> String {
+    let name = name.trim_start_matches("r#");
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_uppercase() && next_is_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_uppercase());
+    }
+    out
+}
+
+/// Rule: stable codes are unique within an enum.
+fn check_unique_codes(input: &Input, resolved: &[Resolved], errors: &mut Errors) {
+    for (i, (variant, this)) in input.variants.iter().zip(resolved).enumerate() {
+        let first = resolved[..i]
+            .iter()
+            .position(|other| other.code == this.code);
+        if let Some(first) = first {
+            let span = variant
+                .attrs
+                .code
+                .as_ref()
+                .map_or_else(|| variant.ident.span(), LitStr::span);
+            errors.push(error(
+                span,
+                format!(
+                    "duplicate stable code \"{}\": variant `{}` already uses it; give one of \
+                     them another code with `#[code(\"...\")]`",
+                    this.code, input.variants[first].ident
+                ),
+            ));
+        }
+    }
+}
+
+/// Rule: a template names existing, non-sensitive fields only.
+fn check_template(
+    variant: &Variant,
+    lit: &LitStr,
+    attr: &str,
+    errors: &mut Errors,
+) -> Option<Template> {
+    let template = match Template::parse(lit) {
+        Ok(template) => template,
+        Err(problem) => {
+            errors.push(error(lit.span(), format!("in `#[{attr}]`: {problem}")));
+            return None;
+        }
+    };
+    let mut ok = true;
+    for member in &template.members {
+        match variant.field(member) {
+            None => {
+                ok = false;
+                let names: Vec<String> = variant.fields.iter().map(Field::detail_key).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let wanted = member_name(member);
+                let mut message = format!(
+                    "`#[{attr}]` names `{{{wanted}}}`, but `{}` has no field `{wanted}`",
+                    variant.ident
+                );
+                match did_you_mean(&wanted, &names) {
+                    Some(best) => message.push_str(&format!("; did you mean `{{{best}}}`?")),
+                    None if names.is_empty() => message.push_str("; it has no fields at all"),
+                    None => message.push_str(&format!("; its fields are: {}", names.join(", "))),
+                }
+                errors.push(error(lit.span(), message));
+            }
+            Some(field) if field.attrs.sensitive.is_some() => {
+                ok = false;
+                errors.push(error(
+                    lit.span(),
+                    format!(
+                        "`#[{attr}]` interpolates `{{{}}}`, a `#[sensitive]` field, which would \
+                         reach the model: leave it out of the text",
+                        member_name(member)
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    ok.then_some(template)
+}
+
+fn member_name(member: &Member) -> String {
+    match member {
+        Member::Named(ident) => ident.to_string(),
+        Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
+/// Rules of field flags that contradict each other.
+fn check_field_flags(field: &Field, errors: &mut Errors) {
+    if let (Some(_), Some(sensitive)) = (field.attrs.detail, field.attrs.sensitive) {
+        errors.push(error(
+            sensitive,
+            "a field cannot be both `#[detail]` (sent to the client) and `#[sensitive]` (never \
+             sent): keep one",
+        ));
+    }
+}
+
+/// Rules of `#[retry_after]`: one per variant, on a `Duration`, on a retryable variant.
+fn check_retry_after(
+    variant: &Variant,
+    retryable: bool,
+    channel: Channel,
+    errors: &mut Errors,
+) -> Option<usize> {
+    let mut found = None;
+    for (index, field) in variant.fields.iter().enumerate() {
+        let Some(span) = field.attrs.retry_after else {
+            continue;
+        };
+        if found.is_some() {
+            errors.push(error(
+                span,
+                format!(
+                    "`{}` has more than one `#[retry_after]` field: keep it on the one field \
+                     that says how long to wait",
+                    variant.ident
+                ),
+            ));
+            continue;
+        }
+        found = Some(index);
+        if !is_duration(&field.ty) {
+            errors.push(error(
+                field.ty.span(),
+                "`#[retry_after]` goes on a `std::time::Duration` field: convert the value to \
+                 a `Duration` when you build the error",
+            ));
+        }
+        if !retryable {
+            let why = match channel {
+                Channel::Protocol(_) => "a protocol error, which is never retried by the model",
+                Channel::Execution(_) => "not retryable",
+            };
+            errors.push(error(
+                span,
+                format!(
+                    "`#[retry_after]` on `{}`, which is {why}: add `#[retryable]` to the \
+                     variant, or drop `#[retry_after]`",
+                    variant.ident
+                ),
+            ));
+        }
+    }
+    found
+}
+
+fn is_duration(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "Duration" && segment.arguments.is_none()),
+        syn::Type::Reference(reference) => is_duration(&reference.elem),
+        syn::Type::Group(group) => is_duration(&group.elem),
+        _ => false,
+    }
+}
+
+/// Rule: when the model reads `Display`, it must not show a `#[sensitive]` field.
+fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
+    let Some(sensitive) = variant.fields.iter().find(|f| f.attrs.sensitive.is_some()) else {
+        return;
+    };
+    let name = sensitive.detail_key();
+    match &variant.attrs.display {
+        Some(Some(lit)) => {
+            let Ok(template) = Template::parse(lit) else {
+                return;
+            };
+            let shown = template.members.iter().find(|member| {
+                variant
+                    .field(member)
+                    .is_some_and(|f| f.attrs.sensitive.is_some())
+            });
+            if let Some(member) = shown {
+                errors.push(error(
+                    lit.span(),
+                    format!(
+                        "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
+                         `{}`: add `#[message(\"...\")]` without it, or `#[mask]` the variant",
+                        variant.ident,
+                        member_name(member)
+                    ),
+                ));
+            }
+        }
+        _ => errors.push(error(
+            variant.ident.span(),
+            format!(
+                "`{}` has the `#[sensitive]` field `{name}`, and the model would read a \
+                 `Display` that cannot be checked here: add `#[message(\"...\")]`, or `#[mask]` \
+                 the variant",
+                variant.ident
+            ),
+        )),
+    }
+}
+
+/// The closest known name, if one is close enough to be a likely typo.
+pub fn did_you_mean<'a>(wanted: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(wanted, candidate), *candidate))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upper_snake_splits_words_and_acronyms() {
+        assert_eq!(upper_snake("UnknownDepartment"), "UNKNOWN_DEPARTMENT");
+        assert_eq!(upper_snake("HTTPError"), "HTTP_ERROR");
+        assert_eq!(upper_snake("Timeout"), "TIMEOUT");
+        assert_eq!(upper_snake("Oauth2Expired"), "OAUTH2_EXPIRED");
+    }
+
+    #[test]
+    fn code_rules() {
+        assert!(code_problem("SEAT_TAKEN").is_none());
+        assert!(code_problem("seat_taken").is_some());
+        assert!(code_problem("SEAT__TAKEN").is_some());
+        assert!(code_problem(&"A".repeat(64)).is_some());
+        assert!(code_problem("9LIVES").is_some());
+    }
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = ["validation", "transient"];
+        assert_eq!(did_you_mean("validaton", &names), Some("validation"));
+        assert_eq!(did_you_mean("zzz", &names), None);
+    }
+}
