@@ -15,13 +15,47 @@
 //! a protocol error with its `data`.
 //!
 //! ```
-//! use mcp_errors_core::{ToolFailure, JsonRpcError};
-//! use rmcp::model::ErrorCode;
+//! use mcp_errors_core::ToolError;
+//! use mcp_errors_core::rmcp::error_catalog_meta;
+//! use rmcp::handler::server::wrapper::Parameters;
+//! use rmcp::{Json, tool, tool_router};
 //!
-//! let failure = ToolFailure::Protocol(JsonRpcError::new(-32602, "start_time is after end_time"));
-//! let error = failure.into_rmcp().unwrap_err();
-//! assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-//! assert_eq!(error.message, "start_time is after end_time");
+//! #[derive(Debug, thiserror::Error, ToolError)]
+//! enum SeatError {
+//!     #[error("seat {seat} is taken")]
+//!     #[category(conflict)]
+//!     #[hint("pick another seat")]
+//!     Taken { #[detail] seat: String },
+//!
+//!     #[error("row {row} does not exist")]
+//!     #[protocol(invalid_params)]
+//!     NoSuchRow { #[detail] row: u32 },
+//! }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Booking { seat: String }
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct BookArgs { seat: String }
+//!
+//! struct Seats;
+//!
+//! #[tool_router(server_handler)]
+//! impl Seats {
+//!     /// Books a seat.
+//!     #[tool(meta = error_catalog_meta::<SeatError>())]
+//!     async fn book(&self, Parameters(args): Parameters<BookArgs>) -> Result<Json<Booking>, SeatError> {
+//!         match args.seat.as_str() {
+//!             "A1" => Err(SeatError::Taken { seat: args.seat }),
+//!             "Z9" => Err(SeatError::NoSuchRow { row: 26 }),
+//!             _ => Ok(Json(Booking { seat: args.seat })),
+//!         }
+//!     }
+//! }
+//!
+//! let tools = Seats::tool_router().list_all();
+//! assert!(tools[0].output_schema.is_some());
+//! assert!(tools[0].meta.as_ref().unwrap().contains_key(mcp_errors_core::CATALOG_META_KEY));
 //! ```
 
 use std::borrow::Cow;
@@ -160,21 +194,14 @@ pub fn into_call_tool_response<E: ToolError + ?Sized>(
 /// Fits rmcp's `#[tool(meta = ...)]` attribute.
 ///
 /// ```
-/// # use mcp_errors_core::{Category, Channel, ErrorDescriptor, ToolError};
-/// # use serde_json::{Map, Value};
-/// # #[derive(Debug, thiserror::Error)]
-/// # #[error("seat taken")]
-/// # struct SeatTaken;
-/// # static CATALOG: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
-/// #     "SeatTaken", "SEAT_TAKEN", Channel::Execution(Category::Conflict), false, false)];
-/// # impl ToolError for SeatTaken {
-/// #     fn catalog() -> &'static [ErrorDescriptor] { &CATALOG }
-/// #     fn descriptor(&self) -> &'static ErrorDescriptor { &CATALOG[0] }
-/// #     fn message(&self) -> String { self.to_string() }
-/// #     fn hint(&self) -> Option<String> { None }
-/// #     fn details(&self) -> Map<String, Value> { Map::new() }
-/// #     fn retry_after(&self) -> Option<std::time::Duration> { None }
-/// # }
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
 /// use mcp_errors_core::{CATALOG_META_KEY, rmcp::error_catalog_meta};
 ///
 /// // In a `#[tool_router]` impl: `#[tool(meta = error_catalog_meta::<SeatTaken>())]`
@@ -196,21 +223,14 @@ fn catalog_value<E: ToolError>() -> Value {
 /// [`CATALOG_META_KEY`], keeping every other `_meta` entry.
 ///
 /// ```
-/// # use mcp_errors_core::{Category, Channel, ErrorDescriptor, ToolError};
-/// # use serde_json::{Map, Value};
-/// # #[derive(Debug, thiserror::Error)]
-/// # #[error("seat taken")]
-/// # struct SeatTaken;
-/// # static CATALOG: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
-/// #     "SeatTaken", "SEAT_TAKEN", Channel::Execution(Category::Conflict), false, false)];
-/// # impl ToolError for SeatTaken {
-/// #     fn catalog() -> &'static [ErrorDescriptor] { &CATALOG }
-/// #     fn descriptor(&self) -> &'static ErrorDescriptor { &CATALOG[0] }
-/// #     fn message(&self) -> String { self.to_string() }
-/// #     fn hint(&self) -> Option<String> { None }
-/// #     fn details(&self) -> Map<String, Value> { Map::new() }
-/// #     fn retry_after(&self) -> Option<std::time::Duration> { None }
-/// # }
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
 /// use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, rmcp::WithErrorCatalog};
 /// use rmcp::model::Tool;
 /// use std::sync::Arc;
@@ -239,22 +259,20 @@ impl WithErrorCatalog for Tool {
 /// typically right after `Self::tool_router()`. Returns `false`, changing nothing, when the
 /// router has no such tool.
 ///
+/// The server must then answer from that stored router, `#[tool_handler(router =
+/// self.tool_router)]`: plain `#[tool_handler]` calls `Self::tool_router()` on every request
+/// and would list the tools without the catalog. `#[tool(meta = error_catalog_meta::<E>())]`
+/// has no such catch.
+///
 /// ```
-/// # use mcp_errors_core::{Category, Channel, ErrorDescriptor, ToolError};
-/// # use serde_json::{Map, Value};
-/// # #[derive(Debug, thiserror::Error)]
-/// # #[error("seat taken")]
-/// # struct SeatTaken;
-/// # static CATALOG: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
-/// #     "SeatTaken", "SEAT_TAKEN", Channel::Execution(Category::Conflict), false, false)];
-/// # impl ToolError for SeatTaken {
-/// #     fn catalog() -> &'static [ErrorDescriptor] { &CATALOG }
-/// #     fn descriptor(&self) -> &'static ErrorDescriptor { &CATALOG[0] }
-/// #     fn message(&self) -> String { self.to_string() }
-/// #     fn hint(&self) -> Option<String> { None }
-/// #     fn details(&self) -> Map<String, Value> { Map::new() }
-/// #     fn retry_after(&self) -> Option<std::time::Duration> { None }
-/// # }
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
 /// use mcp_errors_core::{CATALOG_META_KEY, rmcp::publish_error_catalog};
 /// use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 /// use rmcp::model::{CallToolResult, Tool};
