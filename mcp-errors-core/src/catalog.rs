@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::Category;
 
+/// The `_meta` key under which a tool publishes its [`ErrorCatalog`] (in `tools/list`).
+///
+/// Named by the spec's `_meta` rules for vendor keys, like
+/// [`META_KEY`](crate::wire::META_KEY).
+pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
+
 /// The version of the catalog's JSON form, bumped on any incompatible change of its shape.
 pub const CATALOG_FORMAT_VERSION: u32 = 1;
 

@@ -55,7 +55,8 @@
 //! ```
 //!
 //! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`],
-//! and [`client`] for the side that calls tools.
+//! [`client`] for the side that calls tools, and with the `rmcp` feature, `rmcp`: the glue
+//! for rmcp servers.
 #![deny(missing_docs)]
 
 pub mod catalog;
@@ -63,9 +64,13 @@ pub mod category;
 pub mod client;
 pub mod failure;
 pub mod mask;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 pub mod wire;
 
-pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
+pub use catalog::{
+    CATALOG_FORMAT_VERSION, CATALOG_META_KEY, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor,
+};
 pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
 pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
@@ -80,6 +85,10 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "rmcp")]
+    pub use crate::rmcp::into_call_tool_response;
+    #[cfg(feature = "rmcp")]
+    pub use ::rmcp;
     pub use serde::Serialize;
     pub use serde_json::{Map, Value};
     pub use std::time::Duration;
@@ -104,4 +113,37 @@ pub mod __private {
 #[cfg(not(feature = "rmcp"))]
 macro_rules! __impl_rmcp {
     ($($tt:tt)*) => {};
+}
+
+/// Implements rmcp's `IntoCallToolResult` for a type that implements [`ToolError`], so a
+/// tool method can return `Result<T, ThatType>`: an execution variant becomes a result with
+/// `isError: true`, a protocol variant a JSON-RPC error (see [`rmcp::into_call_tool_response`]).
+///
+/// `#[derive(ToolError)]` emits one call per derived type, in this form (the generics and
+/// the predicates may be empty; the predicates may end with a comma):
+///
+/// ```ignore
+/// ::mcp_errors_core::__impl_rmcp! { impl [<T: Bound>] for MyError<T> where [T: Send,] }
+/// ```
+#[doc(hidden)]
+#[macro_export]
+#[cfg(feature = "rmcp")]
+macro_rules! __impl_rmcp {
+    (impl [$($generics:tt)*] for $ty:ty where [$($predicates:tt)*]) => {
+        impl $($generics)* $crate::__private::rmcp::handler::server::tool::IntoCallToolResult
+            for $ty
+        where
+            Self: $crate::ToolError,
+            $($predicates)*
+        {
+            fn into_call_tool_result(
+                self,
+            ) -> ::core::result::Result<
+                $crate::__private::rmcp::model::CallToolResponse,
+                $crate::__private::rmcp::ErrorData,
+            > {
+                $crate::__private::into_call_tool_response(&self)
+            }
+        }
+    };
 }

@@ -1,0 +1,348 @@
+//! The rmcp integration (feature `rmcp`): conversions to rmcp's types, the
+//! `IntoCallToolResult` impl that `#[derive(ToolError)]` writes, and error catalogs on
+//! rmcp tools.
+//!
+//! With the feature on, a derived enum implements rmcp's
+//! [`IntoCallToolResult`](::rmcp::handler::server::tool::IntoCallToolResult), so a tool
+//! method of a `#[tool_router]` returns `Result<Json<T>, MyError>` (or `Result<String, _>`,
+//! `Result<CallToolResult, _>`) and each `Err` reaches its channel: an execution variant as a
+//! result with `isError: true` and the payload in `_meta`, a protocol variant as a JSON-RPC
+//! error. `Json<T>` keeps giving the tool its `outputSchema`.
+//!
+//! rmcp's router turns a -32602 error whose message starts with
+//! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
+//! converted by [`ToolFailure::into_rmcp`] never start that way, so a protocol variant stays
+//! a protocol error with its `data`.
+//!
+//! ```
+//! use mcp_errors_core::ToolError;
+//! use mcp_errors_core::rmcp::error_catalog_meta;
+//! use rmcp::handler::server::wrapper::Parameters;
+//! use rmcp::{Json, tool, tool_router};
+//!
+//! #[derive(Debug, thiserror::Error, ToolError)]
+//! enum SeatError {
+//!     #[error("seat {seat} is taken")]
+//!     #[category(conflict)]
+//!     #[hint("pick another seat")]
+//!     Taken { #[detail] seat: String },
+//!
+//!     #[error("row {row} does not exist")]
+//!     #[protocol(invalid_params)]
+//!     NoSuchRow { #[detail] row: u32 },
+//! }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Booking { seat: String }
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct BookArgs { seat: String }
+//!
+//! struct Seats;
+//!
+//! #[tool_router(server_handler)]
+//! impl Seats {
+//!     /// Books a seat.
+//!     #[tool(meta = error_catalog_meta::<SeatError>())]
+//!     async fn book(&self, Parameters(args): Parameters<BookArgs>) -> Result<Json<Booking>, SeatError> {
+//!         match args.seat.as_str() {
+//!             "A1" => Err(SeatError::Taken { seat: args.seat }),
+//!             "Z9" => Err(SeatError::NoSuchRow { row: 26 }),
+//!             _ => Ok(Json(Booking { seat: args.seat })),
+//!         }
+//!     }
+//! }
+//!
+//! let tools = Seats::tool_router().list_all();
+//! assert!(tools[0].output_schema.is_some());
+//! assert!(tools[0].meta.as_ref().unwrap().contains_key(mcp_errors_core::CATALOG_META_KEY));
+//! ```
+
+use std::borrow::Cow;
+
+use ::rmcp::ErrorData;
+use ::rmcp::handler::server::router::tool::ToolRouter;
+use ::rmcp::model::{self as rmcp_model, ContentBlock, ErrorCode, MetaObject, ResultType, Tool};
+use serde_json::Value;
+
+use crate::wire::{CallToolResult, Content, JsonRpcError};
+use crate::{CATALOG_META_KEY, ErrorCatalog, FailureOptions, ToolError, ToolFailure};
+
+/// The start of the -32602 messages that rmcp's tool router rewrites into tool errors
+/// (it reserves them for arguments that failed to deserialize).
+pub const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
+
+/// What replaces the start of a -32602 message that would otherwise be rewritten by
+/// rmcp's router; see [`ToolFailure::into_rmcp`].
+const ESCAPED_ARGUMENT_ERROR_PREFIX: &str = "invalid parameters: ";
+
+impl ToolFailure {
+    /// This failure as rmcp's types: `Ok` holds the `isError` result of an execution
+    /// failure, `Err` the JSON-RPC error of a protocol failure.
+    ///
+    /// `resultType`, `isError`, `_meta` and `structuredContent` are carried over as they are.
+    /// A -32602 message starting with [`RMCP_ARGUMENT_ERROR_PREFIX`] gets
+    /// `"invalid parameters: "` put before it, so that rmcp's router does not turn the
+    /// protocol error into a text-only tool error.
+    ///
+    /// ```
+    /// use mcp_errors_core::{CallToolResult, ToolFailure, JsonRpcError};
+    ///
+    /// let result = ToolFailure::Execution(CallToolResult::error_text("NOT_FOUND: no order 7."))
+    ///     .into_rmcp()
+    ///     .unwrap();
+    /// assert_eq!(result.is_error, Some(true));
+    ///
+    /// let error = ToolFailure::Protocol(JsonRpcError::new(-32602, "failed to deserialize parameters: x"))
+    ///     .into_rmcp()
+    ///     .unwrap_err();
+    /// assert_eq!(error.message, "invalid parameters: failed to deserialize parameters: x");
+    /// ```
+    pub fn into_rmcp(self) -> Result<rmcp_model::CallToolResult, ErrorData> {
+        match self {
+            ToolFailure::Execution(result) => Ok(result.into()),
+            ToolFailure::Protocol(mut error) => {
+                if error.code == ErrorCode::INVALID_PARAMS.0
+                    && error.message.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)
+                {
+                    error.message.insert_str(0, ESCAPED_ARGUMENT_ERROR_PREFIX);
+                }
+                Err(error.into())
+            }
+        }
+    }
+}
+
+impl From<ToolFailure> for Result<rmcp_model::CallToolResult, ErrorData> {
+    /// Same as [`ToolFailure::into_rmcp`].
+    fn from(failure: ToolFailure) -> Self {
+        failure.into_rmcp()
+    }
+}
+
+impl From<JsonRpcError> for ErrorData {
+    /// The same `{code, message, data}`, unchanged.
+    ///
+    /// ```
+    /// use mcp_errors_core::JsonRpcError;
+    /// use rmcp::{ErrorData, model::ErrorCode};
+    /// use serde_json::json;
+    ///
+    /// let error = JsonRpcError::new(-32002, "resource not found").with_data(json!({"uri": "file:///x"}));
+    /// let error = ErrorData::from(error);
+    /// assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
+    /// assert_eq!(error.data, Some(json!({"uri": "file:///x"})));
+    /// ```
+    fn from(error: JsonRpcError) -> Self {
+        ErrorData::new(ErrorCode(error.code), error.message, error.data)
+    }
+}
+
+impl From<CallToolResult> for rmcp_model::CallToolResult {
+    /// The same result: content, `structuredContent`, `isError`, `resultType` and `_meta`.
+    ///
+    /// ```
+    /// use mcp_errors_core::CallToolResult;
+    ///
+    /// let ours = CallToolResult::error_text("QUOTA: quota exceeded. Not retryable.");
+    /// let theirs = rmcp::model::CallToolResult::from(ours.clone());
+    /// assert_eq!(serde_json::to_value(&theirs).unwrap(), serde_json::to_value(&ours).unwrap());
+    /// ```
+    fn from(result: CallToolResult) -> Self {
+        let content = result
+            .content
+            .into_iter()
+            .map(|block| match block {
+                Content::Text { text } => ContentBlock::text(text),
+            })
+            .collect();
+        let mut converted = rmcp_model::CallToolResult::success(content);
+        converted.is_error = result.is_error;
+        converted.structured_content = result.structured_content;
+        converted.result_type = Some(result_type(result.result_type));
+        converted.meta = result.meta.map(MetaObject);
+        converted
+    }
+}
+
+fn result_type(value: Cow<'static, str>) -> ResultType {
+    match value.as_ref() {
+        "complete" => ResultType::COMPLETE,
+        "input_required" => ResultType::INPUT_REQUIRED,
+        "task" => ResultType::TASK,
+        // rmcp keeps unknown result types as they are; its Deserialize never fails on a string.
+        other => serde_json::from_value(Value::from(other)).unwrap_or(ResultType::COMPLETE),
+    }
+}
+
+/// What the `IntoCallToolResult` impl written by `#[derive(ToolError)]` returns: the error
+/// converted with default [`FailureOptions`], then [`ToolFailure::into_rmcp`].
+///
+/// Not for direct use; call [`ToolError::to_failure_with`] and [`ToolFailure::into_rmcp`] to
+/// choose the options.
+#[doc(hidden)]
+pub fn into_call_tool_response<E: ToolError + ?Sized>(
+    error: &E,
+) -> Result<rmcp_model::CallToolResponse, ErrorData> {
+    ToolFailure::from_error_with(error, &FailureOptions::default())
+        .into_rmcp()
+        .map(rmcp_model::CallToolResponse::from)
+}
+
+/// The `_meta` of a tool publishing the error catalog of `E` under [`CATALOG_META_KEY`].
+///
+/// Fits rmcp's `#[tool(meta = ...)]` attribute.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
+/// use mcp_errors_core::{CATALOG_META_KEY, rmcp::error_catalog_meta};
+///
+/// // In a `#[tool_router]` impl: `#[tool(meta = error_catalog_meta::<SeatTaken>())]`
+/// let meta = error_catalog_meta::<SeatTaken>();
+/// assert_eq!(meta[CATALOG_META_KEY]["errors"][0]["code"], "SEAT_TAKEN");
+/// ```
+pub fn error_catalog_meta<E: ToolError>() -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.insert(CATALOG_META_KEY.to_owned(), catalog_value::<E>());
+    meta
+}
+
+fn catalog_value<E: ToolError>() -> Value {
+    // Cannot fail: a catalog holds strings, numbers and booleans only.
+    serde_json::to_value(ErrorCatalog::new(E::catalog())).unwrap_or(Value::Null)
+}
+
+/// Publishes the error catalog of a [`ToolError`] type in an rmcp [`Tool`]'s `_meta`, under
+/// [`CATALOG_META_KEY`], keeping every other `_meta` entry.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
+/// use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, rmcp::WithErrorCatalog};
+/// use rmcp::model::Tool;
+/// use std::sync::Arc;
+///
+/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()))
+///     .with_error_catalog::<SeatTaken>();
+/// let catalog: ErrorCatalog =
+///     serde_json::from_value(tool.meta.unwrap()[CATALOG_META_KEY].clone()).unwrap();
+/// assert!(catalog.get("SEAT_TAKEN").is_some());
+/// ```
+pub trait WithErrorCatalog: Sized {
+    /// Adds the catalog of `E`, replacing a catalog published before.
+    fn with_error_catalog<E: ToolError>(self) -> Self;
+}
+
+impl WithErrorCatalog for Tool {
+    fn with_error_catalog<E: ToolError>(mut self) -> Self {
+        self.meta
+            .get_or_insert_with(MetaObject::new)
+            .insert(CATALOG_META_KEY.to_owned(), catalog_value::<E>());
+        self
+    }
+}
+
+/// Publishes the error catalog of `E` on the tool named `tool` of an rmcp [`ToolRouter`],
+/// typically right after `Self::tool_router()`. Returns `false`, changing nothing, when the
+/// router has no such tool.
+///
+/// The server must then answer from that stored router, `#[tool_handler(router =
+/// self.tool_router)]`: plain `#[tool_handler]` calls `Self::tool_router()` on every request
+/// and would list the tools without the catalog. `#[tool(meta = error_catalog_meta::<E>())]`
+/// has no such catch.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// #[code("SEAT_TAKEN")]
+/// struct SeatTaken;
+///
+/// use mcp_errors_core::{CATALOG_META_KEY, rmcp::publish_error_catalog};
+/// use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+/// use rmcp::model::{CallToolResult, Tool};
+/// use std::sync::Arc;
+///
+/// struct Server;
+/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()));
+/// let mut router = ToolRouter::<Server>::new().with_route(ToolRoute::new_dyn(tool, |_| {
+///     Box::pin(async { Ok(CallToolResult::success(vec![]).into()) })
+/// }));
+/// assert!(publish_error_catalog::<SeatTaken, _>(&mut router, "book_seat"));
+/// assert!(!publish_error_catalog::<SeatTaken, _>(&mut router, "cancel_seat"));
+/// let meta = router.get("book_seat").unwrap().meta.as_ref().unwrap();
+/// assert_eq!(meta[CATALOG_META_KEY]["version"], 1);
+/// ```
+pub fn publish_error_catalog<E: ToolError, S>(router: &mut ToolRouter<S>, tool: &str) -> bool {
+    match router.map.get_mut(tool) {
+        Some(route) => {
+            let attr = std::mem::take(&mut route.attr);
+            route.attr = attr.with_error_catalog::<E>();
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_reserved_prefix_on_minus_32602_is_escaped() {
+        let escaped = ToolFailure::Protocol(JsonRpcError::new(
+            -32602,
+            "failed to deserialize parameters: bad",
+        ));
+        assert!(
+            !escaped
+                .into_rmcp()
+                .unwrap_err()
+                .message
+                .starts_with(RMCP_ARGUMENT_ERROR_PREFIX)
+        );
+
+        let other_code = ToolFailure::Protocol(JsonRpcError::new(
+            -32603,
+            "failed to deserialize parameters: bad",
+        ));
+        assert_eq!(
+            other_code.into_rmcp().unwrap_err().message,
+            "failed to deserialize parameters: bad"
+        );
+    }
+
+    #[test]
+    fn unknown_result_types_survive_the_conversion() {
+        let mut ours = CallToolResult::error_text("x");
+        ours.result_type = Cow::Borrowed("future_kind");
+        ours.structured_content = Some(json!({"code": "X"}));
+        ours.meta = Some(
+            json!({"rs.mcp-errors/error": {"code": "X"}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let theirs = rmcp_model::CallToolResult::from(ours.clone());
+        assert_eq!(
+            serde_json::to_value(&theirs).unwrap(),
+            serde_json::to_value(&ours).unwrap()
+        );
+    }
+}
