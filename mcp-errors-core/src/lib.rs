@@ -94,9 +94,11 @@ pub mod __private {
     pub use std::time::Duration;
 
     /// A `#[detail]` field as JSON; `null` when its `Serialize` impl fails, so one bad
-    /// field never costs the whole error.
+    /// field never costs the whole error; cut below `mask::MAX_DETAIL_DEPTH` levels.
     pub fn detail_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
-        serde_json::to_value(value).unwrap_or(Value::Null)
+        let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
+        crate::mask::truncate_depth(&mut value, crate::mask::MAX_DETAIL_DEPTH);
+        value
     }
 
     /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`

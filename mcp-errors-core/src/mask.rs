@@ -15,6 +15,14 @@ pub const MAX_MESSAGE_CHARS: usize = 2048;
 /// The longest `hint` emitted, in characters; longer ones are cut and end with `…`.
 pub const MAX_HINT_CHARS: usize = 1024;
 
+/// The deepest nesting of a `#[detail]` value that is emitted. Deeper parts are replaced by
+/// [`TRUNCATED_DETAIL`]: common JSON parsers refuse deep input (serde_json stops at 128
+/// levels), and a client that cannot parse the response loses the whole error.
+pub const MAX_DETAIL_DEPTH: usize = 32;
+
+/// What stands in for the part of a `#[detail]` value nested deeper than [`MAX_DETAIL_DEPTH`].
+pub const TRUNCATED_DETAIL: &str = "…(nested too deep)";
+
 /// The longest retry-after emitted: one day. Longer waits are clamped to it.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -114,6 +122,25 @@ pub fn retry_after_ms(wait: Duration) -> u64 {
     u64::try_from(wait.min(MAX_RETRY_AFTER).as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Replaces every array or object nested deeper than `max_depth` in `value` by
+/// [`TRUNCATED_DETAIL`]. Iterative, so any depth is safe.
+pub(crate) fn truncate_depth(value: &mut serde_json::Value, max_depth: usize) {
+    use serde_json::Value;
+    let mut stack: Vec<(&mut Value, usize)> = vec![(value, 1)];
+    while let Some((value, depth)) = stack.pop() {
+        let is_container = matches!(value, Value::Array(_) | Value::Object(_));
+        if is_container && depth > max_depth {
+            *value = Value::String(TRUNCATED_DETAIL.to_owned());
+            continue;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, depth + 1))),
+            Value::Object(map) => stack.extend(map.values_mut().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +151,20 @@ mod tests {
         let cleaned = clean_text(&text, 4);
         assert_eq!(cleaned, "ééé…");
         assert_eq!(clean_text(&text, 10), text);
+    }
+
+    #[test]
+    fn deep_values_are_cut_at_the_limit_and_shallow_ones_kept() {
+        let mut deep = serde_json::json!(1);
+        for _ in 0..100 {
+            deep = serde_json::json!([deep]);
+        }
+        truncate_depth(&mut deep, 3);
+        assert_eq!(deep, serde_json::json!([[[TRUNCATED_DETAIL]]]));
+        let mut shallow = serde_json::json!({"a": [1, {"b": 2}]});
+        let before = shallow.clone();
+        truncate_depth(&mut shallow, 3);
+        assert_eq!(shallow, before);
     }
 
     #[test]

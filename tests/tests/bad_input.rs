@@ -44,6 +44,29 @@ enum WeirdError {
     #[error("{0}")]
     #[protocol(invalid_params)]
     Params(String),
+
+    #[error("nested")]
+    #[category(validation)]
+    Nested {
+        #[detail]
+        tree: serde_json::Value,
+    },
+
+    #[error("reading {path} failed")]
+    #[category(not_found)]
+    ReadFailed {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("reading {path} failed")]
+    #[category(internal)]
+    ReadFailedMasked {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 fn payload(error: &WeirdError) -> ErrorPayload {
@@ -154,4 +177,52 @@ fn an_empty_message_still_reads_as_a_sentence() {
         .to_owned();
     assert!(text.starts_with("TEXT: ."), "{text}");
     assert_schema_valid(&error);
+}
+
+#[test]
+fn deep_details_are_cut_so_every_json_parser_can_read_them() {
+    let mut tree = serde_json::json!("leaf");
+    for _ in 0..1000 {
+        tree = serde_json::json!({ "child": tree });
+    }
+    let error = WeirdError::Nested { tree };
+    let wire = serde_json::to_string(&error.to_failure()).unwrap();
+    // serde_json's own parser refuses more than 128 levels: the result must stay below.
+    let parsed: serde_json::Value = serde_json::from_str(&wire).expect("parseable");
+    let mut depth = 0;
+    let mut node = &parsed["_meta"][mcp_errors_core::META_KEY]["details"]["tree"];
+    while let Some(child) = node.get("child") {
+        node = child;
+        depth += 1;
+    }
+    // The detail value itself is level 1; its 32nd level still holds an object.
+    assert_eq!(depth, mcp_errors_core::mask::MAX_DETAIL_DEPTH);
+    assert_eq!(node, mcp_errors_core::mask::TRUNCATED_DETAIL);
+    assert_schema_valid(&error);
+}
+
+#[test]
+fn non_utf8_in_paths_and_sources_gives_valid_output() {
+    use std::os::unix::ffi::OsStrExt;
+    let raw = std::ffi::OsStr::from_bytes(b"/data/r\xe9sum\xe9\xff.txt");
+    let path = std::path::Path::new(raw).display().to_string();
+    assert!(
+        path.contains('\u{fffd}'),
+        "the path really was not UTF-8: {path}"
+    );
+    let source = || std::io::Error::other(format!("open {path}: permission denied"));
+    let shown = WeirdError::ReadFailed {
+        path: path.clone(),
+        source: source(),
+    };
+    let p = payload(&shown);
+    assert!(p.message.contains('\u{fffd}'));
+    assert_schema_valid(&shown);
+    let masked = WeirdError::ReadFailedMasked {
+        path: path.clone(),
+        source: source(),
+    };
+    let wire = serde_json::to_string(&masked.to_failure()).unwrap();
+    assert!(!wire.contains("/data/r") && !wire.contains('\u{fffd}'));
+    assert_schema_valid(&masked);
 }
