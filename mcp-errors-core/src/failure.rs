@@ -107,6 +107,27 @@ impl FailureOptions {
         self
     }
 
+    /// Options for a failure answering a request whose `_meta` is `request_meta`: its W3C
+    /// `traceparent` (spec 2026-07-28, SEP-414), when valid, gives the correlation id, so the
+    /// id the model sees is the trace id in your tracing backend.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let meta = serde_json::json!({
+    ///     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    /// });
+    /// let options = FailureOptions::from_request_meta(meta.as_object().unwrap());
+    /// assert_eq!(options.correlation_id_value(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// assert_eq!(FailureOptions::from_request_meta(&Default::default()), FailureOptions::new());
+    /// ```
+    pub fn from_request_meta(request_meta: &Map<String, Value>) -> Self {
+        match request_meta.get("traceparent").and_then(Value::as_str) {
+            Some(traceparent) => Self::new().traceparent(traceparent),
+            None => Self::new(),
+        }
+    }
+
     /// Also put the payload in `structuredContent`. Off by default: the TypeScript SDK v1
     /// client validates `structuredContent` against the tool's `outputSchema` even on errors,
     /// and then hides the real error behind a validation failure.

@@ -62,7 +62,9 @@ use std::borrow::Cow;
 
 use ::rmcp::ErrorData;
 use ::rmcp::handler::server::router::tool::ToolRouter;
+use ::rmcp::handler::server::tool::IntoCallToolResult;
 use ::rmcp::model::{self as rmcp_model, ContentBlock, ErrorCode, MetaObject, ResultType, Tool};
+use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::wire::{CallToolResult, Content, JsonRpcError};
@@ -111,6 +113,35 @@ impl ToolFailure {
             }
         }
     }
+}
+
+/// A tool can return `Result<T, ToolFailure>`, for example after converting its error with
+/// [`failure_options`] to carry the request's trace id.
+impl IntoCallToolResult for ToolFailure {
+    fn into_call_tool_result(self) -> Result<rmcp_model::CallToolResponse, ErrorData> {
+        self.into_rmcp().map(rmcp_model::CallToolResponse::from)
+    }
+}
+
+/// Conversion options for a failure answering this request: the request's W3C
+/// `traceparent` (SEP-414), when it carries a valid one, becomes the correlation id.
+///
+/// A tool that takes the request context converts its error explicitly:
+///
+/// ```ignore
+/// #[tool(description = "Reserve a seat")]
+/// async fn reserve_seat(
+///     &self,
+///     Parameters(args): Parameters<SeatArgs>,
+///     context: RequestContext<RoleServer>,
+/// ) -> Result<Json<Seat>, ToolFailure> {
+///     self.reserve(&args.seat_id)
+///         .map(Json)
+///         .map_err(|error| error.to_failure_with(&failure_options(&context)))
+/// }
+/// ```
+pub fn failure_options(context: &RequestContext<RoleServer>) -> FailureOptions {
+    FailureOptions::from_request_meta(&context.meta.0)
 }
 
 impl From<ToolFailure> for Result<rmcp_model::CallToolResult, ErrorData> {
