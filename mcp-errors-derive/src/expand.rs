@@ -105,9 +105,25 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         quote!(#pattern => ::std::option::Option::Some(#value),)
     });
 
+    // A reference to an empty enum is not uninhabited to the exhaustiveness check, the
+    // enum itself is.
+    let empty = input.variants.is_empty();
+    let match_self = |arms: Vec<TokenStream>| {
+        if empty {
+            quote!(match *self {})
+        } else {
+            quote!(match self { #(#arms)* })
+        }
+    };
+    let descriptor_match = match_self(descriptor_arms.collect());
+    let message_match = match_self(message_arms.collect());
+    let hint_match = match_self(hint_arms.collect());
+    let detail_match = match_self(detail_arms.collect());
+    let retry_after_match = match_self(retry_after_arms.collect());
+
     let self_ty = quote!(#ident #ty_generics);
     quote! {
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        #[allow(non_upper_case_globals, unused_qualifications, unreachable_code, clippy::all)]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
@@ -121,15 +137,15 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 }
 
                 fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
-                    match self { #(#descriptor_arms)* }
+                    #descriptor_match
                 }
 
                 fn message(&self) -> ::std::string::String {
-                    match self { #(#message_arms)* }
+                    #message_match
                 }
 
                 fn hint(&self) -> ::std::option::Option<::std::string::String> {
-                    match self { #(#hint_arms)* }
+                    #hint_match
                 }
 
                 fn details(
@@ -140,14 +156,14 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 > {
                     #[allow(unused_mut)]
                     let mut details = ::mcp_errors_core::__private::Map::new();
-                    match self { #(#detail_arms)* }
+                    #detail_match
                     details
                 }
 
                 fn retry_after(
                     &self,
                 ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
-                    match self { #(#retry_after_arms)* }
+                    #retry_after_match
                 }
             }
 
