@@ -8,4 +8,6 @@
 //! cargo run -p mcp-errors-examples --bin demo-server -- --http 127.0.0.1:8080   # Streamable HTTP at /mcp
 //! ```
 
+pub mod cases;
 pub mod demo;
+pub mod tour;
