@@ -1,0 +1,131 @@
+//! Deterministic faults of the demo's "backends": always on, or on for the first N calls.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A broken backend the demo server can simulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// `search_down`: the knowledge base behind `search_docs` is down (`transient`).
+    SearchDown,
+    /// `token_expired`: the access token of `search_docs` expired (`unauthenticated`).
+    TokenExpired,
+    /// `orders_slow`: the order service behind `refund_order` is too slow (`transient`,
+    /// with a retry-after).
+    OrdersSlow,
+}
+
+impl Fault {
+    /// Every fault, in the order of [`Fault::name`]s in the docs.
+    pub const ALL: [Fault; 3] = [Fault::SearchDown, Fault::TokenExpired, Fault::OrdersSlow];
+
+    /// The name used by `--fault` and `DEMO_FAULTS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::SearchDown => "search_down",
+            Fault::TokenExpired => "token_expired",
+            Fault::OrdersSlow => "orders_slow",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A fault name or count that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFault(pub String);
+
+impl fmt::Display for UnknownFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<_> = Fault::ALL.iter().map(|f| f.name()).collect();
+        write!(
+            f,
+            "unknown fault `{}`: write NAME or NAME:N (on for the first N calls), NAME one of {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownFault {}
+
+const ALWAYS: u64 = u64::MAX;
+
+/// Which faults are on, shared by every session of a server.
+///
+/// Each fault is off, always on, or on for the first N calls of the tool it affects (then the
+/// backend "recovers"): a client can watch a retry succeed.
+///
+/// ```
+/// use mcp_errors_examples::demo::{Fault, Faults};
+///
+/// let faults: Faults = "search_down:1, orders_slow".parse().unwrap();
+/// assert!(faults.trip(Fault::SearchDown));   // first call: down
+/// assert!(!faults.trip(Fault::SearchDown));  // second call: recovered
+/// assert!(faults.trip(Fault::OrdersSlow) && faults.trip(Fault::OrdersSlow));
+/// assert!(!faults.trip(Fault::TokenExpired));
+/// assert!("search_dwn".parse::<Faults>().is_err());
+/// ```
+#[derive(Debug, Default)]
+pub struct Faults {
+    remaining: [AtomicU64; 3],
+}
+
+impl Faults {
+    /// No fault on.
+    pub fn none() -> Self {
+        Faults::default()
+    }
+
+    /// Turns `fault` on for the first `calls` calls (`None`: for every call).
+    pub fn set(&self, fault: Fault, calls: Option<u64>) {
+        self.remaining[fault.index()].store(calls.unwrap_or(ALWAYS), Ordering::SeqCst);
+    }
+
+    /// Adds the faults of a list like `search_down:1,orders_slow` (`DEMO_FAULTS`, or one
+    /// `--fault` value).
+    pub fn add_list(&self, list: &str) -> Result<(), UnknownFault> {
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, count) = match item.split_once(':') {
+                Some((name, count)) => {
+                    let count = count
+                        .trim()
+                        .parse::<u64>()
+                        .map_err(|_| UnknownFault(item.to_owned()))?;
+                    (name.trim(), Some(count))
+                }
+                None => (item, None),
+            };
+            let fault = Fault::ALL
+                .into_iter()
+                .find(|f| f.name() == name)
+                .ok_or_else(|| UnknownFault(item.to_owned()))?;
+            self.set(fault, count);
+        }
+        Ok(())
+    }
+
+    /// Whether this call hits `fault`; counts the call against a limited fault.
+    pub fn trip(&self, fault: Fault) -> bool {
+        self.remaining[fault.index()]
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| match left {
+                0 => None,
+                ALWAYS => Some(ALWAYS),
+                n => Some(n - 1),
+            })
+            .is_ok()
+    }
+}
+
+impl FromStr for Faults {
+    type Err = UnknownFault;
+
+    fn from_str(list: &str) -> Result<Self, Self::Err> {
+        let faults = Faults::none();
+        faults.add_list(list)?;
+        Ok(faults)
+    }
+}

@@ -1,0 +1,27 @@
+//! The demo server: five tools, each with its own derived error enum, modelled on the cases
+//! that make tool errors hard.
+//!
+//! | tool | cases |
+//! |---|---|
+//! | `search_docs` | hits; no hits (a success marked empty); unknown department (`validation`, the hint lists the valid ones); backend down (`transient`); token expired (`unauthenticated`) |
+//! | `reserve_seat` | reserved; unknown seat (`not_found`); taken seat (`conflict`) |
+//! | `refund_order` | refunded; delivered more than 30 days ago (`business`, with a message for the customer); unknown order (`not_found`); slow order service (`transient`, retry-after) |
+//! | `query_logs` | entries; `start_time` after `end_time` (JSON-RPC -32602, `data` names both fields); a malformed timestamp (-32602); unknown service (`not_found`) |
+//! | `test_error_handling` | always a tool-execution error (the conformance suite calls it) |
+//!
+//! The faults that need a broken backend are switched on by [`Faults`]: the server's
+//! `--fault NAME[:N]` flags or the `DEMO_FAULTS` environment variable.
+
+mod faults;
+mod logs;
+mod refunds;
+mod search;
+mod seats;
+mod server;
+
+pub use faults::{Fault, Faults, UnknownFault};
+pub use logs::{LogEntry, LogPage, LogsError, QueryLogsArgs};
+pub use refunds::{RefundArgs, RefundError, RefundReceipt};
+pub use search::{DocHit, SearchArgs, SearchError, SearchHits};
+pub use seats::{Reservation, ReserveSeatArgs, SeatError};
+pub use server::{DemoServer, IntentionalError};

@@ -1,0 +1,148 @@
+//! The rmcp server: one `#[tool_router]`, each tool returning `Result<_, ItsOwnError>`.
+
+use std::sync::Arc;
+
+use chrono::{NaiveDate, Utc};
+use mcp_errors_core::ToolError;
+use mcp_errors_core::client::EMPTY_META_KEY;
+use mcp_errors_core::rmcp::error_catalog_meta;
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, MetaObject, ServerCapabilities, ServerConfig,
+};
+use rmcp::{Json, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::Value;
+
+use super::faults::Faults;
+use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
+use super::refunds::{self, RefundArgs, RefundError, RefundReceipt};
+use super::search::{self, SearchArgs, SearchError, SearchHits};
+use super::seats::{Reservation, ReserveSeatArgs, SeatError, Seats};
+
+/// What `test_error_handling` always returns: the official conformance suite
+/// (`tools-call-error`) checks that it arrives as a tool-execution error with a text.
+#[derive(Debug, thiserror::Error, ToolError)]
+#[error("This tool intentionally returns an error for testing")]
+#[category(business)]
+#[code("INTENTIONAL_ERROR")]
+#[hint("nothing to fix: this tool exists to test error handling")]
+pub struct IntentionalError;
+
+#[derive(Debug)]
+struct State {
+    faults: Faults,
+    seats: Seats,
+}
+
+/// The demo server. Clones share their state (faults, seat map), so the sessions of one
+/// Streamable HTTP server see the same seats.
+#[derive(Clone, Debug)]
+pub struct DemoServer {
+    state: Arc<State>,
+}
+
+impl DemoServer {
+    /// A server with these faults switched on.
+    pub fn new(faults: Faults) -> Self {
+        DemoServer {
+            state: Arc::new(State {
+                faults,
+                seats: Seats::default(),
+            }),
+        }
+    }
+
+    fn today() -> NaiveDate {
+        Utc::now().date_naive()
+    }
+}
+
+/// A successful structured result, marked empty in `_meta` when it matched nothing.
+fn structured(value: Value, empty_text: Option<String>) -> CallToolResult {
+    let mut result = CallToolResult::structured(value);
+    if let Some(text) = empty_text {
+        result.content = vec![ContentBlock::text(text)];
+        let mut meta = MetaObject::new();
+        meta.insert(EMPTY_META_KEY.to_owned(), Value::Bool(true));
+        result.meta = Some(meta);
+    }
+    result
+}
+
+#[tool_router]
+impl DemoServer {
+    /// Searches the company's policy documents of one department (finance, hr, legal or
+    /// engineering) for keywords. A search that matches nothing is a success with zero hits,
+    /// marked empty in `_meta`.
+    #[tool(
+        output_schema = schema_for_output::<SearchHits>(),
+        meta = error_catalog_meta::<SearchError>()
+    )]
+    async fn search_docs(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, SearchError> {
+        let hits = search::search(&args, &self.state.faults)?;
+        let empty = (hits.total == 0).then(|| {
+            format!(
+                "No {} document matches \"{}\" (an empty result, not an error).",
+                hits.department, hits.keywords
+            )
+        });
+        // Cannot fail: strings and numbers only.
+        let value = serde_json::to_value(&hits).unwrap_or_default();
+        Ok(structured(value, empty))
+    }
+
+    /// Reserves a seat (A1 to C4). A seat that does not exist is `not_found`; a seat that is
+    /// taken is a `conflict`.
+    #[tool(meta = error_catalog_meta::<SeatError>())]
+    async fn reserve_seat(
+        &self,
+        Parameters(args): Parameters<ReserveSeatArgs>,
+    ) -> Result<Json<Reservation>, SeatError> {
+        self.state.seats.reserve(&args.seat_id).map(Json)
+    }
+
+    /// Refunds an order delivered at most 30 days ago. Older orders are refused by a
+    /// business rule whose details carry a message for the customer.
+    #[tool(meta = error_catalog_meta::<RefundError>())]
+    async fn refund_order(
+        &self,
+        Parameters(args): Parameters<RefundArgs>,
+    ) -> Result<Json<RefundReceipt>, RefundError> {
+        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json)
+    }
+
+    /// Returns the log lines of a service (checkout, payments or search) between two RFC 3339
+    /// timestamps; `start_time` must not be after `end_time`.
+    #[tool(meta = error_catalog_meta::<LogsError>())]
+    async fn query_logs(
+        &self,
+        Parameters(args): Parameters<QueryLogsArgs>,
+    ) -> Result<Json<LogPage>, LogsError> {
+        logs::query(&args).map(Json)
+    }
+
+    /// Always fails with a tool-execution error, to test how a client handles one.
+    #[tool(meta = error_catalog_meta::<IntentionalError>())]
+    async fn test_error_handling(&self) -> Result<String, IntentionalError> {
+        Err(IntentionalError)
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "mcp-errors-demo",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "A demo of machine-readable tool failures: every failed call carries a stable \
+                 code, a category, retry advice and a hint in _meta[\"rs.mcp-errors/error\"].",
+            )
+    }
+}

@@ -1,0 +1,382 @@
+//! `demo-server` driven over stdio by rmcp's client (a `TokioChildProcess`): every case of
+//! `e2e/cases.json` on the wire, the tool list, the faults, the retry run, the tour binary,
+//! and the Streamable HTTP mode.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mcp_errors_core::client::{Decision, Outcome};
+use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog};
+use mcp_errors_examples::cases::{Reply, cases, check};
+use mcp_errors_examples::tour::{call, connect, retry_run, run_case};
+use serde_json::{Map, Value, json};
+
+fn server() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_demo-server"))
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().expect("an object")
+}
+
+fn payload(reply: &Reply) -> &Value {
+    match reply {
+        Reply::Result(result) => {
+            assert_eq!(result["isError"], true, "expected a tool error: {result}");
+            &result["_meta"][mcp_errors_core::META_KEY]
+        }
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn every_case_comes_back_as_cases_json_expects() {
+    let cases = cases();
+    let tools: std::collections::BTreeSet<_> = cases.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(
+        tools.into_iter().collect::<Vec<_>>(),
+        [
+            "query_logs",
+            "refund_order",
+            "reserve_seat",
+            "search_docs",
+            "test_error_handling"
+        ]
+    );
+    let mut failures = Vec::new();
+    for case in &cases {
+        let row = run_case(server(), case).await.expect("the call completes");
+        if !row.problems.is_empty() {
+            failures.push(format!("{}: {}", case.name, row.problems.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn every_tool_has_a_description_and_publishes_its_error_catalog() {
+    let client = connect(server(), &[]).await.expect("connects");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let mut names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "query_logs",
+            "refund_order",
+            "reserve_seat",
+            "search_docs",
+            "test_error_handling"
+        ]
+    );
+    for tool in &tools {
+        let description = tool.description.as_deref().unwrap_or_default();
+        assert!(!description.is_empty(), "{} has no description", tool.name);
+        let meta = tool.meta.as_ref().expect("_meta");
+        let catalog: ErrorCatalog =
+            serde_json::from_value(meta[CATALOG_META_KEY].clone()).expect("a catalog");
+        assert!(
+            !catalog.errors.is_empty(),
+            "{} publishes no codes",
+            tool.name
+        );
+        let with_output = tool.name != "test_error_handling";
+        assert_eq!(tool.output_schema.is_some(), with_output, "{}", tool.name);
+    }
+    let search = tools.iter().find(|t| t.name == "search_docs").unwrap();
+    let catalog: ErrorCatalog =
+        serde_json::from_value(search.meta.as_ref().unwrap()[CATALOG_META_KEY].clone()).unwrap();
+    for code in ["UNKNOWN_DEPARTMENT", "BACKEND_DOWN", "TOKEN_EXPIRED"] {
+        assert!(
+            catalog.get(code).is_some(),
+            "search_docs catalog lacks {code}"
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unknown_department_is_a_validation_error_whose_hint_lists_the_valid_ones() {
+    let client = connect(server(), &[]).await.unwrap();
+    let reply = call(
+        &client,
+        "search_docs",
+        args(json!({"department": "finace", "keywords": "travel"})),
+    )
+    .await
+    .unwrap();
+    let payload = payload(&reply);
+    assert_eq!(payload["code"], "UNKNOWN_DEPARTMENT");
+    assert_eq!(payload["category"], "validation");
+    assert_eq!(payload["retryable"], false);
+    assert_eq!(
+        payload["hint"],
+        "use one of: finance, hr, legal, engineering"
+    );
+    let Reply::Result(result) = &reply else {
+        unreachable!()
+    };
+    assert!(
+        result["structuredContent"].is_null(),
+        "no structuredContent on errors by default (the TS SDK would validate it)"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_search_that_matches_nothing_is_a_success_marked_empty() {
+    let client = connect(server(), &[]).await.unwrap();
+    let reply = call(
+        &client,
+        "search_docs",
+        args(json!({"department": "legal", "keywords": "unicorn"})),
+    )
+    .await
+    .unwrap();
+    let Reply::Result(result) = &reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(result["isError"], false);
+    assert_eq!(result["_meta"][mcp_errors_core::EMPTY_META_KEY], true);
+    assert_eq!(result["structuredContent"]["total"], 0);
+    let outcome = mcp_errors_core::client::classify(&reply.to_response());
+    assert!(matches!(outcome, Outcome::Empty(_)), "{outcome:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_reversed_time_range_is_a_json_rpc_invalid_params_error_naming_both_fields() {
+    let client = connect(server(), &[]).await.unwrap();
+    let reply = call(
+        &client,
+        "query_logs",
+        args(
+            json!({"service": "checkout", "start_time": "2026-11-02T12:00:00+02:00",
+                    "end_time": "2026-11-02T09:00:00Z"}),
+        ),
+    )
+    .await
+    .unwrap();
+    let Reply::Protocol { code, data, .. } = reply else {
+        panic!("expected a JSON-RPC error, got {reply:?}")
+    };
+    assert_eq!(code, -32602);
+    assert_eq!(
+        data,
+        Some(json!({"code": "TIME_RANGE_REVERSED",
+                    "start_time": "2026-11-02T12:00:00+02:00",
+                    "end_time": "2026-11-02T09:00:00Z"}))
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_old_order_is_a_business_refusal_with_a_message_for_the_customer() {
+    let client = connect(server(), &[]).await.unwrap();
+    let reply = call(
+        &client,
+        "refund_order",
+        args(json!({"order_id": "ORD-1002"})),
+    )
+    .await
+    .unwrap();
+    let payload = payload(&reply);
+    assert_eq!(payload["category"], "business");
+    assert_eq!(payload["retryable"], false);
+    let message = payload["details"]["customer_message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Your order ORD-1002 was delivered on "),
+        "{message}"
+    );
+    assert!(message.contains("store credit"), "{message}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_seat_reserved_once_is_a_conflict_the_second_time() {
+    let client = connect(server(), &[]).await.unwrap();
+    let first = call(&client, "reserve_seat", args(json!({"seat_id": "c4"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        first,
+        Reply::Result(json!({
+            "content": [{"type": "text", "text": "{\"id\":\"C4\",\"status\":\"reserved\"}"}],
+            "structuredContent": {"id": "C4", "status": "reserved"},
+            "isError": false
+        }))
+    );
+    let second = call(&client, "reserve_seat", args(json!({"seat_id": "C4"})))
+        .await
+        .unwrap();
+    let payload = payload(&second);
+    assert_eq!(payload["code"], "SEAT_TAKEN");
+    assert!(!payload["hint"].as_str().unwrap().contains("C4"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_fault_limited_to_n_calls_recovers_after_them() {
+    let client = connect(server(), &["orders_slow:2".into()]).await.unwrap();
+    let refund = || {
+        call(
+            &client,
+            "refund_order",
+            args(json!({"order_id": "ORD-1003"})),
+        )
+    };
+    for _ in 0..2 {
+        let reply = refund().await.unwrap();
+        assert_eq!(payload(&reply)["retryAfterMs"], 2000);
+    }
+    let Reply::Result(third) = refund().await.unwrap() else {
+        panic!("a result")
+    };
+    assert_eq!(third["structuredContent"]["status"], "refunded");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
+    let runs = retry_run(server()).await.expect("both runs complete");
+    let success = runs.transient.expect("the retry succeeds");
+    assert_eq!(success.attempts.len(), 2);
+    assert!(matches!(
+        success.attempts[0].decision,
+        Decision::Retry { .. }
+    ));
+    assert!(
+        matches!(success.attempts[0].outcome, Outcome::ToolError(ref e)
+        if e.code.as_deref() == Some("BACKEND_DOWN"))
+    );
+    assert!(matches!(success.outcome, Outcome::Ready(_)));
+
+    let report = runs
+        .validation
+        .expect_err("a validation error is not retried");
+    assert_eq!(report.attempts.len(), 1);
+    assert_eq!(report.decision, Decision::FixInput);
+}
+
+#[test]
+fn the_tour_prints_every_case_and_exits_zero() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tour"))
+        .env("DEMO_SERVER", server())
+        .output()
+        .expect("the tour runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let n = cases().len();
+    assert!(
+        stdout.contains(&format!("{n} of {n} replies as e2e/cases.json expects")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| -32602 TIME_RANGE_REVERSED |"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("succeeded after 2 attempt(s)"), "{stdout}");
+    assert!(
+        stdout.contains("stopped after 1 attempt(s): fix_input, not retried"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_unknown_fault_is_a_usage_error() {
+    let output = Command::new(server())
+        .args(["--fault", "search_dwn"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("search_down, token_expired, orders_slow"),
+        "{stderr}"
+    );
+}
+
+/// Kills the child when the test ends, whatever happens.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn over_streamable_http_the_server_answers_initialize_at_slash_mcp() {
+    let mut child = KillOnDrop(
+        Command::new(server())
+            .args(["--http", "127.0.0.1:0"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(child.0.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("demo-server: listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"));
+    let addr = url.strip_suffix("/mcp").unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = Vec::new();
+    let mut buf = [0; 4096];
+    // The answer comes as one SSE event; stop reading once it is in.
+    while !String::from_utf8_lossy(&response).contains("mcp-errors-demo") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => response.extend_from_slice(&buf[..n]),
+        }
+    }
+    let response = String::from_utf8_lossy(&response);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response.to_lowercase().contains("mcp-session-id:"),
+        "{response}"
+    );
+    assert!(
+        response.contains(r#""name":"mcp-errors-demo""#),
+        "{response}"
+    );
+}
+
+#[test]
+fn every_case_is_checked_by_a_rule_that_can_fail() {
+    // The checker must reject a reply on the wrong channel, or it proves nothing.
+    for case in cases() {
+        let wrong = match case.expect["channel"].as_str() {
+            Some("protocol") => Reply::Result(json!({"content": [], "isError": false})),
+            _ => Reply::Protocol {
+                code: -32603,
+                message: "x".into(),
+                data: None,
+            },
+        };
+        assert!(!check(&case.expect, &wrong).is_empty(), "{}", case.name);
+    }
+}
