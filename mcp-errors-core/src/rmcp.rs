@@ -3,7 +3,7 @@
 //! rmcp tools.
 //!
 //! With the feature on, a derived enum implements rmcp's
-//! [`IntoCallToolResult`](::rmcp::handler::server::tool::IntoCallToolResult), so a tool
+//! [`IntoCallToolResult`], so a tool
 //! method of a `#[tool_router]` returns `Result<Json<T>, MyError>` (or `Result<String, _>`,
 //! `Result<CallToolResult, _>`) and each `Err` reaches its channel: an execution variant as a
 //! result with `isError: true` and the payload in `_meta`, a protocol variant as a JSON-RPC
