@@ -1,0 +1,327 @@
+//! The fixtures every bench target shares: one realistic error, and each way of turning it
+//! into wire bytes (the derive's, the best hand-written typed code, the `json!` + rmcp code
+//! people write today), on both channels; and the response bytes the client side reads.
+//!
+//! Every path must produce the same JSON as the derive's: `check_equivalence` asserts it
+//! before anything is measured.
+
+#![allow(dead_code)]
+
+use mcp_errors_core::{META_KEY, ToolError, ToolFailure};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The realistic error: a stable code, a message with one interpolated field, a hint and
+/// two details; and a protocol variant with two details.
+#[derive(Debug, thiserror::Error, ToolError)]
+pub enum SearchError {
+    #[error("unknown department \"{department}\"")]
+    #[category(validation)]
+    #[hint("pick a department from details.allowed")]
+    UnknownDepartment {
+        department: String,
+        #[detail]
+        allowed: String,
+        #[detail]
+        limit: u32,
+    },
+
+    #[error("start_time is after end_time")]
+    #[protocol(invalid_params)]
+    BadRange {
+        #[detail]
+        start: String,
+        #[detail]
+        end: String,
+    },
+}
+
+pub fn execution_error() -> SearchError {
+    SearchError::UnknownDepartment {
+        department: "finace".into(),
+        allowed: "finance, hr, legal, sales".into(),
+        limit: 4,
+    }
+}
+
+pub fn protocol_error() -> SearchError {
+    SearchError::BadRange {
+        start: "2026-03-02T10:00:00Z".into(),
+        end: "2026-03-01T10:00:00Z".into(),
+    }
+}
+
+const CODE: &str = "UNKNOWN_DEPARTMENT";
+const HINT: &str = "pick a department from details.allowed";
+
+// ---- 1. the derive ---------------------------------------------------------------------
+
+/// The derive's path: `ToolFailure::from`, then `serde_json::to_writer` into a `Vec<u8>`.
+pub fn derive_to_bytes(error: &SearchError) -> Vec<u8> {
+    let failure = error.to_failure();
+    let mut bytes = Vec::with_capacity(512);
+    // Cannot fail: writing to a Vec, and the wire types serialize infallibly.
+    serde_json::to_writer(&mut bytes, &failure).expect("serializable");
+    bytes
+}
+
+// ---- 2. the best hand-written typed code ------------------------------------------------
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TypedResult<'a> {
+    content: [TypedText; 1],
+    is_error: bool,
+    result_type: &'static str,
+    #[serde(rename = "_meta")]
+    meta: TypedMeta<'a>,
+}
+
+#[derive(Serialize)]
+struct TypedText {
+    r#type: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct TypedMeta<'a> {
+    #[serde(rename = "rs.mcp-errors/error")]
+    error: TypedPayload<'a>,
+}
+
+#[derive(Serialize)]
+struct TypedPayload<'a> {
+    code: &'static str,
+    category: &'static str,
+    retryable: bool,
+    message: &'a str,
+    hint: &'static str,
+    details: TypedDetails<'a>,
+}
+
+#[derive(Serialize)]
+struct TypedDetails<'a> {
+    allowed: &'a str,
+    limit: u32,
+}
+
+/// What a careful engineer writes by hand for the same wire JSON: borrowed fields, one
+/// `format!` for the message and one for the text, one typed `to_writer`.
+pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let message = format!("unknown department \"{department}\"");
+    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    let result = TypedResult {
+        content: [TypedText {
+            r#type: "text",
+            text,
+        }],
+        is_error: true,
+        result_type: "complete",
+        meta: TypedMeta {
+            error: TypedPayload {
+                code: CODE,
+                category: "validation",
+                retryable: false,
+                message: &message,
+                hint: HINT,
+                details: TypedDetails {
+                    allowed,
+                    limit: *limit,
+                },
+            },
+        },
+    };
+    let mut bytes = Vec::with_capacity(512);
+    serde_json::to_writer(&mut bytes, &result).expect("serializable");
+    bytes
+}
+
+// ---- 3. json! + rmcp ---------------------------------------------------------------------
+
+/// The common path today: the payload with `json!`, rmcp's `CallToolResult::error`, the
+/// payload put in `_meta` by hand, `serde_json::to_vec`.
+pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let message = format!("unknown department \"{department}\"");
+    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    let payload = json!({
+        "code": CODE,
+        "category": "validation",
+        "retryable": false,
+        "message": message,
+        "hint": HINT,
+        "details": { "allowed": allowed, "limit": limit },
+    });
+    let mut meta = serde_json::Map::new();
+    meta.insert(META_KEY.to_owned(), payload);
+    let result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
+        .with_meta(Some(rmcp::model::MetaObject(meta)));
+    serde_json::to_vec(&result).expect("serializable")
+}
+
+/// The other common path: `json!` and rmcp's `CallToolResult::structured_error`, which
+/// puts the payload in `structuredContent` and its JSON text in the content block. Not the
+/// same wire JSON as the others (the model reads JSON instead of a sentence), measured
+/// because it is what many servers do.
+pub fn rmcp_structured_error_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let payload = json!({
+        "code": CODE,
+        "category": "validation",
+        "retryable": false,
+        "message": format!("unknown department \"{department}\""),
+        "hint": HINT,
+        "details": { "allowed": allowed, "limit": limit },
+    });
+    let result = rmcp::model::CallToolResult::structured_error(payload);
+    serde_json::to_vec(&result).expect("serializable")
+}
+
+// ---- the protocol channel ------------------------------------------------------------------
+
+pub fn derive_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
+    derive_to_bytes(error)
+}
+
+#[derive(Serialize)]
+struct TypedRpcError<'a> {
+    code: i32,
+    message: &'static str,
+    data: TypedRpcData<'a>,
+}
+
+#[derive(Serialize)]
+struct TypedRpcData<'a> {
+    code: &'static str,
+    end: &'a str,
+    start: &'a str,
+}
+
+pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::BadRange { start, end } = error else {
+        unreachable!("the protocol fixture")
+    };
+    let error = TypedRpcError {
+        code: -32602,
+        message: "start_time is after end_time",
+        data: TypedRpcData {
+            code: "BAD_RANGE",
+            end,
+            start,
+        },
+    };
+    let mut bytes = Vec::with_capacity(256);
+    serde_json::to_writer(&mut bytes, &error).expect("serializable");
+    bytes
+}
+
+pub fn rmcp_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::BadRange { start, end } = error else {
+        unreachable!("the protocol fixture")
+    };
+    let error = rmcp::ErrorData::invalid_params(
+        "start_time is after end_time",
+        Some(json!({ "code": "BAD_RANGE", "start": start, "end": end })),
+    );
+    serde_json::to_vec(&error).expect("serializable")
+}
+
+// ---- the client side -----------------------------------------------------------------------
+
+/// A whole JSON-RPC response carrying the derive's tool-execution failure.
+pub fn error_response_bytes() -> Vec<u8> {
+    let failure = ToolFailure::from(execution_error());
+    let result = serde_json::to_value(&failure).expect("serializable");
+    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 7, "result": result }))
+        .expect("serializable")
+}
+
+/// A whole JSON-RPC response carrying a successful result of some size: 20 text blocks and
+/// a structured result of 50 records.
+pub fn success_response_bytes() -> Vec<u8> {
+    let content: Vec<Value> = (0..20)
+        .map(
+            |i| json!({ "type": "text", "text": format!("row {i}: {}", "lorem ipsum ".repeat(8)) }),
+        )
+        .collect();
+    let records: Vec<Value> = (0..50)
+        .map(|i| json!({ "id": i, "name": format!("item {i}"), "tags": ["a", "b"], "score": 0.5 }))
+        .collect();
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 8,
+        "result": { "content": content, "structuredContent": { "records": records },
+                    "isError": false, "resultType": "complete" }
+    }))
+    .expect("serializable")
+}
+
+/// What a client reads by hand from a `Value`: error or not, and the code, category,
+/// retryability and wait of a failure.
+#[derive(Debug, PartialEq)]
+pub struct ByHand {
+    pub is_error: bool,
+    pub code: Option<String>,
+    pub category: Option<String>,
+    pub retryable: bool,
+    pub retry_after_ms: Option<u64>,
+}
+
+/// The Value route: parse the bytes into a `serde_json::Value`, then inspect it by hand.
+pub fn value_by_hand(bytes: &[u8]) -> Option<ByHand> {
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    let result = value.get("result")?;
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let payload = result.get("_meta").and_then(|meta| meta.get(META_KEY));
+    let field = |name: &str| payload.and_then(|p| p.get(name));
+    Some(ByHand {
+        is_error,
+        code: field("code").and_then(Value::as_str).map(str::to_owned),
+        category: field("category").and_then(Value::as_str).map(str::to_owned),
+        retryable: field("retryable").and_then(Value::as_bool) == Some(true),
+        retry_after_ms: field("retryAfterMs").and_then(Value::as_u64),
+    })
+}
+
+/// Asserts that the paths meant to be equivalent produce the same JSON.
+pub fn check_equivalence() {
+    let parse = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).expect("JSON");
+    let execution = execution_error();
+    let derived = parse(derive_to_bytes(&execution));
+    assert_eq!(derived, parse(typed_to_bytes(&execution)), "typed differs");
+    let mut rmcp = parse(rmcp_error_to_bytes(&execution));
+    assert_eq!(derived, rmcp, "json! + rmcp differs");
+    rmcp = parse(rmcp_structured_error_to_bytes(&execution));
+    assert_eq!(
+        derived["_meta"][META_KEY], rmcp["structuredContent"],
+        "structured_error payload differs"
+    );
+    let protocol = protocol_error();
+    let derived = parse(derive_protocol_to_bytes(&protocol));
+    assert_eq!(derived, parse(typed_protocol_to_bytes(&protocol)));
+    assert_eq!(derived, parse(rmcp_protocol_to_bytes(&protocol)));
+    let by_hand = value_by_hand(&error_response_bytes()).expect("a response");
+    assert_eq!(by_hand.code.as_deref(), Some(CODE));
+    assert!(by_hand.is_error);
+}
