@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
-use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, META_KEY};
+use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, ResultMeta};
 use crate::{Channel, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
@@ -199,7 +199,7 @@ fn execution_payload<E: ToolError + ?Sized>(
     };
     if descriptor.masked {
         return ErrorPayload {
-            code: descriptor.code.clone().into_owned(),
+            code: descriptor.code.clone(),
             category,
             retryable: descriptor.retryable,
             message: MASKED_MESSAGE.to_owned(),
@@ -211,13 +211,13 @@ fn execution_payload<E: ToolError + ?Sized>(
     }
     let details = error.details();
     ErrorPayload {
-        code: descriptor.code.clone().into_owned(),
+        code: descriptor.code.clone(),
         category,
         retryable: descriptor.retryable,
-        message: mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+        message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
         hint: error
             .hint()
-            .map(|hint| mask::clean_text(&hint, MAX_HINT_CHARS)),
+            .map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS)),
         retry_after_ms,
         details: (!details.is_empty()).then_some(details),
         correlation_id,
@@ -226,16 +226,17 @@ fn execution_payload<E: ToolError + ?Sized>(
 
 fn execution_result(payload: ErrorPayload, options: &FailureOptions) -> CallToolResult {
     let text = payload.to_text();
+    // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
     // Cannot fail: the payload holds strings, numbers and JSON values only.
-    let payload = serde_json::to_value(&payload).unwrap_or(Value::Null);
-    let mut meta = Map::new();
-    meta.insert(META_KEY.to_owned(), payload.clone());
+    let structured_content = options
+        .structured_content
+        .then(|| serde_json::to_value(&payload).unwrap_or(Value::Null));
     CallToolResult {
         content: vec![Content::text(text)],
-        structured_content: options.structured_content.then_some(payload),
+        structured_content,
         is_error: Some(true),
         result_type: crate::wire::RESULT_TYPE_COMPLETE.into(),
-        meta: Some(meta),
+        meta: Some(ResultMeta::with_error(payload)),
     }
 }
 
@@ -249,7 +250,7 @@ fn protocol_error<E: ToolError + ?Sized>(
         (MASKED_MESSAGE.to_owned(), Map::new())
     } else {
         (
-            mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+            mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
             error.details(),
         )
     };

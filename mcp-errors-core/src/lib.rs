@@ -71,6 +71,7 @@ pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,
+    ResultMeta,
 };
 
 /// `#[derive(ToolError)]`: see the crate's README for the attribute language.
