@@ -1,12 +1,15 @@
 //! Heap allocations per conversion, counted by a global allocator: one line per path.
 //!
 //! `cargo bench -p mcp-errors-benches --bench allocations`
+//!
+//! With `REPEAT=N` in the environment it then calls every path N more times, for
+//! instruction counts that do not depend on the machine's load:
+//! `REPEAT=1000 valgrind --tool=callgrind target/release/deps/allocations-*` and
+//! `callgrind_annotate --inclusive=yes` (each path is an `#[inline(never)]` function).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-use mcp_errors_core::client::classify_bytes;
 
 mod common;
 use common::*;
@@ -100,27 +103,44 @@ fn main() {
         (
             "classify_error_response",
             "classify_bytes",
-            count(|| classify_bytes(black_box(&error_response))),
+            count(|| classify_bytes_error_response(black_box(&error_response))),
         ),
         (
             "classify_error_response",
             "value_by_hand",
-            count(|| value_by_hand(black_box(&error_response))),
+            count(|| value_by_hand_error_response(black_box(&error_response))),
         ),
         (
             "classify_success_response",
             "classify_bytes",
-            count(|| classify_bytes(black_box(&success_response))),
+            count(|| classify_bytes_success_response(black_box(&success_response))),
         ),
         (
             "classify_success_response",
             "value_by_hand",
-            count(|| value_by_hand(black_box(&success_response))),
+            count(|| value_by_hand_success_response(black_box(&success_response))),
         ),
     ];
     println!("| group | path | allocations | bytes allocated |");
     println!("|---|---|---:|---:|");
     for (group, path, (allocations, bytes)) in rows {
         println!("| {group} | {path} | {allocations} | {bytes} |");
+    }
+    let repeat: usize = std::env::var("REPEAT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..repeat {
+        drop(black_box(derive_to_bytes(black_box(&execution))));
+        drop(black_box(typed_to_bytes(black_box(&execution))));
+        drop(black_box(rmcp_error_to_bytes(black_box(&execution))));
+        drop(black_box(rmcp_structured_error_to_bytes(black_box(&execution))));
+        drop(black_box(derive_protocol_to_bytes(black_box(&protocol))));
+        drop(black_box(typed_protocol_to_bytes(black_box(&protocol))));
+        drop(black_box(rmcp_protocol_to_bytes(black_box(&protocol))));
+        drop(black_box(classify_bytes_error_response(black_box(&error_response))));
+        drop(black_box(value_by_hand_error_response(black_box(&error_response))));
+        drop(black_box(classify_bytes_success_response(black_box(&success_response))));
+        drop(black_box(value_by_hand_success_response(black_box(&success_response))));
     }
 }

@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+use std::hint::black_box;
+
+use mcp_errors_core::client::{Outcome, classify_bytes};
 use mcp_errors_core::{META_KEY, ToolError, ToolFailure};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -57,6 +60,7 @@ const HINT: &str = "pick a department from details.allowed";
 // ---- 1. the derive ---------------------------------------------------------------------
 
 /// The derive's path: `ToolFailure::from`, then `serde_json::to_writer` into a `Vec<u8>`.
+#[inline(never)]
 pub fn derive_to_bytes(error: &SearchError) -> Vec<u8> {
     let failure = error.to_failure();
     let mut bytes = Vec::with_capacity(512);
@@ -107,6 +111,7 @@ struct TypedDetails<'a> {
 
 /// What a careful engineer writes by hand for the same wire JSON: borrowed fields, one
 /// `format!` for the message and one for the text, one typed `to_writer`.
+#[inline(never)]
 pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::UnknownDepartment {
         department,
@@ -148,6 +153,7 @@ pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
 
 /// The common path today: the payload with `json!`, rmcp's `CallToolResult::error`, the
 /// payload put in `_meta` by hand, `serde_json::to_vec`.
+#[inline(never)]
 pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::UnknownDepartment {
         department,
@@ -178,6 +184,7 @@ pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
 /// puts the payload in `structuredContent` and its JSON text in the content block. Not the
 /// same wire JSON as the others (the model reads JSON instead of a sentence), measured
 /// because it is what many servers do.
+#[inline(never)]
 pub fn rmcp_structured_error_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::UnknownDepartment {
         department,
@@ -201,8 +208,12 @@ pub fn rmcp_structured_error_to_bytes(error: &SearchError) -> Vec<u8> {
 
 // ---- the protocol channel ------------------------------------------------------------------
 
+#[inline(never)]
 pub fn derive_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
-    derive_to_bytes(error)
+    let failure = error.to_failure();
+    let mut bytes = Vec::with_capacity(256);
+    serde_json::to_writer(&mut bytes, &failure).expect("serializable");
+    bytes
 }
 
 #[derive(Serialize)]
@@ -219,6 +230,7 @@ struct TypedRpcData<'a> {
     start: &'a str,
 }
 
+#[inline(never)]
 pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::BadRange { start, end } = error else {
         unreachable!("the protocol fixture")
@@ -237,6 +249,7 @@ pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     bytes
 }
 
+#[inline(never)]
 pub fn rmcp_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::BadRange { start, end } = error else {
         unreachable!("the protocol fixture")
@@ -289,6 +302,7 @@ pub struct ByHand {
 }
 
 /// The Value route: parse the bytes into a `serde_json::Value`, then inspect it by hand.
+#[inline(never)]
 pub fn value_by_hand(bytes: &[u8]) -> Option<ByHand> {
     let value: Value = serde_json::from_slice(bytes).ok()?;
     let result = value.get("result")?;
@@ -302,6 +316,34 @@ pub fn value_by_hand(bytes: &[u8]) -> Option<ByHand> {
         retryable: field("retryable").and_then(Value::as_bool) == Some(true),
         retry_after_ms: field("retryAfterMs").and_then(Value::as_u64),
     })
+}
+
+/// `classify_bytes` on the error response, as its own function for instruction counts.
+#[inline(never)]
+pub fn classify_bytes_error_response(bytes: &[u8]) -> Outcome {
+    black_box("error response");
+    classify_bytes(bytes)
+}
+
+/// `classify_bytes` on the success response, as its own function for instruction counts.
+#[inline(never)]
+pub fn classify_bytes_success_response(bytes: &[u8]) -> Outcome {
+    black_box("success response");
+    classify_bytes(bytes)
+}
+
+/// `value_by_hand` on the error response, as its own function for instruction counts.
+#[inline(never)]
+pub fn value_by_hand_error_response(bytes: &[u8]) -> Option<ByHand> {
+    black_box("error response");
+    value_by_hand(bytes)
+}
+
+/// `value_by_hand` on the success response, as its own function for instruction counts.
+#[inline(never)]
+pub fn value_by_hand_success_response(bytes: &[u8]) -> Option<ByHand> {
+    black_box("success response");
+    value_by_hand(bytes)
 }
 
 /// Asserts that the paths meant to be equivalent produce the same JSON.
