@@ -130,17 +130,25 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    for _ in 0..repeat {
-        drop(black_box(derive_to_bytes(black_box(&execution))));
-        drop(black_box(typed_to_bytes(black_box(&execution))));
-        drop(black_box(rmcp_error_to_bytes(black_box(&execution))));
-        drop(black_box(rmcp_structured_error_to_bytes(black_box(&execution))));
-        drop(black_box(derive_protocol_to_bytes(black_box(&protocol))));
-        drop(black_box(typed_protocol_to_bytes(black_box(&protocol))));
-        drop(black_box(rmcp_protocol_to_bytes(black_box(&protocol))));
-        drop(black_box(classify_bytes_error_response(black_box(&error_response))));
-        drop(black_box(value_by_hand_error_response(black_box(&error_response))));
-        drop(black_box(classify_bytes_success_response(black_box(&success_response))));
-        drop(black_box(value_by_hand_success_response(black_box(&success_response))));
+    // One path at a time, so each runs against the heap it leaves behind itself.
+    macro_rules! repeat {
+        ($($call:expr;)*) => {$(
+            for _ in 0..repeat {
+                drop(black_box($call));
+            }
+        )*};
+    }
+    repeat! {
+        derive_to_bytes(black_box(&execution));
+        typed_to_bytes(black_box(&execution));
+        rmcp_error_to_bytes(black_box(&execution));
+        rmcp_structured_error_to_bytes(black_box(&execution));
+        derive_protocol_to_bytes(black_box(&protocol));
+        typed_protocol_to_bytes(black_box(&protocol));
+        rmcp_protocol_to_bytes(black_box(&protocol));
+        classify_bytes_error_response(black_box(&error_response));
+        value_by_hand_error_response(black_box(&error_response));
+        classify_bytes_success_response(black_box(&success_response));
+        value_by_hand_success_response(black_box(&success_response));
     }
 }

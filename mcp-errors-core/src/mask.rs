@@ -112,7 +112,11 @@ fn needs_cleaning(c: char) -> bool {
 fn is_clean(text: &str, max_chars: usize) -> bool {
     // A string of at most `max_chars` bytes has at most that many characters.
     let fits = text.len() <= max_chars || text.chars().nth(max_chars).is_none();
-    fits && !text.contains(needs_cleaning)
+    // Printable ASCII, newline and tab need nothing; only other bytes need a closer look.
+    // A fold without an early exit, so the compiler can check many bytes at once.
+    let other = |b: u8| u8::from(!matches!(b, b' '..=b'~' | b'\n' | b'\t'));
+    let plain = text.bytes().fold(0, |any, b| any | other(b)) == 0;
+    fits && (plain || !text.contains(needs_cleaning))
 }
 
 fn clean_slow(text: &str, max_chars: usize) -> String {

@@ -56,7 +56,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         let pattern = pattern(variant, r.message.as_ref().map_or(&[], |t| &t.members));
         let body = match (&r.message, &variant.attrs.message) {
             (Some(template), Some(lit)) => format_tokens(template, lit),
-            _ => quote!(::std::string::ToString::to_string(self)),
+            _ => display_tokens(variant),
         };
         quote!(#pattern => #body,)
     });
@@ -213,14 +213,34 @@ fn pattern(variant: &Variant, members: &[Member]) -> TokenStream {
     }
 }
 
-/// `format!` of a checked template, or a plain copy when there is nothing to format.
+/// A checked template formatted into a string sized for it up front (`format!` would guess
+/// low and grow it), or a plain copy when there is nothing to format.
 fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
     if template.has_placeholders || template.format.contains(['{', '}']) {
-        quote!(::std::format!(#format))
+        let capacity = template.capacity_hint();
+        quote!({
+            let mut text = ::std::string::String::with_capacity(#capacity);
+            let _ = ::std::fmt::Write::write_fmt(&mut text, ::std::format_args!(#format));
+            text
+        })
     } else {
         quote!(::std::string::String::from(#format))
     }
+}
+
+/// `Display` of the whole value, into a string sized from thiserror's `#[error("...")]`
+/// when there is one (`to_string` would start empty and grow it several times).
+fn display_tokens(variant: &Variant) -> TokenStream {
+    let capacity = match &variant.attrs.display {
+        Some(Some(lit)) => Template::parse(lit).map_or(128, |t| t.capacity_hint()),
+        _ => 128,
+    };
+    quote!({
+        let mut text = ::std::string::String::with_capacity(#capacity);
+        let _ = ::std::fmt::Write::write_fmt(&mut text, ::std::format_args!("{}", self));
+        text
+    })
 }
 
 /// Bounds for generic field types used by the generated code: `Serialize` for details,

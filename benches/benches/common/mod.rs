@@ -8,11 +8,12 @@
 #![allow(dead_code)]
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use mcp_errors_core::client::{Outcome, classify_bytes};
-use mcp_errors_core::{META_KEY, ToolError, ToolFailure};
+use mcp_errors_core::{Category, META_KEY, ToolError, ToolFailure};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The realistic error: a stable code, a message with one interpolated field, a hint and
 /// two details; and a protocol variant with two details.
@@ -290,31 +291,61 @@ pub fn success_response_bytes() -> Vec<u8> {
     .expect("serializable")
 }
 
-/// What a client reads by hand from a `Value`: error or not, and the code, category,
-/// retryability and wait of a failure.
+/// What a client reads by hand from a `Value`: the same information `classify_bytes` gives
+/// about a failure (code, category, retry advice, message, hint, details, correlation id,
+/// the text the model reads), or the result itself when it succeeded.
 #[derive(Debug, PartialEq)]
-pub struct ByHand {
-    pub is_error: bool,
-    pub code: Option<String>,
-    pub category: Option<String>,
-    pub retryable: bool,
-    pub retry_after_ms: Option<u64>,
+pub enum ByHand {
+    ToolError {
+        code: Option<String>,
+        category: Option<Category>,
+        retryable: bool,
+        retry_after: Option<Duration>,
+        message: String,
+        hint: Option<String>,
+        details: Option<Map<String, Value>>,
+        correlation_id: Option<String>,
+        text: String,
+    },
+    Ready(Value),
 }
 
 /// The Value route: parse the bytes into a `serde_json::Value`, then inspect it by hand.
 #[inline(never)]
 pub fn value_by_hand(bytes: &[u8]) -> Option<ByHand> {
-    let value: Value = serde_json::from_slice(bytes).ok()?;
-    let result = value.get("result")?;
-    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let mut value: Value = serde_json::from_slice(bytes).ok()?;
+    let result = value.get_mut("result")?.take();
+    if result.get("isError").and_then(Value::as_bool) != Some(true) {
+        return Some(ByHand::Ready(result));
+    }
+    let text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n");
     let payload = result.get("_meta").and_then(|meta| meta.get(META_KEY));
     let field = |name: &str| payload.and_then(|p| p.get(name));
-    Some(ByHand {
-        is_error,
-        code: field("code").and_then(Value::as_str).map(str::to_owned),
-        category: field("category").and_then(Value::as_str).map(str::to_owned),
-        retryable: field("retryable").and_then(Value::as_bool) == Some(true),
-        retry_after_ms: field("retryAfterMs").and_then(Value::as_u64),
+    let string = |name: &str| field(name).and_then(Value::as_str).map(str::to_owned);
+    let category = field("category")
+        .and_then(Value::as_str)
+        .and_then(|c| c.parse::<Category>().ok());
+    Some(ByHand::ToolError {
+        code: string("code"),
+        retryable: field("retryable")
+            .and_then(Value::as_bool)
+            .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default)),
+        category,
+        retry_after: field("retryAfterMs")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis),
+        message: string("message").unwrap_or_else(|| text.clone()),
+        hint: string("hint"),
+        details: field("details").and_then(Value::as_object).cloned(),
+        correlation_id: string("correlationId"),
+        text,
     })
 }
 
@@ -363,7 +394,21 @@ pub fn check_equivalence() {
     let derived = parse(derive_protocol_to_bytes(&protocol));
     assert_eq!(derived, parse(typed_protocol_to_bytes(&protocol)));
     assert_eq!(derived, parse(rmcp_protocol_to_bytes(&protocol)));
-    let by_hand = value_by_hand(&error_response_bytes()).expect("a response");
-    assert_eq!(by_hand.code.as_deref(), Some(CODE));
-    assert!(by_hand.is_error);
+    let bytes = error_response_bytes();
+    let (
+        Some(ByHand::ToolError {
+            code,
+            details,
+            text,
+            ..
+        }),
+        Outcome::ToolError(info),
+    ) = (value_by_hand(&bytes), classify_bytes(&bytes))
+    else {
+        panic!("both routes see the tool error")
+    };
+    assert_eq!((code, details, text), (info.code, info.details, info.text));
+    let bytes = success_response_bytes();
+    assert!(matches!(value_by_hand(&bytes), Some(ByHand::Ready(_))));
+    assert!(matches!(classify_bytes(&bytes), Outcome::Ready(_)));
 }
