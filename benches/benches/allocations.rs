@@ -64,7 +64,7 @@ fn main() {
     let protocol = protocol_error();
     let error_response = error_response_bytes();
     let success_response = success_response_bytes();
-    let rows: [(&str, &str, (usize, usize)); 11] = [
+    let rows: [(&str, &str, (usize, usize)); 12] = [
         (
             "execution_to_bytes",
             "derive",
@@ -74,6 +74,11 @@ fn main() {
             "execution_to_bytes",
             "typed_by_hand",
             count(|| typed_to_bytes(black_box(&execution))),
+        ),
+        (
+            "execution_to_bytes",
+            "typed_by_hand_presized",
+            count(|| typed_presized_to_bytes(black_box(&execution))),
         ),
         (
             "execution_to_bytes",
@@ -141,6 +146,7 @@ fn main() {
     repeat! {
         derive_to_bytes(black_box(&execution));
         typed_to_bytes(black_box(&execution));
+        typed_presized_to_bytes(black_box(&execution));
         rmcp_error_to_bytes(black_box(&execution));
         rmcp_structured_error_to_bytes(black_box(&execution));
         derive_protocol_to_bytes(black_box(&protocol));

@@ -19,6 +19,9 @@ fn execution(c: &mut Criterion) {
     group.bench_function("typed_by_hand", |b| {
         b.iter(|| typed_to_bytes(black_box(&error)))
     });
+    group.bench_function("typed_by_hand_presized", |b| {
+        b.iter(|| typed_presized_to_bytes(black_box(&error)))
+    });
     group.bench_function("json_rmcp_error", |b| {
         b.iter(|| rmcp_error_to_bytes(black_box(&error)))
     });

@@ -526,6 +526,39 @@ mod tests {
     }
 
     #[test]
+    fn meta_serializes_the_payload_under_the_key_next_to_other_entries() {
+        let mut meta = ResultMeta::with_error(payload());
+        meta.other.insert("traceparent".into(), json!("00-abc"));
+        // An entry of `other` under the key would be a duplicate: the typed payload wins.
+        meta.other.insert(META_KEY.into(), json!("stale"));
+        let wire = serde_json::to_value(&meta).unwrap();
+        let expected = json!({
+            META_KEY: serde_json::to_value(payload()).unwrap(),
+            "traceparent": "00-abc",
+        });
+        assert_eq!(wire, expected);
+        assert_eq!(Value::Object(meta.to_map()), expected);
+        let text = serde_json::to_string(&meta).unwrap();
+        assert_eq!(text.matches(META_KEY).count(), 1, "{text}");
+    }
+
+    #[test]
+    fn meta_round_trips_and_keeps_a_foreign_payload_as_json() {
+        let meta = ResultMeta::with_error(payload());
+        let back: ResultMeta =
+            serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
+        assert_eq!(back, meta);
+
+        let foreign = json!({META_KEY: {"code": 7}, "other": [1, 2]});
+        let result: CallToolResult = serde_json::from_value(json!({
+            "content": [], "isError": true, "_meta": foreign.clone()
+        }))
+        .unwrap();
+        assert_eq!(result.error_payload(), None);
+        assert_eq!(result.meta_map().map(Value::Object), Some(foreign));
+    }
+
+    #[test]
     fn jsonrpc_version_rejects_anything_but_2_0() {
         let bad = json!({"jsonrpc": "1.0", "id": 1, "error": {"code": 1, "message": "m"}});
         assert!(serde_json::from_value::<JsonRpcErrorResponse>(bad).is_err());
