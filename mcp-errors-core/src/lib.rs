@@ -91,6 +91,20 @@ pub mod __private {
         serde_json::to_value(value).unwrap_or(Value::Null)
     }
 
+    /// `Display` of `value` into a string sized for a typical message (`to_string` starts
+    /// empty and grows it several times). One function, compiled once here, for every
+    /// variant without `#[message]`.
+    pub fn display_string(value: &dyn std::fmt::Display) -> String {
+        format_string(128, format_args!("{value}"))
+    }
+
+    /// `format!` into a string of `capacity` (`format!` guesses low and grows it).
+    pub fn format_string(capacity: usize, args: std::fmt::Arguments<'_>) -> String {
+        let mut text = String::with_capacity(capacity);
+        let _ = std::fmt::Write::write_fmt(&mut text, args);
+        text
+    }
+
     /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`
     /// fails to compile on the field's own span.
     pub fn retry_after_value(value: &Duration) -> Duration {

@@ -39,71 +39,90 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = where_predicates(input, resolved);
 
+    // Few distinct channels among many variants: build each one's tokens once.
+    let mut channels: Vec<(Channel, TokenStream)> = Vec::new();
     let descriptors = input.variants.iter().zip(resolved).map(|(variant, r)| {
         let name = variant.ident.to_string();
         let code = &r.code;
-        let channel = channel_tokens(r.channel);
+        let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
+            Some((_, tokens)) => tokens.clone(),
+            None => {
+                let tokens = channel_tokens(r.channel);
+                channels.push((r.channel, tokens.clone()));
+                tokens
+            }
+        };
         let (retryable, masked) = (r.retryable, r.masked);
         quote! {
             ::mcp_errors_core::ErrorDescriptor::new(#name, #code, #channel, #retryable, #masked)
         }
     });
+    // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
+    // `_` arm per method, as hand-written code would: less code for the compiler to check.
     let descriptor_arms = input.variants.iter().enumerate().map(|(index, variant)| {
         let pattern = pattern(variant, &[]);
-        quote!(#pattern => &<Self as ::mcp_errors_core::ToolError>::catalog()[#index],)
+        quote!(#pattern => #index,)
     });
-    let message_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let pattern = pattern(variant, r.message.as_ref().map_or(&[], |t| &t.members));
-        let body = match (&r.message, &variant.attrs.message) {
-            (Some(template), Some(lit)) => format_tokens(template, lit),
-            _ => display_tokens(variant),
-        };
-        quote!(#pattern => #body,)
-    });
-    let hint_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let pattern = pattern(variant, r.hint.as_ref().map_or(&[], |t| &t.members));
-        let body = match (&r.hint, &variant.attrs.hint) {
-            (Some(template), Some(lit)) => {
-                let text = format_tokens(template, lit);
-                quote!(::std::option::Option::Some(#text))
-            }
-            _ => quote!(::std::option::Option::None),
-        };
-        quote!(#pattern => #body,)
-    });
-    let detail_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let members: Vec<Member> = r
-            .details
-            .iter()
-            .map(|&i| variant.fields[i].member.clone())
-            .collect();
-        let pattern = pattern(variant, &members);
-        let inserts = r.details.iter().map(|&i| {
-            let field = &variant.fields[i];
-            let key = field.detail_key();
-            let binding = &field.binding;
-            quote_spanned! {field.span=>
-                details.insert(
-                    ::std::string::String::from(#key),
-                    ::mcp_errors_core::__private::detail_value(#binding),
-                );
-            }
+    let message_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
+            let pattern = pattern(variant, &template.members);
+            let body = format_tokens(template, lit);
+            Some(quote!(#pattern => #body,))
         });
-        quote!(#pattern => { #(#inserts)* })
-    });
-    let retry_after_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let Some(index) = r.retry_after else {
-            let pattern = pattern(variant, &[]);
-            return quote!(#pattern => ::std::option::Option::None,);
-        };
-        let field = &variant.fields[index];
-        let pattern = pattern(variant, std::slice::from_ref(&field.member));
-        let binding = &field.binding;
-        let value = quote_spanned! {field.span=>
-            ::mcp_errors_core::__private::retry_after_value(#binding)
-        };
-        quote!(#pattern => ::std::option::Option::Some(#value),)
-    });
+    let hint_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
+            let pattern = pattern(variant, &template.members);
+            let text = format_tokens(template, lit);
+            Some(quote!(#pattern => ::std::option::Option::Some(#text),))
+        });
+    let detail_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            if r.details.is_empty() {
+                return None;
+            }
+            let members: Vec<Member> = r
+                .details
+                .iter()
+                .map(|&i| variant.fields[i].member.clone())
+                .collect();
+            let pattern = pattern(variant, &members);
+            let inserts = r.details.iter().map(|&i| {
+                let field = &variant.fields[i];
+                let key = field.detail_key();
+                let binding = &field.binding;
+                quote_spanned! {field.span=>
+                    details.insert(
+                        ::std::string::String::from(#key),
+                        ::mcp_errors_core::__private::detail_value(#binding),
+                    );
+                }
+            });
+            Some(quote!(#pattern => { #(#inserts)* }))
+        });
+    let retry_after_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let field = &variant.fields[r.retry_after?];
+            let pattern = pattern(variant, std::slice::from_ref(&field.member));
+            let binding = &field.binding;
+            let value = quote_spanned! {field.span=>
+                ::mcp_errors_core::__private::retry_after_value(#binding)
+            };
+            Some(quote!(#pattern => ::std::option::Option::Some(#value),))
+        });
 
     let self_ty = quote!(#ident #ty_generics);
     quote! {
@@ -121,15 +140,24 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 }
 
                 fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
-                    match self { #(#descriptor_arms)* }
+                    let index = match self { #(#descriptor_arms)* };
+                    &<Self as ::mcp_errors_core::ToolError>::catalog()[index]
                 }
 
                 fn message(&self) -> ::std::string::String {
-                    match self { #(#message_arms)* }
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#message_arms)*
+                        _ => ::mcp_errors_core::__private::display_string(self),
+                    }
                 }
 
                 fn hint(&self) -> ::std::option::Option<::std::string::String> {
-                    match self { #(#hint_arms)* }
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#hint_arms)*
+                        _ => ::std::option::Option::None,
+                    }
                 }
 
                 fn details(
@@ -140,14 +168,22 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 > {
                     #[allow(unused_mut)]
                     let mut details = ::mcp_errors_core::__private::Map::new();
-                    match self { #(#detail_arms)* }
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#detail_arms)*
+                        _ => {}
+                    }
                     details
                 }
 
                 fn retry_after(
                     &self,
                 ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
-                    match self { #(#retry_after_arms)* }
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#retry_after_arms)*
+                        _ => ::std::option::Option::None,
+                    }
                 }
             }
 
@@ -219,28 +255,10 @@ fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
     if template.has_placeholders || template.format.contains(['{', '}']) {
         let capacity = template.capacity_hint();
-        quote!({
-            let mut text = ::std::string::String::with_capacity(#capacity);
-            let _ = ::std::fmt::Write::write_fmt(&mut text, ::std::format_args!(#format));
-            text
-        })
+        quote!(::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format)))
     } else {
         quote!(::std::string::String::from(#format))
     }
-}
-
-/// `Display` of the whole value, into a string sized from thiserror's `#[error("...")]`
-/// when there is one (`to_string` would start empty and grow it several times).
-fn display_tokens(variant: &Variant) -> TokenStream {
-    let capacity = match &variant.attrs.display {
-        Some(Some(lit)) => Template::parse(lit).map_or(128, |t| t.capacity_hint()),
-        _ => 128,
-    };
-    quote!({
-        let mut text = ::std::string::String::with_capacity(#capacity);
-        let _ = ::std::fmt::Write::write_fmt(&mut text, ::std::format_args!("{}", self));
-        text
-    })
 }
 
 /// Bounds for generic field types used by the generated code: `Serialize` for details,
