@@ -1,7 +1,7 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
 
 use crate::ast::{Input, Variant};
@@ -39,23 +39,31 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = where_predicates(input, resolved);
 
-    // Few distinct channels among many variants: build each one's tokens once.
-    let mut channels: Vec<(Channel, TokenStream)> = Vec::new();
-    let descriptors = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let name = variant.ident.to_string();
-        let code = &r.code;
-        let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
-            Some((_, tokens)) => tokens.clone(),
-            None => {
-                let tokens = channel_tokens(r.channel);
-                channels.push((r.channel, tokens.clone()));
-                tokens
-            }
-        };
-        let (retryable, masked) = (r.retryable, r.masked);
-        quote! {
-            ::mcp_errors_core::ErrorDescriptor::new(#name, #code, #channel, #retryable, #masked)
-        }
+    // Few distinct channels among many variants: each is a local const, named once per
+    // descriptor, so a large enum expands to fewer tokens.
+    let mut channels: Vec<(Channel, Ident)> = Vec::new();
+    let descriptors: Vec<TokenStream> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .map(|(variant, r)| {
+            let name = variant.ident.to_string();
+            let code = &r.code;
+            let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
+                Some((_, name)) => name.clone(),
+                None => {
+                    let name = format_ident!("__MCP_ERRORS_CHANNEL_{}", channels.len());
+                    channels.push((r.channel, name.clone()));
+                    name
+                }
+            };
+            let (retryable, masked) = (r.retryable, r.masked);
+            quote!(__McpErrorsDescriptor::new(#name, #code, #channel, #retryable, #masked))
+        })
+        .collect();
+    let channel_consts = channels.iter().map(|(channel, name)| {
+        let tokens = channel_tokens(*channel);
+        quote!(const #name: ::mcp_errors_core::Channel = #tokens;)
     });
     // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
     // `_` arm per method, as hand-written code would: less code for the compiler to check.
@@ -135,6 +143,8 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 Self: ::std::error::Error,
             {
                 fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
+                    use ::mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
+                    #(#channel_consts)*
                     const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
                     CATALOG
                 }
