@@ -1,6 +1,7 @@
 //! The [`ToolError`] trait that `#[derive(ToolError)]` implements, and [`ToolFailure`], the
 //! wire form of one failure on its channel.
 
+use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 use std::time::Duration;
@@ -51,6 +52,26 @@ pub trait ToolError: Error {
 
     /// What to do next: `#[hint]`, if the variant has one.
     fn hint(&self) -> Option<String>;
+
+    /// [`hint`](ToolError::hint), borrowed when it is fixed text, so converting the error
+    /// does not copy it. The derive implements it; by default it calls `hint`.
+    ///
+    /// ```
+    /// use mcp_errors_core::ToolError;
+    /// use std::borrow::Cow;
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("seat taken")]
+    /// #[category(conflict)]
+    /// #[hint("pick another seat")]
+    /// struct SeatTaken;
+    ///
+    /// assert!(matches!(SeatTaken.hint_text(), Some(Cow::Borrowed("pick another seat"))));
+    /// assert_eq!(SeatTaken.hint().as_deref(), Some("pick another seat"));
+    /// ```
+    fn hint_text(&self) -> Option<Cow<'static, str>> {
+        self.hint().map(Cow::Owned)
+    }
 
     /// The `#[detail]` fields, by name (tuple fields by index).
     fn details(&self) -> Map<String, Value>;
@@ -216,8 +237,8 @@ fn execution_payload<E: ToolError + ?Sized>(
         retryable: descriptor.retryable,
         message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
         hint: error
-            .hint()
-            .map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS)),
+            .hint_text()
+            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS)),
         retry_after_ms,
         details: (!details.is_empty()).then_some(details),
         correlation_id,

@@ -1,6 +1,7 @@
 //! Masking: what the model sees of an internal error, correlation ids, and the text limits
 //! that keep any message safe to emit.
 
+use std::borrow::Cow;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,6 +103,14 @@ pub(crate) fn clean_owned(text: String, max_chars: usize) -> String {
         return text;
     }
     clean_slow(&text, max_chars)
+}
+
+/// [`clean_text`] of a borrowed or owned `text`: returned as is when already clean.
+pub(crate) fn clean_cow(text: Cow<'static, str>, max_chars: usize) -> Cow<'static, str> {
+    if is_clean(&text, max_chars) {
+        return text;
+    }
+    Cow::Owned(clean_slow(&text, max_chars))
 }
 
 fn needs_cleaning(c: char) -> bool {

@@ -382,9 +382,9 @@ pub struct ErrorPayload {
     pub retryable: bool,
     /// What went wrong, for the model; generic when the error is masked.
     pub message: String,
-    /// What to do next.
+    /// What to do next (borrowed when it is fixed text, as most hints are).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    pub hint: Option<Cow<'static, str>>,
     /// How long to wait before calling again, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
@@ -401,7 +401,7 @@ impl ErrorPayload {
     /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
     pub fn to_text(&self) -> String {
         let mut text = String::with_capacity(
-            self.code.len() + self.message.len() + self.hint.as_ref().map_or(0, String::len) + 48,
+            self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
         );
         text.push_str(&self.code);
         text.push_str(": ");

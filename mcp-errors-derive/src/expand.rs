@@ -88,7 +88,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
             let pattern = pattern(variant, &template.members);
-            let text = format_tokens(template, lit);
+            let text = cow_tokens(template, lit);
             Some(quote!(#pattern => ::std::option::Option::Some(#text),))
         });
     let detail_arms = input
@@ -163,6 +163,13 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 }
 
                 fn hint(&self) -> ::std::option::Option<::std::string::String> {
+                    <Self as ::mcp_errors_core::ToolError>::hint_text(self)
+                        .map(::std::borrow::Cow::into_owned)
+                }
+
+                fn hint_text(
+                    &self,
+                ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#hint_arms)*
@@ -268,6 +275,17 @@ fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
         quote!(::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format)))
     } else {
         quote!(::std::string::String::from(#format))
+    }
+}
+
+/// Like [`format_tokens`], as a `Cow<'static, str>` that borrows fixed text.
+fn cow_tokens(template: &Template, lit: &LitStr) -> TokenStream {
+    if template.has_placeholders || template.format.contains(['{', '}']) {
+        let text = format_tokens(template, lit);
+        quote!(::std::borrow::Cow::Owned(#text))
+    } else {
+        let format = LitStr::new(&template.format, lit.span());
+        quote!(::std::borrow::Cow::Borrowed(#format))
     }
 }
 
