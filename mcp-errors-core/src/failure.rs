@@ -1,6 +1,7 @@
 //! The [`ToolError`] trait that `#[derive(ToolError)]` implements, and [`ToolFailure`], the
 //! wire form of one failure on its channel.
 
+use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
-use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, META_KEY};
+use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, ResultMeta};
 use crate::{Channel, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
@@ -51,6 +52,26 @@ pub trait ToolError: Error {
 
     /// What to do next: `#[hint]`, if the variant has one.
     fn hint(&self) -> Option<String>;
+
+    /// [`hint`](ToolError::hint), borrowed when it is fixed text, so converting the error
+    /// does not copy it. The derive implements it; by default it calls `hint`.
+    ///
+    /// ```
+    /// use mcp_errors_core::ToolError;
+    /// use std::borrow::Cow;
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("seat taken")]
+    /// #[category(conflict)]
+    /// #[hint("pick another seat")]
+    /// struct SeatTaken;
+    ///
+    /// assert!(matches!(SeatTaken.hint_text(), Some(Cow::Borrowed("pick another seat"))));
+    /// assert_eq!(SeatTaken.hint().as_deref(), Some("pick another seat"));
+    /// ```
+    fn hint_text(&self) -> Option<Cow<'static, str>> {
+        self.hint().map(Cow::Owned)
+    }
 
     /// The `#[detail]` fields, by name (tuple fields by index).
     fn details(&self) -> Map<String, Value>;
@@ -239,7 +260,7 @@ fn execution_payload<E: ToolError + ?Sized>(
     };
     if descriptor.masked {
         return ErrorPayload {
-            code: descriptor.code.clone().into_owned(),
+            code: descriptor.code.clone(),
             category,
             retryable: descriptor.retryable,
             message: MASKED_MESSAGE.to_owned(),
@@ -251,13 +272,13 @@ fn execution_payload<E: ToolError + ?Sized>(
     }
     let details = error.details();
     ErrorPayload {
-        code: descriptor.code.clone().into_owned(),
+        code: descriptor.code.clone(),
         category,
         retryable: descriptor.retryable,
-        message: mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+        message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
         hint: error
-            .hint()
-            .map(|hint| mask::clean_text(&hint, MAX_HINT_CHARS)),
+            .hint_text()
+            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS)),
         retry_after_ms,
         details: (!details.is_empty()).then_some(details),
         correlation_id,
@@ -266,16 +287,17 @@ fn execution_payload<E: ToolError + ?Sized>(
 
 fn execution_result(payload: ErrorPayload, options: &FailureOptions) -> CallToolResult {
     let text = payload.to_text();
+    // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
     // Cannot fail: the payload holds strings, numbers and JSON values only.
-    let payload = serde_json::to_value(&payload).unwrap_or(Value::Null);
-    let mut meta = Map::new();
-    meta.insert(META_KEY.to_owned(), payload.clone());
+    let structured_content = options
+        .structured_content
+        .then(|| serde_json::to_value(&payload).unwrap_or(Value::Null));
     CallToolResult {
         content: vec![Content::text(text)],
-        structured_content: options.structured_content.then_some(payload),
+        structured_content,
         is_error: Some(true),
         result_type: crate::wire::RESULT_TYPE_COMPLETE.into(),
-        meta: Some(meta),
+        meta: Some(ResultMeta::with_error(payload)),
     }
 }
 
@@ -289,7 +311,7 @@ fn protocol_error<E: ToolError + ?Sized>(
         (MASKED_MESSAGE.to_owned(), Map::new())
     } else {
         (
-            mask::clean_text(&error.message(), MAX_MESSAGE_CHARS),
+            mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
             error.details(),
         )
     };

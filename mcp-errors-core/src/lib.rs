@@ -76,6 +76,7 @@ pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,
+    ResultMeta,
 };
 
 /// `#[derive(ToolError)]`: see the crate's README for the attribute language.
@@ -99,6 +100,20 @@ pub mod __private {
         let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
         crate::mask::truncate_depth(&mut value, crate::mask::MAX_DETAIL_DEPTH);
         value
+    }
+
+    /// `Display` of `value` into a string sized for a typical message (`to_string` starts
+    /// empty and grows it several times). One function, compiled once here, for every
+    /// variant without `#[message]`.
+    pub fn display_string(value: &dyn std::fmt::Display) -> String {
+        format_string(128, format_args!("{value}"))
+    }
+
+    /// `format!` into a string of `capacity` (`format!` guesses low and grows it).
+    pub fn format_string(capacity: usize, args: std::fmt::Arguments<'_>) -> String {
+        let mut text = String::with_capacity(capacity);
+        let _ = std::fmt::Write::write_fmt(&mut text, args);
+        text
     }
 
     /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`

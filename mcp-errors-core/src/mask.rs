@@ -1,6 +1,7 @@
 //! Masking: what the model sees of an internal error, correlation ids, and the text limits
 //! that keep any message safe to emit.
 
+use std::borrow::Cow;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -98,11 +99,45 @@ pub fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 /// assert_eq!(clean_text("abcdef", 4), "abc…");
 /// ```
 pub fn clean_text(text: &str, max_chars: usize) -> String {
-    let needs_cleaning = |c: char| c.is_control() && c != '\n' && c != '\t';
-    let cut = text.char_indices().nth(max_chars).map(|(at, _)| at);
-    if cut.is_none() && !text.contains(needs_cleaning) {
+    if is_clean(text, max_chars) {
         return text.to_owned();
     }
+    clean_slow(text, max_chars)
+}
+
+/// [`clean_text`] of an owned `text`: returned as is, without a copy, when already clean.
+pub(crate) fn clean_owned(text: String, max_chars: usize) -> String {
+    if is_clean(&text, max_chars) {
+        return text;
+    }
+    clean_slow(&text, max_chars)
+}
+
+/// [`clean_text`] of a borrowed or owned `text`: returned as is when already clean.
+pub(crate) fn clean_cow(text: Cow<'static, str>, max_chars: usize) -> Cow<'static, str> {
+    if is_clean(&text, max_chars) {
+        return text;
+    }
+    Cow::Owned(clean_slow(&text, max_chars))
+}
+
+fn needs_cleaning(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Whether `text` fits `max_chars` and holds nothing [`clean_text`] would replace.
+fn is_clean(text: &str, max_chars: usize) -> bool {
+    // A string of at most `max_chars` bytes has at most that many characters.
+    let fits = text.len() <= max_chars || text.chars().nth(max_chars).is_none();
+    // Printable ASCII, newline and tab need nothing; only other bytes need a closer look.
+    // A fold without an early exit, so the compiler can check many bytes at once.
+    let other = |b: u8| u8::from(!matches!(b, b' '..=b'~' | b'\n' | b'\t'));
+    let plain = text.bytes().fold(0, |any, b| any | other(b)) == 0;
+    fits && (plain || !text.contains(needs_cleaning))
+}
+
+fn clean_slow(text: &str, max_chars: usize) -> String {
+    let cut = text.chars().nth(max_chars);
     let kept = match cut {
         Some(_) => text.chars().take(max_chars.saturating_sub(1)),
         None => text.chars().take(usize::MAX),

@@ -180,6 +180,7 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
     /// assert_eq!(serde_json::to_value(&theirs).unwrap(), serde_json::to_value(&ours).unwrap());
     /// ```
     fn from(result: CallToolResult) -> Self {
+        let meta = result.meta_map().map(MetaObject);
         let content = result
             .content
             .into_iter()
@@ -191,7 +192,7 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
         converted.is_error = result.is_error;
         converted.structured_content = result.structured_content;
         converted.result_type = Some(result_type(result.result_type));
-        converted.meta = result.meta.map(MetaObject);
+        converted.meta = meta;
         converted
     }
 }
@@ -365,10 +366,8 @@ mod tests {
         ours.result_type = Cow::Borrowed("future_kind");
         ours.structured_content = Some(json!({"code": "X"}));
         ours.meta = Some(
-            json!({"rs.mcp-errors/error": {"code": "X"}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
+            serde_json::from_value(json!({"rs.mcp-errors/error": {"code": "X"}, "other": 1}))
+                .unwrap(),
         );
         let theirs = rmcp_model::CallToolResult::from(ours.clone());
         assert_eq!(

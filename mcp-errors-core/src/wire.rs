@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -47,9 +48,9 @@ pub struct CallToolResult {
     /// `"complete"` for any finished call; absent from servers older than 2026-07-28.
     #[serde(default = "complete_result_type")]
     pub result_type: Cow<'static, str>,
-    /// Metadata; a failure's [`ErrorPayload`] lives under [`META_KEY`].
+    /// Metadata; a failure's [`ErrorPayload`] lives under [`META_KEY`], typed.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
+    pub meta: Option<ResultMeta>,
 }
 
 fn complete_result_type() -> Cow<'static, str> {
@@ -70,8 +71,115 @@ impl CallToolResult {
 
     /// The [`ErrorPayload`] this result carries under [`META_KEY`], if any.
     pub fn error_payload(&self) -> Option<ErrorPayload> {
-        let value = self.meta.as_ref()?.get(META_KEY)?;
-        ErrorPayload::deserialize(value).ok()
+        self.meta.as_ref()?.error.clone()
+    }
+
+    /// The `_meta` as a JSON object, as other MCP libraries type it (rmcp's `MetaObject`
+    /// wraps exactly this map).
+    ///
+    /// ```
+    /// use mcp_errors_core::{ToolError, META_KEY};
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("no such order")]
+    /// #[category(not_found)]
+    /// struct NoSuchOrder;
+    ///
+    /// let result = NoSuchOrder.to_failure().as_execution().unwrap().clone();
+    /// let meta = result.meta_map().unwrap();
+    /// assert_eq!(meta[META_KEY]["code"], "NO_SUCH_ORDER");
+    /// ```
+    pub fn meta_map(&self) -> Option<Map<String, Value>> {
+        self.meta.as_ref().map(ResultMeta::to_map)
+    }
+}
+
+/// The `_meta` object of a [`CallToolResult`]: the failure's [`ErrorPayload`] under
+/// [`META_KEY`], typed, and every other entry as JSON.
+///
+/// Reading is lenient: a value under [`META_KEY`] that is not an [`ErrorPayload`] (another
+/// library's, a newer version's) leaves `error` empty and stays in `other` as it was, so it
+/// never fails the whole result and survives a round trip.
+///
+/// ```
+/// use mcp_errors_core::wire::ResultMeta;
+/// use mcp_errors_core::META_KEY;
+/// use serde_json::json;
+///
+/// let meta: ResultMeta = serde_json::from_value(json!({
+///     META_KEY: {"code": "TIMEOUT", "category": "transient", "retryable": true, "message": "slow"},
+///     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+/// })).unwrap();
+/// assert_eq!(meta.error.as_ref().unwrap().code, "TIMEOUT");
+/// assert!(meta.other.contains_key("traceparent"));
+///
+/// let foreign: ResultMeta = serde_json::from_value(json!({META_KEY: "not a payload"})).unwrap();
+/// assert_eq!(foreign.error, None);
+/// assert_eq!(foreign.other[META_KEY], "not a payload");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResultMeta {
+    /// The failure's payload, under [`META_KEY`] on the wire.
+    pub error: Option<ErrorPayload>,
+    /// Every other entry. When `error` is set, an entry of `other` under [`META_KEY`] is
+    /// not emitted.
+    pub other: Map<String, Value>,
+}
+
+impl ResultMeta {
+    /// A `_meta` holding only `payload`.
+    pub fn with_error(payload: ErrorPayload) -> Self {
+        ResultMeta {
+            error: Some(payload),
+            other: Map::new(),
+        }
+    }
+
+    /// The same entries as a JSON object.
+    pub fn to_map(&self) -> Map<String, Value> {
+        let mut map = self.other.clone();
+        if let Some(error) = &self.error {
+            // Cannot fail: the payload holds strings, numbers and JSON values only.
+            let payload = serde_json::to_value(error).unwrap_or(Value::Null);
+            map.insert(META_KEY.to_owned(), payload);
+        }
+        map
+    }
+}
+
+impl From<Map<String, Value>> for ResultMeta {
+    /// Reads the payload under [`META_KEY`] when it is one; keeps everything else as is.
+    fn from(mut other: Map<String, Value>) -> Self {
+        let error = other
+            .get(META_KEY)
+            .and_then(|value| ErrorPayload::deserialize(value).ok());
+        if error.is_some() {
+            other.remove(META_KEY);
+        }
+        ResultMeta { error, other }
+    }
+}
+
+impl Serialize for ResultMeta {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let shadowed = |key: &String| self.error.is_some() && key == META_KEY;
+        let others = self.other.keys().filter(|key| !shadowed(key)).count();
+        let mut map = serializer.serialize_map(Some(others + usize::from(self.error.is_some())))?;
+        if let Some(error) = &self.error {
+            map.serialize_entry(META_KEY, error)?;
+        }
+        for (key, value) in &self.other {
+            if !shadowed(key) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Map::deserialize(deserializer).map(ResultMeta::from)
     }
 }
 
@@ -267,16 +375,16 @@ pub struct JsonRpcErrorResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ErrorPayload {
     /// The stable code, UPPER_SNAKE_CASE: a contract with clients.
-    pub code: String,
+    pub code: Cow<'static, str>,
     /// The category, which fixes what a client should do.
     pub category: Category,
     /// Whether calling again with the same input may succeed.
     pub retryable: bool,
     /// What went wrong, for the model; generic when the error is masked.
     pub message: String,
-    /// What to do next.
+    /// What to do next (borrowed when it is fixed text, as most hints are).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    pub hint: Option<Cow<'static, str>>,
     /// How long to wait before calling again, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
@@ -293,7 +401,7 @@ impl ErrorPayload {
     /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
     pub fn to_text(&self) -> String {
         let mut text = String::with_capacity(
-            self.code.len() + self.message.len() + self.hint.as_ref().map_or(0, String::len) + 48,
+            self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
         );
         text.push_str(&self.code);
         text.push_str(": ");
@@ -415,6 +523,39 @@ mod tests {
             serde_json::from_value(json!({"content": [{"type": "text", "text": "hi"}]})).unwrap();
         assert_eq!(result.result_type, "complete");
         assert_eq!(result.is_error, None);
+    }
+
+    #[test]
+    fn meta_serializes_the_payload_under_the_key_next_to_other_entries() {
+        let mut meta = ResultMeta::with_error(payload());
+        meta.other.insert("traceparent".into(), json!("00-abc"));
+        // An entry of `other` under the key would be a duplicate: the typed payload wins.
+        meta.other.insert(META_KEY.into(), json!("stale"));
+        let wire = serde_json::to_value(&meta).unwrap();
+        let expected = json!({
+            META_KEY: serde_json::to_value(payload()).unwrap(),
+            "traceparent": "00-abc",
+        });
+        assert_eq!(wire, expected);
+        assert_eq!(Value::Object(meta.to_map()), expected);
+        let text = serde_json::to_string(&meta).unwrap();
+        assert_eq!(text.matches(META_KEY).count(), 1, "{text}");
+    }
+
+    #[test]
+    fn meta_round_trips_and_keeps_a_foreign_payload_as_json() {
+        let meta = ResultMeta::with_error(payload());
+        let back: ResultMeta =
+            serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
+        assert_eq!(back, meta);
+
+        let foreign = json!({META_KEY: {"code": 7}, "other": [1, 2]});
+        let result: CallToolResult = serde_json::from_value(json!({
+            "content": [], "isError": true, "_meta": foreign.clone()
+        }))
+        .unwrap();
+        assert_eq!(result.error_payload(), None);
+        assert_eq!(result.meta_map().map(Value::Object), Some(foreign));
     }
 
     #[test]

@@ -132,11 +132,7 @@ fn the_payload_written_by_the_server_side_round_trips() {
         correlation_id: None,
     };
     let failure = ToolFailure::Execution(mcp_errors_core::CallToolResult {
-        meta: Some(
-            [(META_KEY.to_owned(), serde_json::to_value(&payload).unwrap())]
-                .into_iter()
-                .collect(),
-        ),
+        meta: Some(mcp_errors_core::ResultMeta::with_error(payload.clone())),
         ..mcp_errors_core::CallToolResult::error_text(payload.to_text())
     });
     let ToolFailure::Execution(result) = failure else {

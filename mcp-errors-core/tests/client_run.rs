@@ -12,7 +12,7 @@ use mcp_errors_core::client::{
     Decision, GiveUpReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall,
     UnknownCause, run_with_policy,
 };
-use mcp_errors_core::{CallToolResult, Category, ErrorPayload, META_KEY};
+use mcp_errors_core::{CallToolResult, Category, ErrorPayload, META_KEY, ResultMeta};
 use serde_json::{Value, json};
 
 /// Polls a future to completion; the futures here never wait.
@@ -285,11 +285,7 @@ fn anthropic_rendering_keeps_the_flag_and_adds_the_code_when_the_text_lacks_it()
         correlation_id: None,
     };
     let mut failed = CallToolResult::error_text("slow down");
-    failed.meta = Some(
-        [(META_KEY.to_owned(), serde_json::to_value(&payload).unwrap())]
-            .into_iter()
-            .collect(),
-    );
+    failed.meta = Some(ResultMeta::with_error(payload));
     let rendered = anthropic_tool_result("t2", &failed);
     assert_eq!(rendered["is_error"], true);
     assert_eq!(

@@ -151,7 +151,7 @@ async fn derived_execution_variants_are_error_results() {
 
     let busy = payload(&book(&client, "busy").await.unwrap());
     assert_eq!(
-        (busy.code.as_str(), busy.retryable, busy.retry_after_ms),
+        (busy.code.as_ref(), busy.retryable, busy.retry_after_ms),
         ("BUSY", true, Some(2000))
     );
 

@@ -345,7 +345,7 @@ async fn execution_variants_come_back_as_error_results_with_the_payload() {
         );
         let payload = error_payload(&result);
         assert_eq!(
-            (payload.code.as_str(), payload.category),
+            (payload.code.as_ref(), payload.category),
             ("NOT_FOUND", Category::NotFound)
         );
         assert_eq!(payload.details, Some(args_map(json!({"id": 42}))));

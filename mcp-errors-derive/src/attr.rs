@@ -75,11 +75,16 @@ impl Attrs {
     pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> Attrs {
         let mut out = Attrs::default();
         for attr in attrs {
-            if attr.path().is_ident(ERROR) {
+            // One string per attribute, not one per name compared (`is_ident` makes one each
+            // time, and a large enum has thousands of attributes).
+            let Some(ident) = attr.path().get_ident().map(ToString::to_string) else {
+                continue;
+            };
+            if ident == ERROR {
                 out.display = Some(thiserror_format(attr));
                 continue;
             }
-            let Some(name) = ALL.iter().copied().find(|name| attr.path().is_ident(name)) else {
+            let Some(name) = ALL.iter().copied().find(|name| ident == *name) else {
                 continue;
             };
             if out.seen.iter().any(|(seen, _)| *seen == name) {

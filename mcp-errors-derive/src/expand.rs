@@ -1,7 +1,7 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
 
 use crate::ast::{Input, Variant};
@@ -39,87 +39,106 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = where_predicates(input, resolved);
 
-    let descriptors = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let name = variant.ident.to_string();
-        let code = &r.code;
-        let channel = channel_tokens(r.channel);
-        let (retryable, masked) = (r.retryable, r.masked);
-        quote! {
-            ::mcp_errors_core::ErrorDescriptor::new(#name, #code, #channel, #retryable, #masked)
-        }
+    // Few distinct channels among many variants: each is a local const, named once per
+    // descriptor, so a large enum expands to fewer tokens.
+    let mut channels: Vec<(Channel, Ident)> = Vec::new();
+    let descriptors: Vec<TokenStream> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .map(|(variant, r)| {
+            let name = variant.ident.to_string();
+            let code = &r.code;
+            let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
+                Some((_, name)) => name.clone(),
+                None => {
+                    let name = format_ident!("__MCP_ERRORS_CHANNEL_{}", channels.len());
+                    channels.push((r.channel, name.clone()));
+                    name
+                }
+            };
+            let (retryable, masked) = (r.retryable, r.masked);
+            quote!(__McpErrorsDescriptor::new(#name, #code, #channel, #retryable, #masked))
+        })
+        .collect();
+    let channel_consts = channels.iter().map(|(channel, name)| {
+        let tokens = channel_tokens(*channel);
+        quote!(const #name: ::mcp_errors_core::Channel = #tokens;)
     });
+    // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
+    // `_` arm per method, as hand-written code would: less code for the compiler to check.
     let descriptor_arms = input.variants.iter().enumerate().map(|(index, variant)| {
         let pattern = pattern(variant, &[]);
-        quote!(#pattern => &<Self as ::mcp_errors_core::ToolError>::catalog()[#index],)
+        quote!(#pattern => #index,)
     });
-    let message_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let pattern = pattern(variant, r.message.as_ref().map_or(&[], |t| &t.members));
-        let body = match (&r.message, &variant.attrs.message) {
-            (Some(template), Some(lit)) => format_tokens(template, lit),
-            _ => quote!(::std::string::ToString::to_string(self)),
-        };
-        quote!(#pattern => #body,)
-    });
-    let hint_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let pattern = pattern(variant, r.hint.as_ref().map_or(&[], |t| &t.members));
-        let body = match (&r.hint, &variant.attrs.hint) {
-            (Some(template), Some(lit)) => {
-                let text = format_tokens(template, lit);
-                quote!(::std::option::Option::Some(#text))
-            }
-            _ => quote!(::std::option::Option::None),
-        };
-        quote!(#pattern => #body,)
-    });
-    let detail_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let members: Vec<Member> = r
-            .details
-            .iter()
-            .map(|&i| variant.fields[i].member.clone())
-            .collect();
-        let pattern = pattern(variant, &members);
-        let inserts = r.details.iter().map(|&i| {
-            let field = &variant.fields[i];
-            let key = field.detail_key();
-            let binding = &field.binding;
-            quote_spanned! {field.span=>
-                details.insert(
-                    ::std::string::String::from(#key),
-                    ::mcp_errors_core::__private::detail_value(#binding),
-                );
-            }
+    let message_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
+            let pattern = pattern(variant, &template.members);
+            let body = format_tokens(template, lit);
+            Some(quote!(#pattern => #body,))
         });
-        quote!(#pattern => { #(#inserts)* })
-    });
-    let retry_after_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        let Some(index) = r.retry_after else {
-            let pattern = pattern(variant, &[]);
-            return quote!(#pattern => ::std::option::Option::None,);
-        };
-        let field = &variant.fields[index];
-        let pattern = pattern(variant, std::slice::from_ref(&field.member));
-        let binding = &field.binding;
-        let value = quote_spanned! {field.span=>
-            ::mcp_errors_core::__private::retry_after_value(#binding)
-        };
-        quote!(#pattern => ::std::option::Option::Some(#value),)
-    });
+    let hint_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
+            let pattern = pattern(variant, &template.members);
+            let text = cow_tokens(template, lit);
+            Some(quote!(#pattern => ::std::option::Option::Some(#text),))
+        });
+    let detail_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            if r.details.is_empty() {
+                return None;
+            }
+            let members: Vec<Member> = r
+                .details
+                .iter()
+                .map(|&i| variant.fields[i].member.clone())
+                .collect();
+            let pattern = pattern(variant, &members);
+            let inserts = r.details.iter().map(|&i| {
+                let field = &variant.fields[i];
+                let key = field.detail_key();
+                let binding = &field.binding;
+                quote_spanned! {field.span=>
+                    details.insert(
+                        ::std::string::String::from(#key),
+                        ::mcp_errors_core::__private::detail_value(#binding),
+                    );
+                }
+            });
+            Some(quote!(#pattern => { #(#inserts)* }))
+        });
+    let retry_after_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let field = &variant.fields[r.retry_after?];
+            let pattern = pattern(variant, std::slice::from_ref(&field.member));
+            let binding = &field.binding;
+            let value = quote_spanned! {field.span=>
+                ::mcp_errors_core::__private::retry_after_value(#binding)
+            };
+            Some(quote!(#pattern => ::std::option::Option::Some(#value),))
+        });
 
-    // A reference to an empty enum is not uninhabited to the exhaustiveness check, the
-    // enum itself is.
-    let empty = input.variants.is_empty();
-    let match_self = |arms: Vec<TokenStream>| {
-        if empty {
-            quote!(match *self {})
-        } else {
-            quote!(match self { #(#arms)* })
-        }
+    // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
+    // itself is. The other methods end on a `_` arm, which an empty enum accepts.
+    let descriptor_index = if input.variants.is_empty() {
+        quote!(match *self {})
+    } else {
+        quote!(match self { #(#descriptor_arms)* })
     };
-    let descriptor_match = match_self(descriptor_arms.collect());
-    let message_match = match_self(message_arms.collect());
-    let hint_match = match_self(hint_arms.collect());
-    let detail_match = match_self(detail_arms.collect());
-    let retry_after_match = match_self(retry_after_arms.collect());
 
     let self_ty = quote!(#ident #ty_generics);
     quote! {
@@ -132,20 +151,38 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 Self: ::std::error::Error,
             {
                 fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
+                    use ::mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
+                    #(#channel_consts)*
                     const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
                     CATALOG
                 }
 
                 fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
-                    #descriptor_match
+                    let index: usize = #descriptor_index;
+                    &<Self as ::mcp_errors_core::ToolError>::catalog()[index]
                 }
 
                 fn message(&self) -> ::std::string::String {
-                    #message_match
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#message_arms)*
+                        _ => ::mcp_errors_core::__private::display_string(self),
+                    }
                 }
 
                 fn hint(&self) -> ::std::option::Option<::std::string::String> {
-                    #hint_match
+                    <Self as ::mcp_errors_core::ToolError>::hint_text(self)
+                        .map(::std::borrow::Cow::into_owned)
+                }
+
+                fn hint_text(
+                    &self,
+                ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#hint_arms)*
+                        _ => ::std::option::Option::None,
+                    }
                 }
 
                 fn details(
@@ -156,14 +193,22 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 > {
                     #[allow(unused_mut)]
                     let mut details = ::mcp_errors_core::__private::Map::new();
-                    #detail_match
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#detail_arms)*
+                        _ => {}
+                    }
                     details
                 }
 
                 fn retry_after(
                     &self,
                 ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
-                    #retry_after_match
+                    #[allow(unreachable_patterns)]
+                    match self {
+                        #(#retry_after_arms)*
+                        _ => ::std::option::Option::None,
+                    }
                 }
             }
 
@@ -229,13 +274,26 @@ fn pattern(variant: &Variant, members: &[Member]) -> TokenStream {
     }
 }
 
-/// `format!` of a checked template, or a plain copy when there is nothing to format.
+/// A checked template formatted into a string sized for it up front (`format!` would guess
+/// low and grow it), or a plain copy when there is nothing to format.
 fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
     if template.has_placeholders || template.format.contains(['{', '}']) {
-        quote!(::std::format!(#format))
+        let capacity = template.capacity_hint();
+        quote!(::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format)))
     } else {
         quote!(::std::string::String::from(#format))
+    }
+}
+
+/// Like [`format_tokens`], as a `Cow<'static, str>` that borrows fixed text.
+fn cow_tokens(template: &Template, lit: &LitStr) -> TokenStream {
+    if template.has_placeholders || template.format.contains(['{', '}']) {
+        let text = format_tokens(template, lit);
+        quote!(::std::borrow::Cow::Owned(#text))
+    } else {
+        let format = LitStr::new(&template.format, lit.span());
+        quote!(::std::borrow::Cow::Borrowed(#format))
     }
 }
 

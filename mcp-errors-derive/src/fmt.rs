@@ -16,6 +16,12 @@ pub struct Template {
 }
 
 impl Template {
+    /// A capacity for the formatted string that usually avoids growing it: the format's
+    /// own length (braces and names included) plus a typical field's length per placeholder.
+    pub fn capacity_hint(&self) -> usize {
+        self.format.len() + 24 * self.members.len()
+    }
+
     /// Parses `lit`, or says which placeholder cannot be read.
     pub fn parse(lit: &LitStr) -> Result<Template, String> {
         let source = lit.value();

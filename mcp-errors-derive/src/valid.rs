@@ -25,7 +25,7 @@ pub struct Resolved {
 }
 
 /// Where a variant goes: the `Category` variant name, or a JSON-RPC code.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub enum Channel {
     Execution(&'static str),
     Protocol(i32),

@@ -11,7 +11,8 @@ fn every_payload_validates_against_the_published_schema() {
     let mut checked = 0;
     for error in SampleError::all() {
         if let ToolFailure::Execution(result) = error.to_failure() {
-            let payload = &result.meta.as_ref().unwrap()[mcp_errors_core::META_KEY];
+            let meta = result.meta_map().unwrap();
+            let payload = &meta[mcp_errors_core::META_KEY];
             let errors: Vec<String> = validator
                 .iter_errors(payload)
                 .map(|e| e.to_string())

@@ -97,9 +97,25 @@ pub fn classify_bytes(response: &[u8]) -> Outcome {
         error: Option<&'a RawValue>,
     }
     match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
-        Ok(Obj(e)) => envelope(e.jsonrpc, e.result, e.error),
+        Ok(Obj(e)) => match (e.jsonrpc, e.result, e.error) {
+            (Some(jsonrpc), Some(result), None) if is_v2(jsonrpc) => raw_result_outcome(result),
+            (jsonrpc, result, error) => envelope(jsonrpc, result, error),
+        },
         Err(e) => Outcome::Invalid(not_parsed(response, &e)),
     }
+}
+
+fn is_v2(jsonrpc: &RawValue) -> bool {
+    jsonrpc
+        .decode::<Text<'_>>()
+        .is_some_and(|Text(v)| v == "2.0")
+}
+
+/// [`result_outcome`] of raw JSON: first one typed pass over the whole result, which reads
+/// any well-formed finished result; anything else (malformed, `input_required`) is read
+/// again part by part, for the exact reason.
+fn raw_result_outcome(result: &RawValue) -> Outcome {
+    single_pass(result).unwrap_or_else(|| result_outcome(result))
 }
 
 /// Classifies a bare `CallToolResult` object (the `result` member of a response), for
@@ -119,7 +135,7 @@ pub fn classify_result(result: &Value) -> Outcome {
 /// [`classify_result`] from raw bytes.
 pub fn classify_result_bytes(result: &[u8]) -> Outcome {
     match serde_json::from_slice::<&RawValue>(result) {
-        Ok(raw) => result_outcome(raw),
+        Ok(raw) => raw_result_outcome(raw),
         Err(e) => Outcome::Invalid(not_parsed(result, &e)),
     }
 }
@@ -406,11 +422,8 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         },
     };
     if is_error {
-        return Outcome::ToolError(tool_error(
-            &blocks,
-            meta.and_then(|m| m.error),
-            parts.structured_content,
-        ));
+        let meta_error = meta.and_then(|m| m.error).and_then(loose_error);
+        return Outcome::ToolError(tool_error(&blocks, meta_error, parts.structured_content));
     }
     let empty = meta
         .and_then(|m| m.empty)
@@ -452,9 +465,76 @@ impl LooseError<'_> {
     }
 }
 
+/// A node read as an error description, when it is one that says something.
+fn loose_error<'a, N: Node<'a>>(node: N) -> Option<LooseError<'a>> {
+    node.decode::<Obj<LooseError<'a>>>()
+        .map(|Obj(e)| e)
+        .filter(LooseError::says_something)
+}
+
+/// The single pass of [`raw_result_outcome`]: `None` when the result is not a well-formed
+/// finished result whose every member read here has the expected type.
+fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
+    /// A payload under our key that is not an error description fails the pass (the part by
+    /// part reading then looks at `structuredContent` and the text instead).
+    #[derive(Deserialize)]
+    struct Meta<'a> {
+        #[serde(default, borrow, rename = "rs.mcp-errors/error")]
+        error: Option<Obj<LooseError<'a>>>,
+        #[serde(default, rename = "rs.mcp-errors/empty")]
+        empty: Option<bool>,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Finished<'a> {
+        #[serde(default, borrow)]
+        result_type: Option<Text<'a>>,
+        #[serde(default)]
+        is_error: Option<bool>,
+        #[serde(default, borrow)]
+        content: Option<Vec<Obj<Block<'a>>>>,
+        #[serde(default, borrow)]
+        structured_content: Option<&'a RawValue>,
+        #[serde(default, borrow, rename = "_meta")]
+        meta: Option<Obj<Meta<'a>>>,
+    }
+    let Obj(finished) = result.decode::<Obj<Finished<'a>>>()?;
+    let complete = finished
+        .result_type
+        .as_ref()
+        .is_none_or(|Text(t)| t == crate::wire::RESULT_TYPE_COMPLETE);
+    if !complete {
+        return None;
+    }
+    let blocks: Vec<Block<'a>> = finished.content?.into_iter().map(|Obj(b)| b).collect();
+    if blocks
+        .iter()
+        .any(|b| b.kind.0 == "text" && b.text.is_none())
+    {
+        return None;
+    }
+    let meta = finished.meta.map(|Obj(meta)| meta);
+    if finished.is_error == Some(true) {
+        let meta_error = meta
+            .and_then(|m| m.error)
+            .map(|Obj(e)| e)
+            .filter(LooseError::says_something);
+        return Some(Outcome::ToolError(tool_error(
+            &blocks,
+            meta_error,
+            finished.structured_content,
+        )));
+    }
+    if meta.and_then(|m| m.empty) == Some(true) {
+        Some(Outcome::Empty(result.keep()))
+    } else {
+        Some(Outcome::Ready(result.keep()))
+    }
+}
+
 fn tool_error<'a, N: Node<'a>>(
     blocks: &[Block<'a>],
-    meta_error: Option<N>,
+    meta_error: Option<LooseError<'a>>,
     structured: Option<N>,
 ) -> ToolErrorInfo {
     let mut text = String::new();
@@ -466,15 +546,10 @@ fn tool_error<'a, N: Node<'a>>(
             text.push_str(t);
         }
     }
-    let from_node = |node: Option<N>| {
-        node.and_then(|n| n.decode::<Obj<LooseError<'a>>>())
-            .map(|Obj(e)| e)
-            .filter(LooseError::says_something)
-    };
-    if let Some(loose) = from_node(meta_error) {
+    if let Some(loose) = meta_error {
         return build(loose, text, ErrorSource::Meta);
     }
-    if let Some(loose) = from_node(structured) {
+    if let Some(loose) = structured.and_then(loose_error) {
         return build(loose, text, ErrorSource::StructuredContent);
     }
     let first_text = blocks.iter().find_map(|b| b.text.as_ref());

@@ -23,7 +23,7 @@ fn model_texts(result: &CallToolResult) -> Vec<String> {
         .collect();
     if result.is_error == Some(true) {
         if let Some(payload) = result.error_payload()
-            && !texts.iter().any(|t| t.contains(payload.code.as_str()))
+            && !texts.iter().any(|t| t.contains(payload.code.as_ref()))
         {
             texts.insert(0, payload.to_text());
         }
