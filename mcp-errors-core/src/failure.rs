@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
-use crate::wire::{CallToolResult, Content, ErrorPayload, JsonRpcError, ResultMeta};
+use crate::wire::{CallToolResult, Content, Details, ErrorPayload, JsonRpcError, ResultMeta};
 use crate::{Channel, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
@@ -73,8 +73,8 @@ pub trait ToolError: Error {
         self.hint().map(Cow::Owned)
     }
 
-    /// The `#[detail]` fields, by name (tuple fields by index).
-    fn details(&self) -> Map<String, Value>;
+    /// The `#[detail]` fields, by name (tuple fields by index), in declaration order.
+    fn details(&self) -> Details;
 
     /// The `#[retry_after]` field of the variant, if it has one.
     fn retry_after(&self) -> Option<Duration>;
@@ -312,7 +312,7 @@ fn protocol_error<E: ToolError + ?Sized>(
     } else {
         (
             mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
-            error.details(),
+            error.details().into_map(),
         )
     };
     // The stable code wins over a detail field that happens to be named `code`.

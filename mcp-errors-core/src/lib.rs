@@ -75,8 +75,8 @@ pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
 pub use client::EMPTY_META_KEY;
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
-    CallToolResult, Content, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId,
-    ResultMeta,
+    CallToolResult, Content, Details, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY,
+    RequestId, ResultMeta,
 };
 
 /// `#[derive(ToolError)]`: see the crate's README for the attribute language.
@@ -100,6 +100,19 @@ pub mod __private {
         let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
         crate::mask::truncate_depth(&mut value, crate::mask::MAX_DETAIL_DEPTH);
         value
+    }
+
+    /// One `#[detail]` entry: its key, borrowed, and [`detail_value`] of the field.
+    pub fn detail<T: serde::Serialize + ?Sized>(
+        key: &'static str,
+        value: &T,
+    ) -> (std::borrow::Cow<'static, str>, Value) {
+        (std::borrow::Cow::Borrowed(key), detail_value(value))
+    }
+
+    /// The details of a variant, from its entries (distinct keys: its field names).
+    pub fn details(entries: Vec<(std::borrow::Cow<'static, str>, Value)>) -> crate::Details {
+        crate::Details::from_distinct(entries)
     }
 
     /// `Display` of `value` into a string sized for a typical message (`to_string` starts

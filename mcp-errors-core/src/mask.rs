@@ -161,16 +161,33 @@ pub fn retry_after_ms(wait: Duration) -> u64 {
 /// [`TRUNCATED_DETAIL`]. Iterative, so any depth is safe.
 pub(crate) fn truncate_depth(value: &mut serde_json::Value, max_depth: usize) {
     use serde_json::Value;
-    let mut stack: Vec<(&mut Value, usize)> = vec![(value, 1)];
-    while let Some((value, depth)) = stack.pop() {
-        let is_container = matches!(value, Value::Array(_) | Value::Object(_));
-        if is_container && depth > max_depth {
-            *value = Value::String(TRUNCATED_DETAIL.to_owned());
-            continue;
-        }
+    fn is_container(value: &&mut Value) -> bool {
+        matches!(value, Value::Array(_) | Value::Object(_))
+    }
+    // Only containers are pushed, so a scalar or a flat container (most details) never
+    // allocates the stack.
+    let mut stack: Vec<(&mut Value, usize)> = Vec::new();
+    let mut next = Some((value, 1));
+    while let Some((value, depth)) = next.take().or_else(|| stack.pop()) {
         match value {
-            Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, depth + 1))),
-            Value::Object(map) => stack.extend(map.values_mut().map(|v| (v, depth + 1))),
+            Value::Array(_) | Value::Object(_) if depth > max_depth => {
+                *value = Value::String(TRUNCATED_DETAIL.to_owned());
+            }
+            Value::Array(items) => {
+                stack.extend(
+                    items
+                        .iter_mut()
+                        .filter(is_container)
+                        .map(|v| (v, depth + 1)),
+                );
+            }
+            Value::Object(map) => {
+                stack.extend(
+                    map.values_mut()
+                        .filter(is_container)
+                        .map(|v| (v, depth + 1)),
+                );
+            }
             _ => {}
         }
     }

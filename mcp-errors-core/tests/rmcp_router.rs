@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use mcp_errors_core::rmcp::{RMCP_ARGUMENT_ERROR_PREFIX, publish_error_catalog};
 use mcp_errors_core::{
-    CATALOG_META_KEY, Category, Channel, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY,
-    ToolError,
+    CATALOG_META_KEY, Category, Channel, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload,
+    META_KEY, ToolError,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -106,15 +106,15 @@ impl ToolError for OrderError {
         }
     }
 
-    fn details(&self) -> Map<String, Value> {
-        let mut details = Map::new();
+    fn details(&self) -> Details {
+        let mut details = Details::new();
         match self {
             OrderError::NotFound { id } => {
-                details.insert("id".into(), json!(id));
+                details.insert("id", json!(id));
             }
             OrderError::BadRange { start, end } => {
-                details.insert("start".into(), json!(start));
-                details.insert("end".into(), json!(end));
+                details.insert("start", json!(start));
+                details.insert("end", json!(end));
             }
             _ => {}
         }
@@ -164,8 +164,8 @@ impl<T: Debug + Display> ToolError for Upstream<T> {
     fn hint(&self) -> Option<String> {
         None
     }
-    fn details(&self) -> Map<String, Value> {
-        Map::new()
+    fn details(&self) -> Details {
+        Details::new()
     }
     fn retry_after(&self) -> Option<Duration> {
         None
@@ -348,7 +348,7 @@ async fn execution_variants_come_back_as_error_results_with_the_payload() {
             (payload.code.as_ref(), payload.category),
             ("NOT_FOUND", Category::NotFound)
         );
-        assert_eq!(payload.details, Some(args_map(json!({"id": 42}))));
+        assert_eq!(payload.details.unwrap(), args_map(json!({"id": 42})));
         // Structured content stays off by default: the TS SDK would validate it against
         // get_order's outputSchema and hide the error.
         assert_eq!(result.structured_content, None, "{tool}");

@@ -105,18 +105,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 .map(|&i| variant.fields[i].member.clone())
                 .collect();
             let pattern = pattern(variant, &members);
-            let inserts = r.details.iter().map(|&i| {
+            let entries = r.details.iter().map(|&i| {
                 let field = &variant.fields[i];
                 let key = field.detail_key();
                 let binding = &field.binding;
                 quote_spanned! {field.span=>
-                    details.insert(
-                        ::std::string::String::from(#key),
-                        ::mcp_errors_core::__private::detail_value(#binding),
-                    );
+                    ::mcp_errors_core::__private::detail(#key, #binding)
                 }
             });
-            Some(quote!(#pattern => { #(#inserts)* }))
+            Some(quote! {
+                #pattern => ::mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
+            })
         });
     let retry_after_arms = input
         .variants
@@ -185,20 +184,12 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     }
                 }
 
-                fn details(
-                    &self,
-                ) -> ::mcp_errors_core::__private::Map<
-                    ::std::string::String,
-                    ::mcp_errors_core::__private::Value,
-                > {
-                    #[allow(unused_mut)]
-                    let mut details = ::mcp_errors_core::__private::Map::new();
+                fn details(&self) -> ::mcp_errors_core::Details {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#detail_arms)*
-                        _ => {}
+                        _ => ::mcp_errors_core::Details::new(),
                     }
-                    details
                 }
 
                 fn retry_after(

@@ -31,12 +31,7 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
                 fn hint(&self) -> ::std::option::Option<::std::string::String> {
                     ::core::unreachable!()
                 }
-                fn details(
-                    &self,
-                ) -> ::mcp_errors_core::__private::Map<
-                    ::std::string::String,
-                    ::mcp_errors_core::__private::Value,
-                > {
+                fn details(&self) -> ::mcp_errors_core::Details {
                     ::core::unreachable!()
                 }
                 fn retry_after(
