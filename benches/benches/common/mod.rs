@@ -124,6 +124,12 @@ pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
     };
     let message = format!("unknown department \"{department}\"");
     let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    typed_result_to_bytes(text, &message, allowed, *limit)
+}
+
+/// The typed result of both hand-written paths, written to bytes.
+#[inline]
+fn typed_result_to_bytes(text: String, message: &str, allowed: &str, limit: u32) -> Vec<u8> {
     let result = TypedResult {
         content: [TypedText {
             r#type: "text",
@@ -136,12 +142,9 @@ pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
                 code: CODE,
                 category: "validation",
                 retryable: false,
-                message: &message,
+                message,
                 hint: HINT,
-                details: TypedDetails {
-                    allowed,
-                    limit: *limit,
-                },
+                details: TypedDetails { allowed, limit },
             },
         },
     };
@@ -172,30 +175,7 @@ pub fn typed_presized_to_bytes(error: &SearchError) -> Vec<u8> {
     text.push_str(&message);
     text.push_str(". Not retryable. Hint: ");
     text.push_str(HINT);
-    let result = TypedResult {
-        content: [TypedText {
-            r#type: "text",
-            text,
-        }],
-        is_error: true,
-        result_type: "complete",
-        meta: TypedMeta {
-            error: TypedPayload {
-                code: CODE,
-                category: "validation",
-                retryable: false,
-                message: &message,
-                hint: HINT,
-                details: TypedDetails {
-                    allowed,
-                    limit: *limit,
-                },
-            },
-        },
-    };
-    let mut bytes = Vec::with_capacity(512);
-    serde_json::to_writer(&mut bytes, &result).expect("serializable");
-    bytes
+    typed_result_to_bytes(text, &message, allowed, *limit)
 }
 
 // ---- 3. json! + rmcp ---------------------------------------------------------------------
