@@ -10,23 +10,9 @@ use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
 use crate::attr::Attrs;
 
 #[derive(FromDeriveInput)]
-#[darling(
-    supports(enum_any, struct_any),
-    forward_attrs(
-        category,
-        protocol,
-        retryable,
-        code,
-        message,
-        hint,
-        mask,
-        expose,
-        detail,
-        retry_after,
-        sensitive,
-        error
-    )
-)]
+// Every attribute is forwarded: `Attrs::parse` picks ours (and thiserror's `error`) by name,
+// from the one list in `symbol.rs`.
+#[darling(supports(enum_any, struct_any), forward_attrs)]
 struct InputReceiver {
     ident: Ident,
     generics: Generics,
@@ -35,20 +21,7 @@ struct InputReceiver {
 }
 
 #[derive(FromVariant)]
-#[darling(forward_attrs(
-    category,
-    protocol,
-    retryable,
-    code,
-    message,
-    hint,
-    mask,
-    expose,
-    detail,
-    retry_after,
-    sensitive,
-    error
-))]
+#[darling(forward_attrs)]
 struct VariantReceiver {
     ident: Ident,
     fields: darling::ast::Fields<FieldReceiver>,
@@ -56,20 +29,7 @@ struct VariantReceiver {
 }
 
 #[derive(FromField)]
-#[darling(forward_attrs(
-    category,
-    protocol,
-    retryable,
-    code,
-    message,
-    hint,
-    mask,
-    expose,
-    detail,
-    retry_after,
-    sensitive,
-    error
-))]
+#[darling(forward_attrs)]
 struct FieldReceiver {
     ident: Option<Ident>,
     ty: Type,
