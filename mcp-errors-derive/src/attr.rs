@@ -6,6 +6,7 @@ use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitInt, LitStr, Token, UnOp};
 
+use crate::suggest::did_you_mean;
 use crate::symbol::*;
 
 /// The category names of `#[category(...)]`, as written and as `Category` variants.
@@ -197,7 +198,7 @@ fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
             None => {
                 let names: Vec<&str> = PROTOCOL_NAMES.iter().map(|(n, _)| *n).collect();
                 let mut message = format!("unknown protocol error name `{name}`");
-                if let Some(best) = crate::valid::did_you_mean(&name, &names) {
+                if let Some(best) = did_you_mean(&name, &names) {
                     message.push_str(&format!("; did you mean `{best}`?"));
                 }
                 message.push_str(&format!(

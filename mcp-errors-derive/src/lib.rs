@@ -11,6 +11,7 @@ mod attr;
 mod expand;
 mod fallback;
 mod fmt;
+mod suggest;
 mod symbol;
 mod valid;
 

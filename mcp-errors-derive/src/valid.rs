@@ -8,6 +8,7 @@ use syn::{LitStr, Member};
 use crate::ast::{Field, Input, Variant};
 use crate::attr::{Attrs, CATEGORIES};
 use crate::fmt::Template;
+use crate::suggest::did_you_mean;
 use crate::symbol::*;
 
 /// What the rules conclude about one variant; everything expand.rs needs.
@@ -575,16 +576,6 @@ fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
     }
 }
 
-/// The closest known name, if one is close enough to be a likely typo.
-pub fn did_you_mean<'a>(wanted: &str, known: &[&'a str]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|candidate| (strsim::jaro_winkler(wanted, candidate), *candidate))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,12 +595,5 @@ mod tests {
         assert!(code_problem("SEAT__TAKEN").is_some());
         assert!(code_problem(&"A".repeat(64)).is_some());
         assert!(code_problem("9LIVES").is_some());
-    }
-
-    #[test]
-    fn suggests_close_names_only() {
-        let names = ["validation", "transient"];
-        assert_eq!(did_you_mean("validaton", &names), Some("validation"));
-        assert_eq!(did_you_mean("zzz", &names), None);
     }
 }
