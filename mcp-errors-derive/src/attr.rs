@@ -6,35 +6,9 @@ use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitInt, LitStr, Token, UnOp};
 
+use crate::codes;
 use crate::suggest::did_you_mean;
 use crate::symbol::*;
-
-/// The category names of `#[category(...)]`, as written and as `Category` variants.
-pub const CATEGORIES: [(&str, &str); 9] = [
-    ("validation", "Validation"),
-    ("not_found", "NotFound"),
-    ("conflict", "Conflict"),
-    ("business", "Business"),
-    ("permission", "Permission"),
-    ("unauthenticated", "Unauthenticated"),
-    ("rate_limited", "RateLimited"),
-    ("transient", "Transient"),
-    ("internal", "Internal"),
-];
-
-/// The names `#[protocol(...)]` accepts in place of a number.
-pub const PROTOCOL_NAMES: [(&str, i64); 10] = [
-    ("parse_error", -32700),
-    ("invalid_request", -32600),
-    ("method_not_found", -32601),
-    ("invalid_params", -32602),
-    ("internal_error", -32603),
-    ("resource_not_found", -32002),
-    ("header_mismatch", -32020),
-    ("missing_required_client_capability", -32021),
-    ("unsupported_protocol_version", -32022),
-    ("url_elicitation_required", -32042),
-];
 
 /// A value with the span of the attribute that set it.
 #[derive(Clone)]
@@ -188,26 +162,24 @@ fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::
     }
 }
 
-/// `-32602`, `4001` or a name from `PROTOCOL_NAMES`, with the span of the number or name.
+/// `-32602`, `4001` or a name of `codes::NAMED`, with the span of the number or name.
 fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
     if input.peek(Ident) {
         let ident: Ident = input.parse()?;
         let name = ident.to_string();
-        return match PROTOCOL_NAMES.iter().find(|(known, _)| *known == name) {
-            Some((_, code)) => Ok((*code, ident.span())),
-            None => {
-                let names: Vec<&str> = PROTOCOL_NAMES.iter().map(|(n, _)| *n).collect();
-                let mut message = format!("unknown protocol error name `{name}`");
-                if let Some(best) = did_you_mean(&name, &names) {
-                    message.push_str(&format!("; did you mean `{best}`?"));
-                }
-                message.push_str(&format!(
-                    " Write a JSON-RPC code such as `-32602` or one of: {}",
-                    names.join(", ")
-                ));
-                Err(syn::Error::new(ident.span(), message))
-            }
-        };
+        if let Some(named) = codes::by_name(&name) {
+            return Ok((i64::from(named.code), ident.span()));
+        }
+        let names = codes::names();
+        let mut message = format!("unknown protocol error name `{name}`");
+        if let Some(best) = did_you_mean(&name, &names) {
+            message.push_str(&format!("; did you mean `{best}`?"));
+        }
+        message.push_str(&format!(
+            " Write a JSON-RPC code such as `-32602` or one of: {}",
+            names.join(", ")
+        ));
+        return Err(syn::Error::new(ident.span(), message));
     }
     let expr: Expr = input.parse()?;
     let (negative, lit) = match &expr {

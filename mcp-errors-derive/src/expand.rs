@@ -1,6 +1,6 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
 
@@ -225,11 +225,11 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
 
 fn channel_tokens(channel: Channel) -> TokenStream {
     match channel {
-        Channel::Execution(category) => {
-            let category = Ident::new(category, Span::call_site());
-            quote!(::mcp_errors_core::Channel::Execution(::mcp_errors_core::Category::#category))
+        Channel::Execution(category) => quote!(::mcp_errors_core::Channel::Execution(#category)),
+        Channel::Protocol(code) => {
+            let code = code.0;
+            quote!(::mcp_errors_core::Channel::Protocol(#code))
         }
-        Channel::Protocol(code) => quote!(::mcp_errors_core::Channel::Protocol(#code)),
     }
 }
 

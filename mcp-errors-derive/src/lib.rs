@@ -8,6 +8,8 @@
 
 mod ast;
 mod attr;
+mod category;
+mod codes;
 mod expand;
 mod fallback;
 mod fmt;

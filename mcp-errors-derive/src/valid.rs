@@ -6,7 +6,9 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Member};
 
 use crate::ast::{Field, Input, Variant};
-use crate::attr::{Attrs, CATEGORIES};
+use crate::attr::Attrs;
+use crate::category::Category;
+use crate::codes::{self, ProtocolCode};
 use crate::fmt::Template;
 use crate::suggest::did_you_mean;
 use crate::symbol::*;
@@ -25,11 +27,11 @@ pub struct Resolved {
     pub details: Vec<usize>,
 }
 
-/// Where a variant goes: the `Category` variant name, or a JSON-RPC code.
+/// Where a variant goes: a tool-execution error of a category, or a JSON-RPC error.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Channel {
-    Execution(&'static str),
-    Protocol(i32),
+    Execution(Category),
+    Protocol(ProtocolCode),
 }
 
 type Errors = darling::error::Accumulator;
@@ -139,11 +141,11 @@ fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
 }
 
 /// Rule: a category name is one of the nine.
-fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<&'static str> {
-    if let Some((_, variant)) = CATEGORIES.iter().find(|(known, _)| *known == name) {
-        return Some(variant);
+fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<Category> {
+    if let Some(category) = Category::from_name(name) {
+        return Some(category);
     }
-    let names: Vec<&str> = CATEGORIES.iter().map(|(n, _)| *n).collect();
+    let names = Category::names();
     let mut message = format!("unknown category `{name}`");
     match did_you_mean(name, &names) {
         Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
@@ -154,12 +156,7 @@ fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<&'
 }
 
 /// Rule: a protocol code is one the spec defines or one outside the reserved range.
-fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<i32> {
-    // JSON-RPC reserves -32768..=-32000. Allowed there: the codes JSON-RPC and MCP define,
-    // and -32000..=-32019, which MCP 2026-07-28 leaves to implementations.
-    const DEFINED: [i64; 10] = [
-        -32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042,
-    ];
+fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<ProtocolCode> {
     let Ok(code32) = i32::try_from(code) else {
         errors.push(error(
             span,
@@ -167,22 +164,26 @@ fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<i32
         ));
         return None;
     };
-    let reserved = (-32768..=-32000).contains(&code);
-    let implementation_defined = (-32019..=-32000).contains(&code);
-    if reserved && !implementation_defined && !DEFINED.contains(&code) {
+    if !codes::is_allowed(code) {
+        let (reserved, own) = (&codes::RESERVED, &codes::IMPLEMENTATION_DEFINED);
+        let defined: Vec<String> = codes::NAMED.iter().map(|n| n.code.to_string()).collect();
         errors.push(error(
             span,
             format!(
-                "protocol code {code} is in the range -32768..=-32000 that JSON-RPC reserves, \
-                 and neither JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, \
-                 -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042), an \
-                 implementation-defined one in -32019..=-32000, or an application code outside \
-                 the reserved range"
+                "protocol code {code} is in the range {}..={} that JSON-RPC reserves, and \
+                 neither JSON-RPC nor MCP defines it: use a defined code ({}), an \
+                 implementation-defined one in {}..={}, or an application code outside the \
+                 reserved range",
+                reserved.start(),
+                reserved.end(),
+                defined.join(", "),
+                own.start(),
+                own.end(),
             ),
         ));
         return None;
     }
-    Some(code32)
+    Some(ProtocolCode(code32))
 }
 
 fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Channel {
@@ -207,20 +208,17 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
         let code = if attrs.protocol.is_some() {
             check_protocol_code(protocol.value, protocol.span, errors)
         } else {
-            i32::try_from(protocol.value).ok()
+            i32::try_from(protocol.value).ok().map(ProtocolCode)
         };
-        return Channel::Protocol(code.unwrap_or(-32603));
+        return Channel::Protocol(code.unwrap_or(ProtocolCode(codes::INTERNAL_ERROR.code)));
     }
     if let Some(category) = category {
         let known = if attrs.category.is_some() {
             check_category_name(category.value.ident.span(), &category.value.name, errors)
         } else {
-            CATEGORIES
-                .iter()
-                .find(|(name, _)| *name == category.value.name)
-                .map(|(_, variant)| *variant)
+            Category::from_name(&category.value.name)
         };
-        return Channel::Execution(known.unwrap_or("Internal"));
+        return Channel::Execution(known.unwrap_or(Category::Internal));
     }
     // A mapping whose attribute failed to parse was already reported.
     let attempted = |attrs: &Attrs| {
@@ -230,7 +228,7 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
             .any(|(name, _)| [CATEGORY, PROTOCOL].contains(name))
     };
     if attempted(attrs) || attempted(&input.container) {
-        return Channel::Execution("Internal");
+        return Channel::Execution(Category::Internal);
     }
     let kind = if input.is_enum { "variant" } else { "struct" };
     let on_enum = if input.is_enum {
@@ -247,7 +245,7 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
             variant.ident
         ),
     ));
-    Channel::Execution("Internal")
+    Channel::Execution(Category::Internal)
 }
 
 fn resolve_retryable(
@@ -276,7 +274,10 @@ fn resolve_retryable(
             .retryable
             .as_ref()
             .or(input.container.retryable.as_ref())
-            .map_or(matches!(category, "RateLimited" | "Transient"), |r| r.value),
+            .map_or(
+                matches!(category, Category::RateLimited | Category::Transient),
+                |r| r.value,
+            ),
     }
 }
 
@@ -288,10 +289,10 @@ fn resolve_masked(input: &Input, variant: &Variant, channel: Channel) -> bool {
     };
     explicit(&variant.attrs)
         .or_else(|| explicit(&input.container))
-        .unwrap_or(matches!(
-            channel,
-            Channel::Execution("Internal") | Channel::Protocol(-32603)
-        ))
+        .unwrap_or(match channel {
+            Channel::Execution(category) => category == Category::Internal,
+            Channel::Protocol(code) => code.0 == codes::INTERNAL_ERROR.code,
+        })
 }
 
 /// Rule: `#[mask]` and `#[expose]` contradict each other.
@@ -595,5 +596,19 @@ mod tests {
         assert!(code_problem("SEAT__TAKEN").is_some());
         assert!(code_problem(&"A".repeat(64)).is_some());
         assert!(code_problem("9LIVES").is_some());
+    }
+
+    #[test]
+    fn reserved_code_message_lists_the_allowed_codes() {
+        let mut errors = darling::Error::accumulator();
+        assert!(check_protocol_code(-32010, Span::call_site(), &mut errors).is_some());
+        assert!(check_protocol_code(-32050, Span::call_site(), &mut errors).is_none());
+        assert_eq!(
+            errors.finish().unwrap_err().to_string(),
+            "protocol code -32050 is in the range -32768..=-32000 that JSON-RPC reserves, and \
+             neither JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, \
+             -32602, -32603, -32002, -32020, -32021, -32022, -32042), an implementation-defined \
+             one in -32019..=-32000, or an application code outside the reserved range"
+        );
     }
 }

@@ -1,0 +1,87 @@
+//! The JSON-RPC error codes of `#[protocol(...)]`: those JSON-RPC and MCP define, each with
+//! its name, and the reserved ranges.
+
+use std::ops::RangeInclusive;
+
+/// A code that JSON-RPC or MCP defines.
+pub struct NamedCode {
+    /// Its name in `#[protocol(...)]`.
+    pub name: &'static str,
+    pub code: i32,
+}
+
+macro_rules! named_codes {
+    ($($constant:ident = $name:literal, $code:literal;)*) => {
+        $(
+            pub const $constant: NamedCode = NamedCode {
+                name: $name,
+                code: $code,
+            };
+        )*
+
+        /// Every defined code, in the order error messages list them.
+        pub const NAMED: &[NamedCode] = &[$($constant),*];
+    };
+}
+
+named_codes! {
+    PARSE_ERROR = "parse_error", -32700;
+    INVALID_REQUEST = "invalid_request", -32600;
+    METHOD_NOT_FOUND = "method_not_found", -32601;
+    INVALID_PARAMS = "invalid_params", -32602;
+    INTERNAL_ERROR = "internal_error", -32603;
+    RESOURCE_NOT_FOUND = "resource_not_found", -32002;
+    HEADER_MISMATCH = "header_mismatch", -32020;
+    MISSING_REQUIRED_CLIENT_CAPABILITY = "missing_required_client_capability", -32021;
+    UNSUPPORTED_PROTOCOL_VERSION = "unsupported_protocol_version", -32022;
+    URL_ELICITATION_REQUIRED = "url_elicitation_required", -32042;
+}
+
+/// The codes JSON-RPC reserves for itself and the protocols built on it.
+pub const RESERVED: RangeInclusive<i64> = -32768..=-32000;
+
+/// The part of [`RESERVED`] that MCP (2026-07-28) leaves to implementations.
+pub const IMPLEMENTATION_DEFINED: RangeInclusive<i64> = -32019..=-32000;
+
+/// The defined code called `name` in `#[protocol(...)]`.
+pub fn by_name(name: &str) -> Option<&'static NamedCode> {
+    NAMED.iter().find(|named| named.name == name)
+}
+
+/// Every name `#[protocol(...)]` accepts.
+pub fn names() -> Vec<&'static str> {
+    NAMED.iter().map(|named| named.name).collect()
+}
+
+/// Whether a variant may use `code`: a defined code, an implementation-defined one, or any
+/// code outside the reserved range.
+pub fn is_allowed(code: i64) -> bool {
+    !RESERVED.contains(&code)
+        || IMPLEMENTATION_DEFINED.contains(&code)
+        || NAMED.iter().any(|named| i64::from(named.code) == code)
+}
+
+/// A JSON-RPC error code a variant is mapped to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ProtocolCode(pub i32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_codes() {
+        for code in [-32700, -32603, -32042, -32019, -32000, -31999, 4001, -32769] {
+            assert!(is_allowed(code), "{code}");
+        }
+        for code in [-32768, -32604, -32099, -32050, -32023, -32041] {
+            assert!(!is_allowed(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn names_resolve_to_codes() {
+        assert_eq!(by_name("invalid_params").map(|n| n.code), Some(-32602));
+        assert!(by_name("invalid_param").is_none());
+    }
+}
