@@ -1,13 +1,19 @@
 //! The JSON-RPC error codes of `#[protocol(...)]`: those JSON-RPC and MCP define, each with
-//! its name, and the reserved ranges.
+//! its name and its constant on `mcp_errors_core::ErrorCode`, and the reserved ranges.
 
 use std::ops::RangeInclusive;
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::Ident;
 
 /// A code that JSON-RPC or MCP defines.
 pub struct NamedCode {
     /// Its name in `#[protocol(...)]`.
     pub name: &'static str,
     pub code: i32,
+    /// Its constant on `mcp_errors_core::ErrorCode`.
+    pub constant: &'static str,
 }
 
 macro_rules! named_codes {
@@ -16,6 +22,7 @@ macro_rules! named_codes {
             pub const $constant: NamedCode = NamedCode {
                 name: $name,
                 code: $code,
+                constant: stringify!($constant),
             };
         )*
 
@@ -65,6 +72,23 @@ pub fn is_allowed(code: i64) -> bool {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ProtocolCode(pub i32);
 
+/// `::mcp_errors_core::ErrorCode::NAME` for a defined code, `::mcp_errors_core::ErrorCode(n)`
+/// for any other.
+impl ToTokens for ProtocolCode {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match NAMED.iter().find(|named| named.code == self.0) {
+            Some(named) => {
+                let constant = Ident::new(named.constant, Span::call_site());
+                tokens.extend(quote!(::mcp_errors_core::ErrorCode::#constant));
+            }
+            None => {
+                let code = Literal::i32_unsuffixed(self.0);
+                tokens.extend(quote!(::mcp_errors_core::ErrorCode(#code)));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,8 +104,15 @@ mod tests {
     }
 
     #[test]
-    fn names_resolve_to_codes() {
+    fn named_codes_use_the_core_constants() {
         assert_eq!(by_name("invalid_params").map(|n| n.code), Some(-32602));
-        assert!(by_name("invalid_param").is_none());
+        assert_eq!(
+            ProtocolCode(-32602).to_token_stream().to_string(),
+            ":: mcp_errors_core :: ErrorCode :: INVALID_PARAMS"
+        );
+        assert_eq!(
+            ProtocolCode(-32010).to_token_stream().to_string(),
+            ":: mcp_errors_core :: ErrorCode (- 32010)"
+        );
     }
 }

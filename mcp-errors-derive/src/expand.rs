@@ -1,6 +1,6 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Literal, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
 
@@ -39,8 +39,9 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = where_predicates(input, resolved);
 
-    // Few distinct channels among many variants: each is a local const, named once per
-    // descriptor, so a large enum expands to fewer tokens.
+    // Few distinct categories and protocol codes among many variants: each is a local const,
+    // named once per descriptor, so a large enum expands to fewer tokens. Retryability and
+    // masking are the core's defaults for the category or code unless written out.
     let mut channels: Vec<(Channel, Ident)> = Vec::new();
     let descriptors: Vec<TokenStream> = input
         .variants
@@ -57,14 +58,27 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     name
                 }
             };
-            let (retryable, masked) = (r.retryable, r.masked);
-            quote!(__McpErrorsDescriptor::new(#name, #code, #channel, #retryable, #masked))
+            let constructor = match r.channel {
+                Channel::Execution(_) => quote!(execution),
+                Channel::Protocol(_) => quote!(protocol),
+            };
+            let retryable = r.retryable.map(|retryable| quote!(.retryable(#retryable)));
+            let masked = r.masked.map(|masked| quote!(.masked(#masked)));
+            quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked)
         })
         .collect();
-    let channel_consts = channels.iter().map(|(channel, name)| {
-        let tokens = channel_tokens(*channel);
-        quote!(const #name: ::mcp_errors_core::Channel = #tokens;)
+    let channel_consts = channels.iter().map(|(channel, name)| match channel {
+        Channel::Execution(category) => {
+            quote!(const #name: ::mcp_errors_core::Category = #category;)
+        }
+        Channel::Protocol(code) => quote!(const #name: ::mcp_errors_core::ErrorCode = #code;),
     });
+    let retryable_assertions = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .enumerate()
+        .filter_map(|(index, (variant, r))| retryable_assertion(index, variant, r));
     // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
     // `_` arm per method, as hand-written code would: less code for the compiler to check.
     let descriptor_arms = input.variants.iter().enumerate().map(|(index, variant)| {
@@ -122,7 +136,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let field = &variant.fields[r.retry_after?];
+            let field = &variant.fields[r.retry_after.as_ref()?.field];
             let pattern = pattern(variant, std::slice::from_ref(&field.member));
             let binding = &field.binding;
             let value = quote_spanned! {field.span=>
@@ -153,6 +167,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     use ::mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
                     #(#channel_consts)*
                     const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
+                    #(#retryable_assertions)*
                     CATALOG
                 }
 
@@ -169,12 +184,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     }
                 }
 
-                fn hint(&self) -> ::std::option::Option<::std::string::String> {
-                    <Self as ::mcp_errors_core::ToolError>::hint_text(self)
-                        .map(::std::borrow::Cow::into_owned)
-                }
-
-                fn hint_text(
+                fn hint(
                     &self,
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     #[allow(unreachable_patterns)]
@@ -209,10 +219,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 #self_ty: ::mcp_errors_core::ToolError,
             {
                 fn from(error: #self_ty) -> Self {
-                    ::mcp_errors_core::ToolFailure::from_error_with(
-                        &error,
-                        &::mcp_errors_core::FailureOptions::default(),
-                    )
+                    ::mcp_errors_core::ToolError::to_failure(&error)
                 }
             }
 
@@ -223,14 +230,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     }
 }
 
-fn channel_tokens(channel: Channel) -> TokenStream {
-    match channel {
-        Channel::Execution(category) => quote!(::mcp_errors_core::Channel::Execution(#category)),
-        Channel::Protocol(code) => {
-            let code = code.0;
-            quote!(::mcp_errors_core::Channel::Protocol(#code))
-        }
-    }
+/// For `#[retry_after]` on a variant whose retryability is its category's default, which the
+/// core decides: an assertion on the variant's descriptor, evaluated when the catalog is
+/// compiled, whose error points at the attribute. It stands inside `catalog`, after `CATALOG`.
+fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<TokenStream> {
+    let retry_after = r.retry_after.as_ref()?;
+    let message = retry_after.assert_retryable.as_ref()?;
+    let span = variant.fields[retry_after.field].attrs.retry_after?;
+    let index = Literal::usize_unsuffixed(index);
+    Some(quote_spanned! {span=>
+        const _: () = ::core::assert!(CATALOG[#index].is_retryable(), #message);
+    })
 }
 
 /// A pattern matching `variant` that binds `members` (and nothing else) to their locals.

@@ -28,7 +28,9 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
                 fn message(&self) -> ::std::string::String {
                     ::core::unreachable!()
                 }
-                fn hint(&self) -> ::std::option::Option<::std::string::String> {
+                fn hint(
+                    &self,
+                ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     ::core::unreachable!()
                 }
                 fn details(&self) -> ::mcp_errors_core::Details {

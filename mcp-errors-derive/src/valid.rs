@@ -17,14 +17,26 @@ use crate::symbol::*;
 pub struct Resolved {
     pub code: String,
     pub channel: Channel,
-    pub retryable: bool,
-    pub masked: bool,
+    /// `#[retryable]` or `#[retryable(false)]` as written on the variant or the enum; `None`
+    /// leaves the category's default, which the core decides.
+    pub retryable: Option<bool>,
+    /// `#[mask]` (`true`) or `#[expose]` (`false`) on the variant or the enum; `None` leaves
+    /// the channel's default, which the core decides.
+    pub masked: Option<bool>,
     pub message: Option<Template>,
     pub hint: Option<Template>,
-    /// Index into the variant's fields.
-    pub retry_after: Option<usize>,
+    pub retry_after: Option<RetryAfter>,
     /// Indices into the variant's fields, in declaration order.
     pub details: Vec<usize>,
+}
+
+/// The `#[retry_after]` field of a variant.
+pub struct RetryAfter {
+    /// Index into the variant's fields.
+    pub field: usize,
+    /// When the variant's retryability is its category's default, only the core knows it:
+    /// the message of the compile-time assertion that the variant is retryable.
+    pub assert_retryable: Option<String>,
 }
 
 /// Where a variant goes: a tool-execution error of a category, or a JSON-RPC error.
@@ -32,6 +44,20 @@ pub struct Resolved {
 pub enum Channel {
     Execution(Category),
     Protocol(ProtocolCode),
+}
+
+impl Channel {
+    /// Whether the model sees only a generic message when neither `#[mask]` nor `#[expose]`
+    /// is written: the `internal` category and the protocol code -32603. Mirrors
+    /// `masked_by_default` of `mcp_errors_core::Category` and of its `ErrorCode`, which
+    /// decide what the generated code does; the derive needs it only to know whether the
+    /// model reads `Display`.
+    pub fn masked_by_default(self) -> bool {
+        match self {
+            Channel::Execution(category) => category == Category::Internal,
+            Channel::Protocol(code) => code.0 == codes::INTERNAL_ERROR.code,
+        }
+    }
 }
 
 type Errors = darling::error::Accumulator;
@@ -71,7 +97,7 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
 
     let channel = resolve_channel(input, variant, errors);
     let retryable = resolve_retryable(input, variant, channel, errors);
-    let masked = resolve_masked(input, variant, channel);
+    let masked = resolve_masked(input, variant);
     let code = resolve_code(variant, errors);
     let message = variant
         .attrs
@@ -84,7 +110,8 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         .as_ref()
         .and_then(|lit| check_template(variant, lit, HINT, errors));
     let retry_after = check_retry_after(variant, retryable, channel, errors);
-    if !masked && message.is_none() {
+    let shows_display = message.is_none() && !masked.unwrap_or(channel.masked_by_default());
+    if shows_display {
         check_display_hides_sensitive(variant, errors);
     }
     let details = (0..variant.fields.len())
@@ -248,12 +275,13 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
     Channel::Execution(Category::Internal)
 }
 
+/// `#[retryable]` as written for a variant; `None` leaves the category's default.
 fn resolve_retryable(
     input: &Input,
     variant: &Variant,
     channel: Channel,
     errors: &mut Errors,
-) -> bool {
+) -> Option<bool> {
     match channel {
         Channel::Protocol(_) => {
             if let Some(retryable) = &variant.attrs.retryable {
@@ -267,32 +295,25 @@ fn resolve_retryable(
                     ),
                 ));
             }
-            false
+            None
         }
-        Channel::Execution(category) => variant
+        Channel::Execution(_) => variant
             .attrs
             .retryable
             .as_ref()
             .or(input.container.retryable.as_ref())
-            .map_or(
-                matches!(category, Category::RateLimited | Category::Transient),
-                |r| r.value,
-            ),
+            .map(|retryable| retryable.value),
     }
 }
 
-fn resolve_masked(input: &Input, variant: &Variant, channel: Channel) -> bool {
+/// `#[mask]` or `#[expose]` as written for a variant; `None` leaves the channel's default.
+fn resolve_masked(input: &Input, variant: &Variant) -> Option<bool> {
     let explicit = |attrs: &Attrs| match (attrs.mask, attrs.expose) {
         (Some(_), _) => Some(true),
         (None, Some(_)) => Some(false),
         (None, None) => None,
     };
-    explicit(&variant.attrs)
-        .or_else(|| explicit(&input.container))
-        .unwrap_or(match channel {
-            Channel::Execution(category) => category == Category::Internal,
-            Channel::Protocol(code) => code.0 == codes::INTERNAL_ERROR.code,
-        })
+    explicit(&variant.attrs).or_else(|| explicit(&input.container))
 }
 
 /// Rule: `#[mask]` and `#[expose]` contradict each other.
@@ -476,12 +497,14 @@ fn check_field_flags(field: &Field, errors: &mut Errors) {
 }
 
 /// Rules of `#[retry_after]`: one per variant, on a `Duration`, on a retryable variant.
+/// Whether a variant that takes its category's default is retryable is known to the core
+/// only, so that last rule becomes an assertion in the generated code.
 fn check_retry_after(
     variant: &Variant,
-    retryable: bool,
+    retryable: Option<bool>,
     channel: Channel,
     errors: &mut Errors,
-) -> Option<usize> {
+) -> Option<RetryAfter> {
     let mut found = None;
     for (index, field) in variant.fields.iter().enumerate() {
         let Some(span) = field.attrs.retry_after else {
@@ -498,7 +521,6 @@ fn check_retry_after(
             ));
             continue;
         }
-        found = Some(index);
         if !is_duration(&field.ty) {
             errors.push(error(
                 field.ty.span(),
@@ -506,20 +528,30 @@ fn check_retry_after(
                  a `Duration` when you build the error",
             ));
         }
-        if !retryable {
-            let why = match channel {
-                Channel::Protocol(_) => "a protocol error, which is never retried by the model",
-                Channel::Execution(_) => "not retryable",
-            };
-            errors.push(error(
-                span,
-                format!(
-                    "`#[retry_after]` on `{}`, which is {why}: add `#[retryable]` to the \
-                     variant, or drop `#[retry_after]`",
-                    variant.ident
-                ),
-            ));
-        }
+        let not_retryable = |why: &str| {
+            format!(
+                "`#[retry_after]` on `{}`, which is {why}: add `#[retryable]` to the variant, or \
+                 drop `#[retry_after]`",
+                variant.ident
+            )
+        };
+        let assert_retryable = match (channel, retryable) {
+            (Channel::Protocol(_), _) => {
+                let why = "a protocol error, which is never retried by the model";
+                errors.push(error(span, not_retryable(why)));
+                None
+            }
+            (Channel::Execution(_), Some(false)) => {
+                errors.push(error(span, not_retryable("not retryable")));
+                None
+            }
+            (Channel::Execution(_), Some(true)) => None,
+            (Channel::Execution(_), None) => Some(not_retryable("not retryable")),
+        };
+        found = Some(RetryAfter {
+            field: index,
+            assert_retryable,
+        });
     }
     found
 }
@@ -610,5 +642,13 @@ mod tests {
              -32602, -32603, -32002, -32020, -32021, -32022, -32042), an implementation-defined \
              one in -32019..=-32000, or an application code outside the reserved range"
         );
+    }
+
+    #[test]
+    fn masked_by_default_are_internal_and_internal_error() {
+        assert!(Channel::Execution(Category::Internal).masked_by_default());
+        assert!(!Channel::Execution(Category::Transient).masked_by_default());
+        assert!(Channel::Protocol(ProtocolCode(-32603)).masked_by_default());
+        assert!(!Channel::Protocol(ProtocolCode(-32602)).masked_by_default());
     }
 }
