@@ -1,9 +1,14 @@
-//! `#[derive(ToolError)]` for mcp-errors. Use it through `mcp_errors_core::ToolError`, which
-//! documents the attribute language.
+//! The `#[derive(ToolError)]` macro of mcp-errors.
 //!
-//! The crate is split by phase: `ast` (the input, via darling) and `attr` (the helper
-//! attributes), `valid` (every compile-time rule), `expand` (code generation), `fmt`
-//! (`{field}` interpolation) and `fallback` (what is emitted when there are errors).
+//! Use it through [`mcp_errors_core`](https://docs.rs/mcp-errors-core), which re-exports it
+//! (feature `derive`, on by default) next to the trait it implements:
+//! `use mcp_errors_core::ToolError;`. The attribute language, its defaults and every
+//! compile-time rule are documented on the derive, [`ToolError`](derive@ToolError).
+//!
+//! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
+//! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
+//! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
+//! interpolation) and `fallback` is what is emitted when there are errors.
 #![deny(missing_docs)]
 
 mod ast;
@@ -20,9 +25,523 @@ mod valid;
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Derives `mcp_errors_core::ToolError` and `From<Self> for mcp_errors_core::ToolFailure`.
+/// Derives `mcp_errors_core::ToolError` for an enum of failures (or a struct that is a single
+/// failure), and `From<Self> for mcp_errors_core::ToolFailure`.
 ///
-/// See `mcp_errors_core` and the README for the attributes.
+/// Each variant is mapped, at compile time, to one of two channels:
+///
+/// - a **tool-execution error** (`#[category(...)]`): a `CallToolResult` with `isError: true`
+///   that the model reads, carrying a stable code, a category, retry advice and a hint;
+/// - a **protocol error** (`#[protocol(...)]`): a JSON-RPC error that the client handles.
+///
+/// With the core's `rmcp` feature the type also implements rmcp's `IntoCallToolResult`, so a
+/// tool method can return `Result<Json<T>, YourError>`.
+///
+/// The examples are written for a crate that depends on `mcp_errors_core` and `thiserror`. This
+/// crate cannot depend on the core, so they are not compiled here; the same examples run as
+/// doctests of `mcp_errors_core`.
+///
+/// ```ignore
+/// use std::time::Duration;
+/// use mcp_errors_core::{ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// pub enum SearchError {
+///     #[error("unknown department `{department}`")]
+///     #[category(validation)]
+///     #[hint("use one of: {allowed}")]
+///     UnknownDepartment { department: String, #[detail] allowed: String },
+///
+///     #[error("search backend timed out after {0:?}")]
+///     #[category(transient)] // retryable by default
+///     Timeout(Duration),
+///
+///     #[error("rate limited")]
+///     #[category(rate_limited)]
+///     RateLimited { #[retry_after] wait: Duration },
+///
+///     #[error("seat {seat} is taken")]
+///     #[category(conflict)]
+///     #[retryable] // overrides the category's default
+///     SeatTaken { #[detail] seat: String },
+///
+///     #[error("start_time is after end_time")]
+///     #[protocol(invalid_params)] // or #[protocol(-32602)]
+///     BadRange { #[detail] start: String, #[detail] end: String },
+///
+///     #[error("database error: {0}")]
+///     #[category(internal)] // masked: the model sees a generic text and a correlation id
+///     Database(#[source] std::io::Error),
+/// }
+///
+/// let failure = ToolFailure::from(SearchError::UnknownDepartment {
+///     department: "finace".into(),
+///     allowed: "finance, hr".into(),
+/// });
+/// assert_eq!(
+///     failure.as_execution().unwrap().content[0].as_text(),
+///     Some(
+///         "UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. \
+///          Hint: use one of: finance, hr"
+///     ),
+/// );
+/// assert!(SearchError::Timeout(Duration::from_secs(5)).descriptor().is_retryable());
+/// assert_eq!(SearchError::catalog().len(), 6);
+/// ```
+///
+/// # Where each attribute goes
+///
+/// | attribute | on the enum | on a variant (or a struct) | on a field |
+/// |---|---|---|---|
+/// | `category(NAME)` | default for every variant | yes | |
+/// | `protocol(CODE)`, `protocol(NAME)` | default for every variant | yes | |
+/// | `retryable`, `retryable(false)` | default for every variant | yes | |
+/// | `mask`, `expose` | default for every variant | yes | |
+/// | `code("CODE")` | | yes | |
+/// | `message("...")`, `hint("...")` | | yes | |
+/// | `detail` | | | yes |
+/// | `retry_after` | | | yes |
+/// | `sensitive` | | | yes |
+///
+/// Each attribute is written at most once per item. A variant's own attribute wins over the
+/// enum's; a variant's own `category` or `protocol` replaces the enum's mapping as a whole. A
+/// struct's attributes are those of its single variant. The derive also reads thiserror's
+/// `#[error("...")]`, only to check that `Display` does not show a `#[sensitive]` field; any
+/// other `Display` works too.
+///
+/// # `#[category(NAME)]`: a tool-execution error
+///
+/// The variant becomes a `CallToolResult` with `isError: true`. Its text is what a model
+/// understands alone (`CODE: message. Not retryable. Hint: hint`), and its `_meta` carries the
+/// structured payload `{code, category, retryable, message, hint?, retryAfterMs?, details?,
+/// correlationId?}`.
+///
+/// | `NAME` | `Category` | retryable by default | masked by default | what a client does |
+/// |---|---|---|---|---|
+/// | `validation` | `Validation` | no | no | fix the input |
+/// | `not_found` | `NotFound` | no | no | fix the input |
+/// | `conflict` | `Conflict` | no | no | re-read state, then decide |
+/// | `business` | `Business` | no | no | explain the rule to the user |
+/// | `permission` | `Permission` | no | no | escalate |
+/// | `unauthenticated` | `Unauthenticated` | no | no | re-authenticate |
+/// | `rate_limited` | `RateLimited` | **yes** | no | back off, honour the retry-after |
+/// | `transient` | `Transient` | **yes** | no | retry with backoff, bounded |
+/// | `internal` | `Internal` | no | **yes** | escalate |
+///
+/// `Category` is `mcp_errors_core::Category`. The defaults are those of its
+/// `retryable_by_default` and `masked_by_default`: the generated descriptor
+/// (`ErrorDescriptor::execution`) takes them from there.
+///
+/// # `#[protocol(CODE | NAME)]`: a JSON-RPC error
+///
+/// The variant becomes a JSON-RPC error `{code, message, data}`; `data` holds the stable code
+/// (`"code"`) and the `#[detail]` fields. A protocol error is never retryable, and is masked by
+/// default only for `-32603`. The code is one of:
+///
+/// - a name, or the code, that JSON-RPC or MCP defines:
+///
+///   | `NAME` | code | `mcp_errors_core::ErrorCode` |
+///   |---|---|---|
+///   | `parse_error` | -32700 | `PARSE_ERROR` |
+///   | `invalid_request` | -32600 | `INVALID_REQUEST` |
+///   | `method_not_found` | -32601 | `METHOD_NOT_FOUND` |
+///   | `invalid_params` | -32602 | `INVALID_PARAMS` |
+///   | `internal_error` | -32603 | `INTERNAL_ERROR` (masked by default) |
+///   | `resource_not_found` | -32002 | `RESOURCE_NOT_FOUND` |
+///   | `header_mismatch` | -32020 | `HEADER_MISMATCH` |
+///   | `missing_required_client_capability` | -32021 | `MISSING_REQUIRED_CLIENT_CAPABILITY` |
+///   | `unsupported_protocol_version` | -32022 | `UNSUPPORTED_PROTOCOL_VERSION` |
+///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
+///
+/// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
+/// - an application code outside the range `-32768..=-32000` that JSON-RPC reserves, such as
+///   `4001`. Any other code of the reserved range is refused.
+///
+/// ```ignore
+/// use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum QueryError {
+///     #[error("start_time is after end_time")]
+///     #[protocol(invalid_params)]
+///     BadRange { #[detail] start: String, #[detail] end: String },
+///
+///     #[error("application-specific refusal")]
+///     #[protocol(4001)]
+///     Refused,
+/// }
+///
+/// let bad = QueryError::BadRange { start: "b".into(), end: "a".into() };
+/// let ToolFailure::Protocol(error) = ToolFailure::from(bad) else { unreachable!() };
+/// assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+/// assert_eq!(
+///     error.data,
+///     Some(serde_json::json!({"code": "BAD_RANGE", "start": "b", "end": "a"}))
+/// );
+/// assert_eq!(QueryError::catalog()[1].protocol_code(), Some(ErrorCode(4001)));
+/// ```
+///
+/// # `#[retryable]`, `#[retryable(false)]`
+///
+/// Whether calling again with the same input may succeed, overriding the category's default. On
+/// the enum it sets the default of its tool-execution variants. On a protocol variant it is an
+/// error: retry advice reaches the model only on tool-execution errors.
+///
+/// # `#[code("CODE")]`: the stable code
+///
+/// The code a client matches on, in the text, the payload and the catalog. By default it is the
+/// variant's name (a struct's name) in UPPER_SNAKE_CASE; a raw identifier loses its `r#`:
+///
+/// | name | code |
+/// |---|---|
+/// | `Timeout` | `TIMEOUT` |
+/// | `UnknownDepartment` | `UNKNOWN_DEPARTMENT` |
+/// | `HTTPError` | `HTTP_ERROR` |
+/// | `Oauth2Expired` | `OAUTH2_EXPIRED` |
+///
+/// A code is UPPER_SNAKE_CASE (A-Z, 0-9 and single underscores, starting with a letter, not
+/// ending with an underscore), at most 63 characters, and unique within the enum. Codes are a
+/// contract: `catalog()` lists them for a server to publish.
+///
+/// # `#[message("...{field}...")]`, `#[hint("...{field}...")]`: the text
+///
+/// `message` is what the model reads, in place of `Display` (the default); `hint` says what to do
+/// next. Both interpolate the variant's fields as thiserror does: `{field}` for a named field,
+/// `{0}` for a tuple field, a format spec after a colon (`{0:?}`, `{wait:>8}`), and `{{` or `}}`
+/// for a literal brace. Nothing else is interpolated: no positional `{}`, no expressions such as
+/// `{a.b}`. Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
+/// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
+///
+/// ```ignore
+/// use mcp_errors_core::{ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum BookingError {
+///     #[error("internal wording the model need not see: {0}")]
+///     #[category(not_found)]
+///     #[message("no seat {0:?} on this flight")]
+///     #[hint("seats look like {{row}}{{letter}}, e.g. {1}")]
+///     NoSuchSeat(String, &'static str),
+/// }
+///
+/// let failure = ToolFailure::from(BookingError::NoSuchSeat("Z9".into(), "A1"));
+/// assert_eq!(
+///     failure.as_execution().unwrap().content[0].as_text(),
+///     Some(
+///         "NO_SUCH_SEAT: no seat \"Z9\" on this flight. Not retryable. \
+///          Hint: seats look like {row}{letter}, e.g. A1"
+///     ),
+/// );
+/// ```
+///
+/// # `#[mask]`, `#[expose]`: masking
+///
+/// A masked variant does not show the model its own text. Masked by default: the `internal`
+/// category and the protocol code `-32603`. `#[mask]` masks any variant, `#[expose]` shows one
+/// that would be masked; on the enum they set the default.
+///
+/// What a masked error shows: on a tool-execution error, the stable code, the category, the
+/// retry advice (with the retry-after), a generic message (`internal error; the details were
+/// logged under the correlation id`) and a correlation id; no hint and no details. On a protocol
+/// error, the same generic message, with only the stable code and the correlation id in `data`.
+/// Nothing of `Display`, `#[message]`, a `source` or a `#[sensitive]` field reaches the wire.
+///
+/// Where the full text goes: with the core's `tracing` feature, each masked conversion emits one
+/// ERROR event (target `mcp_errors::masked`) with the correlation id, the stable code, the
+/// variant, `Display` and the chain of sources. The correlation id is the trace id of the
+/// request's W3C `traceparent` when the conversion is given one (through `FailureOptions`),
+/// otherwise a fresh random id.
+///
+/// ```ignore
+/// use mcp_errors_core::{ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum AccountError {
+///     #[error("database error: {0}")]
+///     #[category(internal)]
+///     Database(#[source] std::io::Error),
+///
+///     #[error("token {token} expired")]
+///     #[category(unauthenticated)]
+///     #[mask]
+///     Expired { token: String },
+///
+///     #[error("invariant broken: {0}")]
+///     #[category(internal)]
+///     #[expose]
+///     Invariant(&'static str),
+/// }
+///
+/// let db = AccountError::Database(std::io::Error::other("postgres://u:hunter2@db"));
+/// assert!(db.descriptor().is_masked());
+/// let wire = serde_json::to_string(&ToolFailure::from(db)).unwrap();
+/// assert!(!wire.contains("hunter2") && wire.contains("correlationId"));
+/// assert!(AccountError::Expired { token: "tok_42".into() }.descriptor().is_masked());
+/// assert!(!AccountError::Invariant("balance < 0").descriptor().is_masked());
+/// ```
+///
+/// # Field attributes
+///
+/// ## `#[detail]`
+///
+/// The field goes into the payload's `details` (tool-execution error) or the JSON-RPC `data`
+/// (protocol error), keyed by the field's name (without `r#`) or a tuple field's index, in
+/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound). A
+/// masked variant emits no details.
+///
+/// ## `#[retry_after]`
+///
+/// A `std::time::Duration` field that says how long to wait: it becomes `retryAfterMs` in the
+/// payload and `Retryable after 3s.` in the text. One per variant, on a retryable variant (by its
+/// category's default or by `#[retryable]`).
+///
+/// ## `#[sensitive]`
+///
+/// A field that never reaches the wire. `#[message]` and `#[hint]` may not interpolate it, and it
+/// cannot also be `#[detail]`. When the model reads `Display` (no `#[message]`, not masked),
+/// thiserror's `#[error("...")]` must not show it, and must be a format string the derive can read
+/// (not `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`).
+///
+/// ```ignore
+/// use std::time::Duration;
+/// use mcp_errors_core::{ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum LimitError {
+///     #[error("rate limited")]
+///     #[category(rate_limited)]
+///     RateLimited { #[retry_after] wait: Duration },
+///
+///     #[error("login failed")]
+///     #[category(unauthenticated)]
+///     #[hint("sign in again")]
+///     LoginFailed { #[sensitive] password: String, #[detail] user: String },
+/// }
+///
+/// let limited = LimitError::RateLimited { wait: Duration::from_secs(3) }.to_failure();
+/// let result = limited.as_execution().unwrap();
+/// assert_eq!(
+///     result.content[0].as_text(),
+///     Some("RATE_LIMITED: rate limited. Retryable after 3s."),
+/// );
+/// let login = LimitError::LoginFailed { password: "pw123".into(), user: "ann".into() };
+/// let wire = serde_json::to_string(&ToolFailure::from(login)).unwrap();
+/// assert!(!wire.contains("pw123") && wire.contains("ann"));
+/// ```
+///
+/// # Enum-level defaults, structs and generics
+///
+/// ```ignore
+/// use mcp_errors_core::{Category, ErrorCode, ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[category(transient)]
+/// enum BackendError {
+///     #[error("backend timed out")]
+///     Timeout,
+///
+///     #[error("backend overloaded")]
+///     #[retryable(false)]
+///     Overloaded,
+///
+///     #[error("no such index")]
+///     #[category(not_found)]
+///     NoIndex,
+///
+///     #[error("bad cursor")]
+///     #[protocol(invalid_params)]
+///     BadCursor,
+/// }
+///
+/// let [timeout, overloaded, no_index, bad_cursor] = BackendError::catalog() else {
+///     unreachable!()
+/// };
+/// assert!(timeout.is_retryable() && !overloaded.is_retryable());
+/// assert_eq!(no_index.category(), Some(Category::NotFound));
+/// assert_eq!(bad_cursor.protocol_code(), Some(ErrorCode::INVALID_PARAMS));
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("order {order_id} not found")]
+/// #[category(not_found)]
+/// #[hint("check the order id on the receipt")]
+/// struct OrderNotFound {
+///     #[detail]
+///     order_id: String,
+/// }
+///
+/// assert_eq!(OrderNotFound::catalog()[0].code(), "ORDER_NOT_FOUND");
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum LookupError<K: std::fmt::Debug> {
+///     #[error("no entry for {key:?}")]
+///     #[category(not_found)]
+///     Missing { #[detail] key: K },
+/// }
+///
+/// let failure = ToolFailure::from(LookupError::Missing { key: 42_u64 });
+/// let payload = failure.as_execution().unwrap().error_payload().unwrap();
+/// assert_eq!(payload.details.unwrap().get("key"), Some(&serde_json::json!(42)));
+/// ```
+///
+/// An enum without variants derives too; its catalog is empty. Unions are refused.
+///
+/// # What the derive generates
+///
+/// - `impl ToolError`: `catalog()`, a static slice with one `ErrorDescriptor` per variant in
+///   declaration order (`ErrorDescriptor::execution(variant, code, category)` or
+///   `ErrorDescriptor::protocol(variant, code, error_code)`, then `.retryable(..)` and
+///   `.masked(..)` only where an attribute says so), and `descriptor`, `message`, `hint`,
+///   `details` and `retry_after` for a value;
+/// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
+/// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
+///
+/// Everything is inside `const _: () = { ... };` and names the core by its absolute path
+/// `::mcp_errors_core`. When the input breaks a rule, the derive reports every mistake at once
+/// and still emits stub impls, so the mistakes are the only errors: nothing else fails where the
+/// type is used.
+///
+/// # Compile-time rules
+///
+/// Each rule has a UI test in
+/// <https://github.com/mcp-errors/mcp-errors/tree/main/tests/ui>: `fail/RULE.rs` holds the
+/// smallest input that breaks the rule and `fail/RULE.stderr` the error a user gets; `pass/`
+/// shows every feature working. All errors of one input are reported in one compilation
+/// ([all-errors-at-once]). In the messages below, `V` stands for the variant (or struct), `f` for
+/// a field and `N` for an attribute.
+///
+/// Placement and syntax:
+///
+/// - An attribute stands where it has a meaning ([code-on-the-enum], [field-attribute-on-variant],
+///   [variant-attribute-on-field]): `` `#[N]` is not allowed on PLACE: it belongs WHERE ``, with
+///   `PLACE` one of `the enum`, `a variant`, `the struct`, `a field`, and `WHERE` one of
+///   `on a variant or on the enum`, `on a variant (or on a struct)`, `on a field of a variant`.
+/// - An attribute is written once per item ([duplicate-attribute]):
+///   ``duplicate `#[N]`: write it once on this item``.
+/// - Each attribute has one syntax ([malformed-attribute-syntax]): `` expected `SYNTAX` `` when
+///   the arguments are missing, `` PARSE ERROR; the syntax is `SYNTAX` `` when they are wrong, and
+///   `` `N` takes no arguments: write `#[N]` `` for `mask`, `expose`, `detail`, `retry_after` and
+///   `sensitive`. `SYNTAX` is `#[category(validation)]`, `#[retryable] or #[retryable(false)]`,
+///   `#[code("STABLE_CODE")]`, `#[message("text with {field}")]` or `#[hint("text with {field}")]`.
+/// - Unions are refused ([union-is-not-supported]): `` `ToolError` cannot be derived for a
+///   union: derive it for an enum of failures, or for a struct that is a single failure ``.
+///
+/// Channels:
+///
+/// - Every variant is mapped ([unmapped-variant]): ``variant `V` is not mapped to a channel: add
+///   `#[category(...)]` (a tool-execution error the model reads, e.g. `#[category(validation)]`)
+///   or `#[protocol(...)]` (a JSON-RPC error, e.g. `#[protocol(invalid_params)]`), or put one on
+///   the enum to cover every variant`` (for a struct: ``struct `V` is not mapped ...``, without
+///   the last clause).
+/// - A variant is one channel ([category-and-protocol-together]): `` `V` has both `#[category]`
+///   and `#[protocol]`: a failure is either a tool-execution error the model reads
+///   (`#[category]`) or a JSON-RPC error the client handles (`#[protocol]`); keep one ``.
+/// - So is the enum's default: `` `#[category]` and `#[protocol]` cannot both be enum-wide
+///   defaults: keep the one most variants need and set the other on the variants that differ ``.
+/// - A category is one of the nine ([unknown-category-did-you-mean]): ``unknown category `NAME`;
+///   did you mean `validation`?`` when one is close, else ``unknown category `NAME`; the
+///   categories are: validation, not_found, conflict, business, permission, unauthenticated,
+///   rate_limited, transient, internal``.
+/// - A protocol name is one of the table ([unknown-protocol-name]): ``unknown protocol error name
+///   `NAME`; did you mean `invalid_params`? Write a JSON-RPC code such as `-32602` or one of:
+///   parse_error, invalid_request, method_not_found, invalid_params, internal_error,
+///   resource_not_found, header_mismatch, missing_required_client_capability,
+///   unsupported_protocol_version, url_elicitation_required`` (the "did you mean" only when one
+///   is close).
+/// - A protocol code is a number or a name: `` expected a JSON-RPC error code such as `-32602` or
+///   a name such as `invalid_params` ``; it fits 32 bits: `a JSON-RPC error code must fit a
+///   32-bit integer`, `protocol code CODE does not fit the 32-bit integer JSON-RPC codes are`.
+/// - A code of the reserved range is one JSON-RPC or MCP defines ([reserved-protocol-code]):
+///   `protocol code CODE is in the range -32768..=-32000 that JSON-RPC reserves, and neither
+///   JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, -32602, -32603,
+///   -32002, -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000,
+///   or an application code outside the reserved range`.
+///
+/// Retries:
+///
+/// - No retry advice on a protocol variant ([retryable-on-protocol-variant]): `` `#[retryable]`
+///   has no meaning on `V`, a protocol error: retry advice reaches the model only on
+///   tool-execution errors; map it with `#[category(...)]` instead, or drop `#[retryable]` ``.
+/// - `#[retry_after]` goes on a `Duration` ([retry-after-not-duration]): `` `#[retry_after]` goes
+///   on a `std::time::Duration` field: convert the value to a `Duration` when you build the
+///   error ``.
+/// - Once per variant ([retry-after-twice]): `` `V` has more than one `#[retry_after]` field:
+///   keep it on the one field that says how long to wait ``.
+/// - On a retryable variant ([retry-after-on-non-retryable]): `` `#[retry_after]` on `V`, which
+///   is not retryable: add `#[retryable]` to the variant, or drop `#[retry_after]` `` (on a
+///   protocol variant: ``..., which is a protocol error, which is never retried by the model:
+///   ...``). When the variant's retryability is its category's default, the core decides it, and
+///   the compiler reports the same text as `error[E0080]: evaluation panicked: ...`, pointing at
+///   `#[retry_after]`.
+///
+/// Masking:
+///
+/// - `#[mask]` and `#[expose]` exclude each other ([mask-and-expose-together]): `` `#[mask]` and
+///   `#[expose]` contradict each other: keep `#[mask]` to hide the message behind a correlation
+///   id, or `#[expose]` to show it ``.
+///
+/// Stable codes:
+///
+/// - A code is well formed ([malformed-stable-code]): `stable code "CODE" PROBLEM: a code is
+///   UPPER_SNAKE_CASE (A-Z, 0-9 and single underscores, starting with a letter), at most 63
+///   characters, e.g. "UNKNOWN_DEPARTMENT"`, with `PROBLEM` one of `is empty`, `is longer than
+///   63 characters`, `does not start with an upper-case letter`, `` holds characters other than
+///   A-Z, 0-9 and `_` ``, `has a trailing or doubled underscore`. When the default code from the
+///   name is not: `` the name `V` gives no valid stable code: set one with
+///   `#[code("UPPER_SNAKE_CASE")]` ``.
+/// - Codes are unique within the enum ([duplicate-stable-code]): `` duplicate stable code "CODE":
+///   variant `W` already uses it; give one of them another code with `#[code("...")]` ``.
+///
+/// Text:
+///
+/// - A template names fields of the variant ([hint-names-missing-field]): `` `#[N]` names `{f}`,
+///   but `V` has no field `f`; did you mean `{g}`? `` when one is close, else ``...; its fields
+///   are: a, b`` or ``...; it has no fields at all``.
+/// - A template is well formed ([positional-placeholder]): ``in `#[N]`: PROBLEM``, with
+///   `PROBLEM` one of `` `{}` has no argument to take: name a field instead, as in `{field}` or
+///   `{0}` ``, ``unmatched `}` in format string: write `}}` for a literal brace``, ``unclosed `{`
+///   in format string: write `{{` for a literal brace``, `` `{a.b}` is not a field: only field
+///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``.
+///
+/// Sensitive fields:
+///
+/// - Not interpolated ([message-interpolates-sensitive-field]): `` `#[N]` interpolates `{f}`, a
+///   `#[sensitive]` field, which would reach the model: leave it out of the text ``.
+/// - Not a detail ([detail-and-sensitive-field]): `` a field cannot be both `#[detail]` (sent to
+///   the client) and `#[sensitive]` (never sent): keep one ``.
+/// - Not shown by a `Display` the model reads ([display-shows-sensitive-field]): ``the model
+///   reads `Display` of `V`, and it shows the `#[sensitive]` field `f`: add `#[message("...")]`
+///   without it, or `#[mask]` the variant``; when that `Display` cannot be read: `` `V` has the
+///   `#[sensitive]` field `f`, and the model would read a `Display` that cannot be checked here:
+///   add `#[message("...")]`, or `#[mask]` the variant ``.
+///
+/// After any of these errors the type still implements `ToolError` and converts to
+/// `ToolFailure` ([no-cascade-on-conversion]).
+///
+/// [all-errors-at-once]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/all-errors-at-once.rs
+/// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
+/// [code-on-the-enum]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/code-on-the-enum.rs
+/// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
+/// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
+/// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
+/// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
+/// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
+/// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
+/// [malformed-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-stable-code.rs
+/// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
+/// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
+/// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
+/// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
+/// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
+/// [retry-after-not-duration]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration.rs
+/// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
+/// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
+/// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
+/// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
+/// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
+/// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs
+/// [unmapped-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unmapped-variant.rs
+/// [variant-attribute-on-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/variant-attribute-on-field.rs
 #[proc_macro_derive(
     ToolError,
     attributes(
