@@ -92,7 +92,7 @@ fn main() {
                 _ => None,
             };
             if let Some(error) = outcome {
-                let _wire = error.to_failure_with(&FailureOptions::new().tool("search_docs"));
+                let _wire = error.to_failure_with(&FailureOptions::new().with_tool("search_docs"));
             }
         }
     });

@@ -84,7 +84,7 @@ fn main() {
             ToolFailure::Execution(_) => "tool result, isError: true",
             ToolFailure::Protocol(_) => "JSON-RPC error",
         };
-        println!("== {} ({channel})", descriptor.variant);
+        println!("== {} ({channel})", descriptor.variant());
         println!(
             "{}\n",
             serde_json::to_string_pretty(&failure).expect("wire JSON serializes")

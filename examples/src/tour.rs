@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, EscalationReport, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess,
-    ToolCall, UnknownCause, classify,
+    Attempt, Decision, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall,
+    UnknownCause, classify,
 };
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
@@ -144,7 +144,9 @@ pub fn next_step(outcome: &Outcome, decision: &Decision) -> String {
     match (decision, outcome) {
         (Decision::Done, Outcome::Empty(_)) => "use it: nothing matched, do not retry".into(),
         (Decision::Done, _) => "use the result".into(),
-        (Decision::Retry { after }, Outcome::ToolError(info)) if info.retry_after.is_some() => {
+        (Decision::Retry { after }, Outcome::ExecutionError(info))
+            if info.retry_after.is_some() =>
+        {
             format!("retry after {} (retry-after)", delay_text(*after))
         }
         (Decision::Retry { after }, _) => format!("retry within {} (backoff)", delay_text(*after)),
@@ -155,6 +157,7 @@ pub fn next_step(outcome: &Outcome, decision: &Decision) -> String {
         (Decision::ProvideInput, _) => "provide the requested input".into(),
         (Decision::CheckState, _) => "check whether it took effect".into(),
         (Decision::Escalate { reason }, _) => format!("escalate ({reason:?})"),
+        (other, _) => format!("{other:?}"),
     }
 }
 
@@ -174,7 +177,7 @@ pub fn model_text(reply: &Reply) -> String {
 /// The stable code of a reply (with the JSON-RPC code for a protocol error).
 pub fn code(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::ToolError(info) => info.code.clone().unwrap_or_else(|| "-".into()),
+        Outcome::ExecutionError(info) => info.code.clone().unwrap_or_else(|| "-".into()),
         Outcome::ProtocolError(error) => match error.stable_code() {
             Some(code) => format!("{} {code}", error.code),
             None => error.code.to_string(),
@@ -186,7 +189,7 @@ pub fn code(outcome: &Outcome) -> String {
 /// The category and retryability of a reply, `-` where there is none.
 pub fn category_and_retryable(outcome: &Outcome) -> (String, String) {
     match outcome {
-        Outcome::ToolError(info) => (
+        Outcome::ExecutionError(info) => (
             info.category.map_or("?".into(), |c| c.to_string()),
             match info.retry_after {
                 Some(after) if info.retryable => format!("yes, after {}", delay_text(after)),
@@ -239,9 +242,9 @@ pub fn delay_text(delay: Duration) -> String {
 #[derive(Debug)]
 pub struct RetryRuns {
     /// `search_docs` against a backend down for its first call: retried, then a success.
-    pub transient: Result<RunSuccess, EscalationReport>,
+    pub transient: Result<RunSuccess, StopReport>,
     /// `search_docs` for department `finace`: a validation error, never retried.
-    pub validation: Result<RunSuccess, EscalationReport>,
+    pub validation: Result<RunSuccess, StopReport>,
 }
 
 /// Runs `search_docs` under a [`Retrier`] (default policy: 3 attempts, capped exponential

@@ -249,7 +249,7 @@ async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
         Decision::Retry { .. }
     ));
     assert!(
-        matches!(success.attempts[0].outcome, Outcome::ToolError(ref e)
+        matches!(success.attempts[0].outcome, Outcome::ExecutionError(ref e)
         if e.code.as_deref() == Some("BACKEND_DOWN"))
     );
     assert!(matches!(success.outcome, Outcome::Ready(_)));

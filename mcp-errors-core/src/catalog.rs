@@ -6,17 +6,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Category;
-
-/// The `_meta` key under which a tool publishes its [`ErrorCatalog`] (in `tools/list`).
-///
-/// Named by the spec's `_meta` rules for vendor keys, like
-/// [`META_KEY`](crate::wire::META_KEY).
-pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
+use crate::{Category, ErrorCode};
 
 /// The version of the catalog's JSON form, bumped on any incompatible change of its shape.
 pub const CATALOG_FORMAT_VERSION: u32 = 1;
@@ -27,7 +20,7 @@ pub enum Channel {
     /// A `CallToolResult` with `isError: true`, which the model reads.
     Execution(Category),
     /// A JSON-RPC error with this code, which the client handles.
-    Protocol(i32),
+    Protocol(ErrorCode),
 }
 
 /// What the catalog knows of one variant, fixed at compile time by `#[derive(ToolError)]`.
@@ -35,48 +28,111 @@ pub enum Channel {
 /// On the wire a descriptor is `{code, category | protocolCode, retryable, masked}`. The
 /// Rust variant name is not part of that contract, so equality ignores it too.
 ///
+/// The constructors take their defaults from the category or the protocol code
+/// ([`Category::retryable_by_default`], [`Category::masked_by_default`],
+/// [`ErrorCode::masked_by_default`]); [`retryable`](Self::retryable) and
+/// [`masked`](Self::masked) override them. All of them are `const`.
+///
 /// ```
-/// use mcp_errors_core::{Category, Channel, ErrorDescriptor};
+/// use mcp_errors_core::{Category, ErrorCode, ErrorDescriptor};
 ///
 /// const TIMEOUT: ErrorDescriptor =
-///     ErrorDescriptor::new("Timeout", "TIMEOUT", Channel::Execution(Category::Transient), true, false);
+///     ErrorDescriptor::execution("Timeout", "TIMEOUT", Category::Transient);
 /// assert_eq!(TIMEOUT.category(), Some(Category::Transient));
+/// assert!(TIMEOUT.is_retryable() && !TIMEOUT.is_masked());
 /// assert_eq!(
 ///     serde_json::to_value(&TIMEOUT).unwrap(),
 ///     serde_json::json!({"code": "TIMEOUT", "category": "transient", "retryable": true, "masked": false})
 /// );
+///
+/// const BAD_RANGE: ErrorDescriptor =
+///     ErrorDescriptor::protocol("BadRange", "BAD_RANGE", ErrorCode::INVALID_PARAMS);
+/// assert_eq!(BAD_RANGE.protocol_code(), Some(ErrorCode::INVALID_PARAMS));
+///
+/// const SEAT_TAKEN: ErrorDescriptor =
+///     ErrorDescriptor::execution("SeatTaken", "SEAT_TAKEN", Category::Conflict).retryable(true);
+/// assert!(SEAT_TAKEN.is_retryable());
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(from = "DescriptorWire", into = "DescriptorWire")]
 pub struct ErrorDescriptor {
-    /// The Rust variant name (not part of the wire contract, useful in logs).
-    pub variant: Cow<'static, str>,
-    /// The stable code.
-    pub code: Cow<'static, str>,
-    /// The channel and its category or protocol code.
-    pub channel: Channel,
-    /// Whether calling again with the same input may succeed (always `false` for protocol).
-    pub retryable: bool,
-    /// Whether the model sees only a generic message and a correlation id.
-    pub masked: bool,
+    variant: Cow<'static, str>,
+    code: Cow<'static, str>,
+    channel: Channel,
+    retryable: bool,
+    masked: bool,
 }
 
 impl ErrorDescriptor {
-    /// A descriptor; the derive writes these as constants.
-    pub const fn new(
+    /// A tool-execution variant of `category`, retryable and masked as the category is by
+    /// default.
+    pub const fn execution(variant: &'static str, code: &'static str, category: Category) -> Self {
+        ErrorDescriptor {
+            variant: Cow::Borrowed(variant),
+            code: Cow::Borrowed(code),
+            channel: Channel::Execution(category),
+            retryable: category.retryable_by_default(),
+            masked: category.masked_by_default(),
+        }
+    }
+
+    /// A protocol variant answering with `protocol_code`: never retryable, masked only for
+    /// an internal error (-32603).
+    pub const fn protocol(
         variant: &'static str,
         code: &'static str,
-        channel: Channel,
-        retryable: bool,
-        masked: bool,
+        protocol_code: ErrorCode,
     ) -> Self {
         ErrorDescriptor {
             variant: Cow::Borrowed(variant),
             code: Cow::Borrowed(code),
-            channel,
-            retryable,
-            masked,
+            channel: Channel::Protocol(protocol_code),
+            retryable: false,
+            masked: protocol_code.masked_by_default(),
         }
+    }
+
+    /// The same descriptor, retryable or not (a protocol variant stays not retryable: retry
+    /// advice reaches the model only on tool-execution errors).
+    pub const fn retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable && matches!(self.channel, Channel::Execution(_));
+        self
+    }
+
+    /// The same descriptor, masked or not.
+    pub const fn masked(mut self, masked: bool) -> Self {
+        self.masked = masked;
+        self
+    }
+
+    /// The Rust variant name (not part of the wire contract, useful in logs).
+    pub fn variant(&self) -> &str {
+        &self.variant
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The stable code, borrowed from the descriptor when it is a constant.
+    pub(crate) fn code_cow(&self) -> Cow<'static, str> {
+        self.code.clone()
+    }
+
+    /// The channel and its category or protocol code.
+    pub const fn channel(&self) -> Channel {
+        self.channel
+    }
+
+    /// Whether calling again with the same input may succeed (always `false` for protocol).
+    pub const fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// Whether the model sees only a generic message and a correlation id.
+    pub const fn is_masked(&self) -> bool {
+        self.masked
     }
 
     /// The category of a tool-execution variant.
@@ -88,7 +144,7 @@ impl ErrorDescriptor {
     }
 
     /// The JSON-RPC code of a protocol variant.
-    pub const fn protocol_code(&self) -> Option<i32> {
+    pub const fn protocol_code(&self) -> Option<ErrorCode> {
         match self.channel {
             Channel::Protocol(code) => Some(code),
             Channel::Execution(_) => None,
@@ -112,7 +168,7 @@ struct DescriptorWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    protocol_code: Option<i32>,
+    protocol_code: Option<ErrorCode>,
     retryable: bool,
     #[serde(default)]
     masked: bool,
@@ -157,11 +213,10 @@ impl From<DescriptorWire> for ErrorDescriptor {
 /// A versioned catalog, the form in which a server publishes its codes.
 ///
 /// ```
-/// use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorDescriptor};
+/// use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor};
 ///
-/// static CODES: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
-///     "SeatTaken", "SEAT_TAKEN", Channel::Execution(Category::Conflict), false, false,
-/// )];
+/// static CODES: [ErrorDescriptor; 1] =
+///     [ErrorDescriptor::execution("SeatTaken", "SEAT_TAKEN", Category::Conflict)];
 /// let catalog = ErrorCatalog::new(&CODES);
 /// assert!(catalog.get("SEAT_TAKEN").is_some());
 /// assert!(catalog.get("SEAT_GONE").is_none());
@@ -171,6 +226,7 @@ impl From<DescriptorWire> for ErrorDescriptor {
 /// assert_eq!(back, catalog);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ErrorCatalog {
     /// [`CATALOG_FORMAT_VERSION`] when produced here.
     pub version: u32,
@@ -200,6 +256,7 @@ impl ErrorCatalog {
 /// code, or masking a code's message, does not.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CatalogChange {
     /// A code of the older catalog is gone.
     Removed {
@@ -230,6 +287,16 @@ pub enum CatalogChange {
 }
 
 impl CatalogChange {
+    /// The code the change is about.
+    pub fn code(&self) -> &str {
+        match self {
+            CatalogChange::Removed { code }
+            | CatalogChange::MeaningChanged { code, .. }
+            | CatalogChange::RetryabilityChanged { code, .. }
+            | CatalogChange::Added { code } => code,
+        }
+    }
+
     /// Whether clients that knew the older catalog can break.
     pub fn is_breaking(&self) -> bool {
         !matches!(self, CatalogChange::Added { .. })
@@ -274,13 +341,13 @@ impl ErrorCatalog {
     /// Every change from `self` (the older, published catalog) to `newer`, breaking ones first.
     ///
     /// ```
-    /// use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorDescriptor};
+    /// use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor};
     ///
-    /// let old = ErrorCatalog::new(&[ErrorDescriptor::new(
-    ///     "Timeout", "TIMEOUT", Channel::Execution(Category::Transient), true, false,
+    /// let old = ErrorCatalog::new(&[ErrorDescriptor::execution(
+    ///     "Timeout", "TIMEOUT", Category::Transient,
     /// )]);
-    /// let new = ErrorCatalog::new(&[ErrorDescriptor::new(
-    ///     "Timeout", "TIMEOUT", Channel::Execution(Category::Internal), false, true,
+    /// let new = ErrorCatalog::new(&[ErrorDescriptor::execution(
+    ///     "Timeout", "TIMEOUT", Category::Internal,
     /// )]);
     /// let changes = old.changes_to(&new);
     /// assert!(changes.iter().all(|c| c.is_breaking()));
@@ -319,7 +386,8 @@ impl ErrorCatalog {
     }
 }
 
-/// Test helper: fails when `catalog` breaks the snapshot at `path`; codes are a contract.
+/// Test helper (feature `snapshot`): fails when `catalog` breaks the snapshot at `path`;
+/// codes are a contract.
 ///
 /// - No snapshot yet: writes it (commit it); under CI (`CI` set) a missing snapshot fails
 ///   instead, so a forgotten file cannot pass.
@@ -343,7 +411,9 @@ impl ErrorCatalog {
 /// # Panics
 /// On a breaking change, on a missing snapshot under CI, or when the file cannot be read,
 /// parsed or written: it is meant for tests.
-pub fn assert_catalog_snapshot(catalog: &ErrorCatalog, path: impl AsRef<Path>) {
+#[cfg(feature = "snapshot")]
+#[cfg_attr(docsrs, doc(cfg(feature = "snapshot")))]
+pub fn assert_catalog_snapshot(catalog: &ErrorCatalog, path: impl AsRef<std::path::Path>) {
     let path = path.as_ref();
     let overwrite = std::env::var("MCP_ERRORS_SNAPSHOT").is_ok_and(|v| v == "overwrite");
     let in_ci = std::env::var_os("CI").is_some();
@@ -393,13 +463,7 @@ mod tests {
 
     #[test]
     fn protocol_descriptors_carry_their_code_and_no_category() {
-        let d = ErrorDescriptor::new(
-            "BadRange",
-            "BAD_RANGE",
-            Channel::Protocol(-32602),
-            false,
-            false,
-        );
+        let d = ErrorDescriptor::protocol("BadRange", "BAD_RANGE", ErrorCode::INVALID_PARAMS);
         assert_eq!(
             serde_json::to_value(&d).unwrap(),
             json!({"code": "BAD_RANGE", "protocolCode": -32602, "retryable": false, "masked": false})
@@ -410,6 +474,6 @@ mod tests {
     fn a_foreign_descriptor_without_channel_reads_as_internal() {
         let d: ErrorDescriptor =
             serde_json::from_value(json!({"code": "X", "retryable": true})).unwrap();
-        assert_eq!(d.channel, Channel::Execution(Category::Internal));
+        assert_eq!(d.channel(), Channel::Execution(Category::Internal));
     }
 }

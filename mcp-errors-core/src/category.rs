@@ -7,21 +7,37 @@ use serde::{Deserialize, Serialize};
 
 /// What kind of failure a tool-execution error is.
 ///
-/// The category fixes the default retryability, the decision a client should take, and
-/// the failure class of the SEP-3313 draft. It is serialized in `snake_case`, exactly as
+/// The category fixes the default retryability and masking, the failure class of the
+/// SEP-3313 draft, and what a client's retry policy decides (the policy's table is the one
+/// place that maps a category to a decision). It is serialized in `snake_case`, exactly as
 /// it is written in `#[category(...)]`.
 ///
+/// | category | retryable by default | masked by default | failure class |
+/// |---|---|---|---|
+/// | `validation` | no | no | capability |
+/// | `not_found` | no | no | capability |
+/// | `conflict` | no | no | capability |
+/// | `business` | no | no | capability |
+/// | `permission` | no | no | governance |
+/// | `unauthenticated` | no | no | governance |
+/// | `rate_limited` | yes | no | reliability |
+/// | `transient` | yes | no | reliability |
+/// | `internal` | no | yes | reliability |
+///
+/// New categories may be added in minor releases: match with a `_` arm.
+///
 /// ```
-/// use mcp_errors_core::{Category, ClientAction};
+/// use mcp_errors_core::{Category, FailureClass};
 ///
 /// let category: Category = "rate_limited".parse().unwrap();
 /// assert!(category.retryable_by_default());
-/// assert_eq!(category.client_action(), ClientAction::BackOff);
+/// assert_eq!(category.failure_class(), FailureClass::Reliability);
 /// assert_eq!(category.to_string(), "rate_limited");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Category {
     /// The input is wrong: a value out of range, an unknown enum member. Fix the input.
     Validation,
@@ -43,31 +59,12 @@ pub enum Category {
     Internal,
 }
 
-/// What a client should do about a failure of a given [`Category`].
+/// The failure class of the SEP-3313 draft, a coarser grouping of the categories. The draft
+/// may still change; new classes may be added in minor releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
-pub enum ClientAction {
-    /// Change the arguments and call again.
-    FixInput,
-    /// Read the current state again, then decide.
-    RereadState,
-    /// Tell the user which rule refused the request.
-    ExplainToUser,
-    /// Obtain fresh credentials, then call again.
-    Reauthenticate,
-    /// Wait at least the retry-after, then call again.
-    BackOff,
-    /// Call again after a bounded, jittered backoff.
-    RetryWithBackoff,
-    /// Hand the failure to a human or a coordinator.
-    Escalate,
-}
-
-/// The failure class of the SEP-3313 draft, a coarser grouping of the categories.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FailureClass {
     /// The tool cannot do this with this input: retrying as is will not help.
     Capability,
@@ -78,7 +75,7 @@ pub enum FailureClass {
 }
 
 impl Category {
-    /// Every category, in the order of the design's table.
+    /// Every category, in the order of the table above.
     pub const ALL: [Category; 9] = [
         Category::Validation,
         Category::NotFound,
@@ -114,19 +111,6 @@ impl Category {
     /// Whether the model sees only a generic message and a correlation id by default.
     pub const fn masked_by_default(self) -> bool {
         matches!(self, Category::Internal)
-    }
-
-    /// What a client should do about a failure of this category.
-    pub const fn client_action(self) -> ClientAction {
-        match self {
-            Category::Validation | Category::NotFound => ClientAction::FixInput,
-            Category::Conflict => ClientAction::RereadState,
-            Category::Business => ClientAction::ExplainToUser,
-            Category::Permission | Category::Internal => ClientAction::Escalate,
-            Category::Unauthenticated => ClientAction::Reauthenticate,
-            Category::RateLimited => ClientAction::BackOff,
-            Category::Transient => ClientAction::RetryWithBackoff,
-        }
     }
 
     /// The SEP-3313 failure class.

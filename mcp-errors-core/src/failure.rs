@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use crate::wire::{CallToolResult, Content, Details, ErrorPayload, JsonRpcError, ResultMeta};
-use crate::{Channel, ErrorDescriptor};
+use crate::{Channel, ErrorCode, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
 ///
@@ -36,7 +36,7 @@ use crate::{Channel, ErrorDescriptor};
 ///     result.content[0].as_text(),
 ///     Some("TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
 /// );
-/// assert_eq!(SeatError::catalog()[0].code, "TAKEN");
+/// assert_eq!(SeatError::catalog()[0].code(), "TAKEN");
 /// ```
 pub trait ToolError: Error {
     /// Every variant's descriptor, in declaration order.
@@ -50,11 +50,8 @@ pub trait ToolError: Error {
     /// What the model reads when the variant is not masked: `#[message]`, or `Display`.
     fn message(&self) -> String;
 
-    /// What to do next: `#[hint]`, if the variant has one.
-    fn hint(&self) -> Option<String>;
-
-    /// [`hint`](ToolError::hint), borrowed when it is fixed text, so converting the error
-    /// does not copy it. The derive implements it; by default it calls `hint`.
+    /// What to do next: `#[hint]`, if the variant has one; borrowed when it is fixed text, so
+    /// converting the error does not copy it.
     ///
     /// ```
     /// use mcp_errors_core::ToolError;
@@ -66,12 +63,9 @@ pub trait ToolError: Error {
     /// #[hint("pick another seat")]
     /// struct SeatTaken;
     ///
-    /// assert!(matches!(SeatTaken.hint_text(), Some(Cow::Borrowed("pick another seat"))));
-    /// assert_eq!(SeatTaken.hint().as_deref(), Some("pick another seat"));
+    /// assert!(matches!(SeatTaken.hint(), Some(Cow::Borrowed("pick another seat"))));
     /// ```
-    fn hint_text(&self) -> Option<Cow<'static, str>> {
-        self.hint().map(Cow::Owned)
-    }
+    fn hint(&self) -> Option<Cow<'static, str>>;
 
     /// The `#[detail]` fields, by name (tuple fields by index), in declaration order.
     fn details(&self) -> Details;
@@ -96,9 +90,12 @@ pub trait ToolError: Error {
 /// use mcp_errors_core::FailureOptions;
 ///
 /// let options = FailureOptions::new()
-///     .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-///     .structured_content(true);
-/// assert_eq!(options.correlation_id_value(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+///     .with_structured_content(true)
+///     .with_tool("search_docs");
+/// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// assert!(options.structured_content());
+/// assert_eq!(options.tool(), Some("search_docs"));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FailureOptions {
@@ -115,13 +112,13 @@ impl FailureOptions {
 
     /// Use this correlation id (for masked errors, instead of a fresh one; for others, it is
     /// emitted too so a client can quote it).
-    pub fn correlation_id(mut self, id: impl Into<String>) -> Self {
+    pub fn with_correlation_id(mut self, id: impl Into<String>) -> Self {
         self.correlation_id = Some(id.into());
         self
     }
 
     /// Use the trace id of a W3C `traceparent` as the correlation id, when it is valid.
-    pub fn traceparent(mut self, traceparent: &str) -> Self {
+    pub fn with_traceparent(mut self, traceparent: &str) -> Self {
         if let Some(trace_id) = mask::trace_id_from_traceparent(traceparent) {
             self.correlation_id = Some(trace_id.to_owned());
         }
@@ -139,12 +136,12 @@ impl FailureOptions {
     ///     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     /// });
     /// let options = FailureOptions::from_request_meta(meta.as_object().unwrap());
-    /// assert_eq!(options.correlation_id_value(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
     /// assert_eq!(FailureOptions::from_request_meta(&Default::default()), FailureOptions::new());
     /// ```
     pub fn from_request_meta(request_meta: &Map<String, Value>) -> Self {
         match request_meta.get("traceparent").and_then(Value::as_str) {
-            Some(traceparent) => Self::new().traceparent(traceparent),
+            Some(traceparent) => Self::new().with_traceparent(traceparent),
             None => Self::new(),
         }
     }
@@ -152,24 +149,29 @@ impl FailureOptions {
     /// Also put the payload in `structuredContent`. Off by default: the TypeScript SDK v1
     /// client validates `structuredContent` against the tool's `outputSchema` even on errors,
     /// and then hides the real error behind a validation failure.
-    pub fn structured_content(mut self, on: bool) -> Self {
+    pub fn with_structured_content(mut self, on: bool) -> Self {
         self.structured_content = on;
         self
     }
 
     /// The name of the tool that failed, for the `mcp_errors::failure` tracing event.
-    pub fn tool(mut self, name: impl Into<String>) -> Self {
+    pub fn with_tool(mut self, name: impl Into<String>) -> Self {
         self.tool = Some(name.into());
         self
     }
 
     /// The correlation id set, if any.
-    pub fn correlation_id_value(&self) -> Option<&str> {
+    pub fn correlation_id(&self) -> Option<&str> {
         self.correlation_id.as_deref()
     }
 
+    /// Whether the payload also goes into `structuredContent`.
+    pub fn structured_content(&self) -> bool {
+        self.structured_content
+    }
+
     /// The tool name set, if any.
-    pub fn tool_value(&self) -> Option<&str> {
+    pub fn tool(&self) -> Option<&str> {
         self.tool.as_deref()
     }
 }
@@ -197,7 +199,7 @@ impl ToolFailure {
     pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
         let descriptor = error.descriptor();
         log_failure(descriptor, options);
-        let correlation_id = if descriptor.masked {
+        let correlation_id = if descriptor.is_masked() {
             let id = options
                 .correlation_id
                 .clone()
@@ -207,7 +209,7 @@ impl ToolFailure {
         } else {
             options.correlation_id.clone()
         };
-        match descriptor.channel {
+        match descriptor.channel() {
             Channel::Execution(category) => {
                 let payload = execution_payload(error, descriptor, category, correlation_id);
                 ToolFailure::Execution(execution_result(payload, options))
@@ -253,16 +255,16 @@ fn execution_payload<E: ToolError + ?Sized>(
     category: crate::Category,
     correlation_id: Option<String>,
 ) -> ErrorPayload {
-    let retry_after_ms = if descriptor.retryable {
+    let retry_after_ms = if descriptor.is_retryable() {
         error.retry_after().map(mask::retry_after_ms)
     } else {
         None
     };
-    if descriptor.masked {
+    if descriptor.is_masked() {
         return ErrorPayload {
-            code: descriptor.code.clone(),
+            code: descriptor.code_cow(),
             category,
-            retryable: descriptor.retryable,
+            retryable: descriptor.is_retryable(),
             message: MASKED_MESSAGE.to_owned(),
             hint: None,
             retry_after_ms,
@@ -272,12 +274,12 @@ fn execution_payload<E: ToolError + ?Sized>(
     }
     let details = error.details();
     ErrorPayload {
-        code: descriptor.code.clone(),
+        code: descriptor.code_cow(),
         category,
-        retryable: descriptor.retryable,
+        retryable: descriptor.is_retryable(),
         message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
         hint: error
-            .hint_text()
+            .hint()
             .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS)),
         retry_after_ms,
         details: (!details.is_empty()).then_some(details),
@@ -304,10 +306,10 @@ fn execution_result(payload: ErrorPayload, options: &FailureOptions) -> CallTool
 fn protocol_error<E: ToolError + ?Sized>(
     error: &E,
     descriptor: &ErrorDescriptor,
-    code: i32,
+    code: ErrorCode,
     correlation_id: Option<String>,
 ) -> JsonRpcError {
-    let (message, mut data) = if descriptor.masked {
+    let (message, mut data) = if descriptor.is_masked() {
         (MASKED_MESSAGE.to_owned(), Map::new())
     } else {
         (
@@ -316,7 +318,7 @@ fn protocol_error<E: ToolError + ?Sized>(
         )
     };
     // The stable code wins over a detail field that happens to be named `code`.
-    data.insert("code".to_owned(), Value::from(descriptor.code.as_ref()));
+    data.insert("code".to_owned(), Value::from(descriptor.code()));
     if let Some(id) = correlation_id {
         data.insert("correlationId".to_owned(), Value::from(id));
     }
@@ -341,8 +343,8 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
     tracing::error!(
         target: "mcp_errors::masked",
         correlation_id = id,
-        code = descriptor.code.as_ref(),
-        variant = descriptor.variant.as_ref(),
+        code = descriptor.code(),
+        variant = descriptor.variant(),
         error = %error,
         sources = chain.as_str(),
         "masked tool error"
@@ -354,18 +356,18 @@ fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
 
 #[cfg(feature = "tracing")]
 fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
-    let (channel, category, protocol_code) = match descriptor.channel {
+    let (channel, category, protocol_code) = match descriptor.channel() {
         Channel::Execution(category) => ("execution", category.as_str(), None),
-        Channel::Protocol(code) => ("protocol", "", Some(code)),
+        Channel::Protocol(code) => ("protocol", "", Some(code.0)),
     };
     tracing::info!(
         target: "mcp_errors::failure",
-        code = descriptor.code.as_ref(),
+        code = descriptor.code(),
         category,
-        retryable = descriptor.retryable,
+        retryable = descriptor.is_retryable(),
         channel,
         protocol_code,
-        masked = descriptor.masked,
+        masked = descriptor.is_masked(),
         tool = options.tool.as_deref().unwrap_or(""),
         "tool failure"
     );

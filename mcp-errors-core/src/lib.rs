@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use mcp_errors_core::{ToolError, ToolFailure};
+//! use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
 //!
 //! #[derive(Debug, thiserror::Error, ToolError)]
 //! pub enum SearchError {
@@ -46,7 +46,7 @@
 //!
 //! let bad = SearchError::BadRange { start: "b".into(), end: "a".into() };
 //! let ToolFailure::Protocol(error) = ToolFailure::from(bad) else { panic!() };
-//! assert_eq!(error.code, -32602);
+//! assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
 //! assert_eq!(error.stable_code(), Some("BAD_RANGE"));
 //!
 //! let secret = std::io::Error::other("postgres://admin:hunter2@db");
@@ -54,33 +54,58 @@
 //! assert!(!wire.contains("hunter2"));
 //! ```
 //!
-//! The modules follow the design: [`category`], [`wire`], [`failure`], [`mask`], [`catalog`],
-//! [`client`] for the side that calls tools, and with the `rmcp` feature, `rmcp`: the glue
-//! for rmcp servers.
+//! # Modules
+//!
+//! - [`category`]: the nine categories and what each means by default.
+//! - [`wire`]: the MCP types a failure becomes ([`CallToolResult`], [`JsonRpcError`]), the
+//!   [`ErrorPayload`] and the `_meta` keys.
+//! - [`failure`]: the [`ToolError`] trait and [`ToolFailure`], one failure on its channel.
+//! - [`mask`]: what the model sees of an internal error, correlation ids, text limits.
+//! - [`catalog`]: every code of an error type, to publish and to check as a contract.
+//! - `client` (feature `client`): read any server's response into an outcome and decide what
+//!   to do next; `client::render` (feature `render`) for model APIs.
+//! - `rmcp` (feature `rmcp`): the glue for rmcp servers.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `derive` | yes | `#[derive(ToolError)]`; see [its documentation](https://docs.rs/mcp-errors-derive/latest/mcp_errors_derive/derive.ToolError.html) for the attribute language |
+//! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
+//! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
+//! | `render` | no | `client::render`: results as Anthropic and OpenAI tool-result items (enables `client`) |
+//! | `rmcp` | no | `IntoCallToolResult` for derived types and conversions to rmcp's types |
+//! | `schemars` | no | `JsonSchema` for the payload and the catalog |
+//! | `snapshot` | no | `catalog::assert_catalog_snapshot`, a test helper for catalogs as a contract |
+//!
+//! The server side is the default because the derive's users write servers; an agent or host
+//! that calls tools turns on `client`.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod catalog;
 pub mod category;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod failure;
 pub mod mask;
 #[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
 pub mod wire;
 
-pub use catalog::{
-    CATALOG_FORMAT_VERSION, CATALOG_META_KEY, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor,
-};
-pub use category::{Category, ClientAction, FailureClass, UnknownCategory};
-pub use client::EMPTY_META_KEY;
+pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
+pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
-    CallToolResult, Content, Details, ErrorPayload, JsonRpcError, JsonRpcErrorResponse, META_KEY,
-    RequestId, ResultMeta,
+    CATALOG_META_KEY, CallToolResult, Content, Details, EMPTY_META_KEY, ErrorCode, ErrorPayload,
+    JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta,
 };
 
-/// `#[derive(ToolError)]`: see the crate's README for the attribute language.
+/// `#[derive(ToolError)]`: see the derive's documentation for the attribute language.
 #[cfg(feature = "derive")]
+#[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
 pub use mcp_errors_derive::ToolError;
 
 /// Support for the generated code. Not public API: no stability promise.

@@ -63,12 +63,14 @@ use std::borrow::Cow;
 use ::rmcp::ErrorData;
 use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
-use ::rmcp::model::{self as rmcp_model, ContentBlock, ErrorCode, MetaObject, ResultType, Tool};
+use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType, Tool};
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::wire::{CallToolResult, Content, JsonRpcError};
-use crate::{CATALOG_META_KEY, ErrorCatalog, FailureOptions, ToolError, ToolFailure};
+use crate::wire::{
+    CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
+};
+use crate::{CATALOG_META_KEY, ErrorCatalog, ErrorCode, FailureOptions, ToolError, ToolFailure};
 
 /// The start of the -32602 messages that rmcp's tool router rewrites into tool errors
 /// (it reserves them for arguments that failed to deserialize).
@@ -104,7 +106,7 @@ impl ToolFailure {
         match self {
             ToolFailure::Execution(result) => Ok(result.into()),
             ToolFailure::Protocol(mut error) => {
-                if error.code == ErrorCode::INVALID_PARAMS.0
+                if error.code == ErrorCode::INVALID_PARAMS
                     && error.message.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)
                 {
                     error.message.insert_str(0, ESCAPED_ARGUMENT_ERROR_PREFIX);
@@ -165,7 +167,11 @@ impl From<JsonRpcError> for ErrorData {
     /// assert_eq!(error.data, Some(json!({"uri": "file:///x"})));
     /// ```
     fn from(error: JsonRpcError) -> Self {
-        ErrorData::new(ErrorCode(error.code), error.message, error.data)
+        ErrorData::new(
+            ::rmcp::model::ErrorCode(error.code.0),
+            error.message,
+            error.data,
+        )
     }
 }
 
@@ -199,8 +205,8 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
 
 fn result_type(value: Cow<'static, str>) -> ResultType {
     match value.as_ref() {
-        "complete" => ResultType::COMPLETE,
-        "input_required" => ResultType::INPUT_REQUIRED,
+        RESULT_TYPE_COMPLETE => ResultType::COMPLETE,
+        RESULT_TYPE_INPUT_REQUIRED => ResultType::INPUT_REQUIRED,
         "task" => ResultType::TASK,
         // rmcp keeps unknown result types as they are; its Deserialize never fails on a string.
         other => serde_json::from_value(Value::from(other)).unwrap_or(ResultType::COMPLETE),

@@ -4,10 +4,13 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    EMPTY_META_KEY, ErrorSource, InvalidReason, Outcome, ProtocolErrorInfo, ToolErrorInfo,
-    UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, UnknownCause, classify,
+    classify_bytes, classify_result, classify_result_bytes,
 };
-use mcp_errors_core::{Category, ErrorPayload, META_KEY, ToolFailure};
+use mcp_errors_core::{
+    CallToolResult, Category, EMPTY_META_KEY, ErrorCode, ErrorPayload, JsonRpcError, META_KEY,
+    ResultMeta, ToolFailure,
+};
 use serde_json::{Value, json};
 
 /// Classifies both ways, checks they agree, returns the outcome.
@@ -26,9 +29,9 @@ fn ok(result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "result": result})
 }
 
-fn tool_error(response: &Value) -> ToolErrorInfo {
+fn tool_error(response: &Value) -> ExecutionErrorInfo {
     match both(response) {
-        Outcome::ToolError(e) => e,
+        Outcome::ExecutionError(e) => e,
         other => panic!("expected a tool error, got {other:?}"),
     }
 }
@@ -92,7 +95,7 @@ fn an_error_wins_over_the_empty_marker() {
         json!({"isError": true, "content": [{"type": "text", "text": "no"}],
                              "_meta": {EMPTY_META_KEY: true}}),
     );
-    assert!(matches!(both(&response), Outcome::ToolError(_)));
+    assert!(matches!(both(&response), Outcome::ExecutionError(_)));
 }
 
 #[test]
@@ -121,20 +124,12 @@ fn this_projects_payload_in_meta_is_read_in_full() {
 
 #[test]
 fn the_payload_written_by_the_server_side_round_trips() {
-    let payload = ErrorPayload {
-        code: "TIMEOUT".into(),
-        category: Category::Transient,
-        retryable: true,
-        message: "search backend timed out".into(),
-        hint: None,
-        retry_after_ms: Some(2_000),
-        details: None,
-        correlation_id: None,
-    };
-    let failure = ToolFailure::Execution(mcp_errors_core::CallToolResult {
-        meta: Some(mcp_errors_core::ResultMeta::with_error(payload.clone())),
-        ..mcp_errors_core::CallToolResult::error_text(payload.to_text())
-    });
+    let payload = ErrorPayload::new("TIMEOUT", Category::Transient, "search backend timed out")
+        .with_retry_after(Duration::from_secs(2));
+    let failure = ToolFailure::Execution(
+        CallToolResult::error_text(payload.to_text())
+            .with_meta(ResultMeta::with_error(payload.clone())),
+    );
     let ToolFailure::Execution(result) = failure else {
         unreachable!()
     };
@@ -256,14 +251,11 @@ fn a_json_rpc_error_is_a_protocol_error_with_its_data() {
     };
     assert_eq!(
         error,
-        ProtocolErrorInfo {
-            code: -32602,
-            message: "bad range".into(),
-            data: Some(json!({"code": "BAD_RANGE"}))
-        }
+        JsonRpcError::new(ErrorCode::INVALID_PARAMS, "bad range")
+            .with_data(json!({"code": "BAD_RANGE"}))
     );
     assert_eq!(error.stable_code(), Some("BAD_RANGE"));
-    assert!(!error.is_timeout());
+    assert!(!Outcome::ProtocolError(error).may_have_run());
 }
 
 #[test]
@@ -272,10 +264,10 @@ fn legacy_timeout_codes_are_protocol_errors_whose_call_may_have_run() {
         let response =
             json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "timed out"}});
         let outcome = both(&response);
-        let Outcome::ProtocolError(error) = &outcome else {
-            panic!("not a protocol error")
-        };
-        assert!(error.is_timeout(), "{code}");
+        assert!(
+            matches!(&outcome, Outcome::ProtocolError(error) if error.code == code),
+            "{code}"
+        );
         assert!(outcome.may_have_run(), "{code}");
     }
     let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}});
@@ -423,7 +415,7 @@ fn duplicate_keys_in_bytes_fail_closed() {
 #[test]
 fn escaped_strings_are_read_like_plain_ones() {
     let bytes = br#"{"jsonrpc":"2\u002e0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"a\nb \u00e9"}]}}"#;
-    let Outcome::ToolError(e) = classify_bytes(bytes) else {
+    let Outcome::ExecutionError(e) = classify_bytes(bytes) else {
         panic!("not a tool error")
     };
     assert_eq!(e.text, "a\nb \u{e9}");
@@ -433,7 +425,7 @@ fn escaped_strings_are_read_like_plain_ones() {
 fn a_bare_result_can_be_classified_too() {
     let result = json!({"isError": true, "content": [{"type": "text", "text": "x"}]});
     let from_value = classify_result(&result);
-    assert!(matches!(from_value, Outcome::ToolError(_)));
+    assert!(matches!(from_value, Outcome::ExecutionError(_)));
     assert_eq!(
         classify_result_bytes(&serde_json::to_vec(&result).unwrap()),
         from_value
@@ -478,7 +470,7 @@ fn outcomes_round_trip_through_serde() {
         [
             "ready",
             "empty",
-            "tool_error",
+            "execution_error",
             "protocol_error",
             "input_required",
             "invalid",
@@ -507,7 +499,7 @@ fn official_2026_07_28_examples_classify_as_expected() {
     let error = read("CallToolResult", "invalid-tool-input-error.json");
     assert!(matches!(
         both(&ok(error)),
-        Outcome::ToolError(ToolErrorInfo { category: None, .. })
+        Outcome::ExecutionError(ExecutionErrorInfo { category: None, .. })
     ));
     for file in [
         "result-with-array-structured-content.json",

@@ -4,10 +4,11 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, GiveUpReason,
-    Jitter, Outcome, RetryBudget, RetryPolicy, ToolAnnotations, UnknownCause, classify,
+    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision,
+    EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, ToolAnnotations, UnknownCause,
+    classify,
 };
-use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorDescriptor, META_KEY};
+use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor, META_KEY};
 use serde_json::{Value, json};
 
 fn error_with(payload: Value) -> Outcome {
@@ -36,7 +37,7 @@ fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
     RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
 }
 
-fn escalate(reason: GiveUpReason) -> Decision {
+fn escalate(reason: EscalationReason) -> Decision {
     Decision::Escalate { reason }
 }
 
@@ -73,11 +74,11 @@ fn each_category_follows_the_design_table() {
         (Category::NotFound, Decision::FixInput),
         (Category::Conflict, Decision::RereadState),
         (Category::Business, Decision::ExplainToUser),
-        (Category::Permission, escalate(GiveUpReason::Permission)),
+        (Category::Permission, escalate(EscalationReason::Permission)),
         (Category::Unauthenticated, Decision::Reauthenticate),
         (Category::RateLimited, retry_ms(100)),
         (Category::Transient, retry_ms(100)),
-        (Category::Internal, escalate(GiveUpReason::Internal)),
+        (Category::Internal, escalate(EscalationReason::Internal)),
     ];
     for (category, decision) in expected {
         let outcome = category_error(category, category.retryable_by_default());
@@ -96,7 +97,7 @@ fn a_transient_error_marked_not_retryable_escalates() {
     let outcome = category_error(Category::Transient, false);
     assert_eq!(
         decide(&outcome, first()),
-        escalate(GiveUpReason::NotRetryable)
+        escalate(EscalationReason::NotRetryable)
     );
 }
 
@@ -106,14 +107,14 @@ fn an_unknown_category_gets_the_safe_default() {
         "isError": true, "content": [{"type": "text", "text": "something broke"}]}}));
     assert_eq!(
         decide(&plain, first()),
-        escalate(GiveUpReason::UnknownCategory)
+        escalate(EscalationReason::UnknownCategory)
     );
     let foreign_retryable = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
         "isError": true, "content": [],
         "structuredContent": {"code": "BUSY", "retryable": true, "message": "busy"}}}));
     assert_eq!(
         decide(&foreign_retryable, first()),
-        escalate(GiveUpReason::UnknownCategory)
+        escalate(EscalationReason::UnknownCategory)
     );
 }
 
@@ -171,13 +172,13 @@ fn the_attempt_limit_stops_retries() {
     );
     assert_eq!(
         decide(&transient, Attempt::new(3, Duration::ZERO)),
-        escalate(GiveUpReason::AttemptsExhausted)
+        escalate(EscalationReason::AttemptsExhausted)
     );
     let once = RetryPolicy::builder().max_attempts(0).build();
     assert_eq!(once.max_attempts(), 1);
     assert_eq!(
         once.decide(&transient, first(), &mut Jitter::fixed(1.0)),
-        escalate(GiveUpReason::AttemptsExhausted)
+        escalate(EscalationReason::AttemptsExhausted)
     );
 }
 
@@ -194,7 +195,7 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
                                     "retryable": true, "message": "m", "retryAfterMs": 60000}));
     assert_eq!(
         decide(&limited, first()),
-        escalate(GiveUpReason::RetryAfterTooLong)
+        escalate(EscalationReason::RetryAfterTooLong)
     );
     let patient = RetryPolicy::builder()
         .max_backoff(Duration::from_secs(60))
@@ -218,13 +219,13 @@ fn the_deadline_stops_a_retry_that_would_end_after_it() {
     let late = Attempt::new(1, Duration::from_millis(1500));
     assert_eq!(
         policy.decide(&limited, late, &mut jitter),
-        escalate(GiveUpReason::DeadlineExceeded)
+        escalate(EscalationReason::DeadlineExceeded)
     );
     let transient = category_error(Category::Transient, true);
     let spent = Attempt::new(1, Duration::from_secs(2));
     assert_eq!(
         policy.decide(&transient, spent, &mut Jitter::fixed(0.0)),
-        escalate(GiveUpReason::DeadlineExceeded)
+        escalate(EscalationReason::DeadlineExceeded)
     );
 }
 
@@ -275,7 +276,7 @@ fn protocol_errors_follow_their_codes() {
     for code in [-32700, -32600, -32601, -32603, 42] {
         assert_eq!(
             decide(&protocol(code), first()),
-            escalate(GiveUpReason::ProtocolError),
+            escalate(EscalationReason::ProtocolError),
             "{code}"
         );
     }
@@ -289,13 +290,13 @@ fn input_required_asks_for_input_and_invalid_escalates() {
     let invalid = classify(&json!({"jsonrpc": "2.0", "id": 1}));
     assert_eq!(
         decide(&invalid, first()),
-        escalate(GiveUpReason::InvalidResponse)
+        escalate(EscalationReason::InvalidResponse)
     );
 }
 
 #[test]
 fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
-    let budget = RetryBudget::new(15, 5, 10, 1);
+    let budget = RetryBudget::builder().capacity(15).build();
     let policy = RetryPolicy::builder()
         .budget(budget.clone())
         .max_attempts(100)
@@ -315,7 +316,7 @@ fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
     assert_eq!(budget.available(), 0);
     assert_eq!(
         policy.decide(&transient, first(), &mut jitter),
-        escalate(GiveUpReason::BudgetExhausted)
+        escalate(EscalationReason::BudgetExhausted)
     );
     assert_eq!(budget.available(), 0);
     let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
@@ -349,7 +350,7 @@ fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_ar
 
 #[test]
 fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
-    let budget = RetryBudget::new(5, 5, 10, 1);
+    let budget = RetryBudget::builder().capacity(5).build();
     let policy = RetryPolicy::builder()
         .budget(budget.clone())
         .deadline(Duration::from_millis(10))
@@ -358,19 +359,17 @@ fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
     let late = Attempt::new(1, Duration::from_millis(10));
     assert_eq!(
         policy.decide(&transient, late, &mut Jitter::fixed(1.0)),
-        escalate(GiveUpReason::DeadlineExceeded)
+        escalate(EscalationReason::DeadlineExceeded)
     );
     assert_eq!(budget.available(), 5);
 }
 
 #[test]
 fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_category() {
-    static CODES: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
+    static CODES: [ErrorDescriptor; 1] = [ErrorDescriptor::execution(
         "Busy",
         "BUSY",
-        Channel::Execution(Category::Transient),
-        true,
-        false,
+        Category::Transient,
     )];
     let policy = RetryPolicy::builder()
         .catalog(ErrorCatalog::new(&CODES))
@@ -380,7 +379,7 @@ fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_categor
                                     "retryable": true, "message": "m"}));
     assert_eq!(
         policy.decide(&unknown, first(), &mut jitter),
-        escalate(GiveUpReason::UnknownCode)
+        escalate(EscalationReason::UnknownCode)
     );
     // A foreign shape with no category: the catalog supplies it.
     let known = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
@@ -391,7 +390,7 @@ fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_categor
         "isError": true, "content": [{"type": "text", "text": "x"}]}}));
     assert_eq!(
         policy.decide(&no_code, first(), &mut jitter),
-        escalate(GiveUpReason::UnknownCode)
+        escalate(EscalationReason::UnknownCode)
     );
 }
 
@@ -402,7 +401,7 @@ fn decisions_serialize_with_their_delay_in_milliseconds() {
         json!({"decision": "retry", "afterMs": 1500})
     );
     assert_eq!(
-        serde_json::to_value(escalate(GiveUpReason::BudgetExhausted)).unwrap(),
+        serde_json::to_value(escalate(EscalationReason::BudgetExhausted)).unwrap(),
         json!({"decision": "escalate", "reason": "budget_exhausted"})
     );
     let back: Decision = serde_json::from_value(json!({"decision": "check_state"})).unwrap();

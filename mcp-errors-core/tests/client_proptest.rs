@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, GiveUpReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
+    Attempt, Decision, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
     classify, classify_bytes, classify_result, classify_result_bytes,
 };
 use proptest::collection::{btree_map, vec};
@@ -291,7 +291,7 @@ proptest! {
             builder = builder.deadline(Duration::from_millis(ms));
         }
         if let Some(t) = tokens {
-            builder = builder.budget(RetryBudget::new(t, 5, 10, 1));
+            builder = builder.budget(RetryBudget::builder().capacity(t).build());
         }
         let policy = builder.build();
         let attempt = Attempt::new(number, Duration::from_millis(elapsed_ms)).idempotent(idempotent);
@@ -310,8 +310,8 @@ proptest! {
         if outcome.is_success() {
             prop_assert_eq!(decision.clone(), Decision::Done);
         }
-        if let Outcome::ToolError(e) = &outcome && e.category.is_none() {
-            prop_assert_eq!(decision, Decision::Escalate { reason: GiveUpReason::UnknownCategory });
+        if let Outcome::ExecutionError(e) = &outcome && e.category.is_none() {
+            prop_assert_eq!(decision, Decision::Escalate { reason: EscalationReason::UnknownCategory });
         }
     }
 }

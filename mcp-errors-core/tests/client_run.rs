@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use mcp_errors_core::client::render::{anthropic_tool_result, openai_function_call_output};
 use mcp_errors_core::client::{
-    Decision, GiveUpReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall,
+    Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall,
     UnknownCause, run_with_policy,
 };
-use mcp_errors_core::{CallToolResult, Category, ErrorPayload, META_KEY, ResultMeta};
+use mcp_errors_core::{CallToolResult, Category, Content, ErrorPayload, META_KEY, ResultMeta};
 use serde_json::{Value, json};
 
 /// Polls a future to completion; the futures here never wait.
@@ -47,7 +47,7 @@ fn run(
     call: &ToolCall,
     responses: Vec<Result<Value, UnknownCause>>,
 ) -> (
-    Result<mcp_errors_core::client::RunSuccess, mcp_errors_core::client::EscalationReport>,
+    Result<mcp_errors_core::client::RunSuccess, mcp_errors_core::client::StopReport>,
     Vec<Duration>,
 ) {
     let responses = RefCell::new(responses.into_iter());
@@ -112,7 +112,7 @@ fn giving_up_returns_a_full_report() {
     assert_eq!(
         report.decision,
         Decision::Escalate {
-            reason: GiveUpReason::AttemptsExhausted
+            reason: EscalationReason::AttemptsExhausted
         }
     );
     assert_eq!(report.category, Some(Category::Transient));
@@ -137,10 +137,9 @@ fn giving_up_returns_a_full_report() {
     let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["call"]["name"], "search");
     assert_eq!(json["attempts"][0]["decision"]["afterMs"], 100);
-    assert_eq!(json["lastError"]["tool_error"]["code"], "BUSY");
+    assert_eq!(json["lastError"]["execution_error"]["code"], "BUSY");
     // Elapsed times travel in whole milliseconds, so compare the JSON after a round trip.
-    let back: mcp_errors_core::client::EscalationReport =
-        serde_json::from_value(json.clone()).unwrap();
+    let back: mcp_errors_core::client::StopReport = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(serde_json::to_value(&back).unwrap(), json);
     assert_eq!(back.attempts[1].elapsed, Duration::from_millis(100));
 }
@@ -192,7 +191,7 @@ fn the_deadline_counts_the_fake_sleeps() {
     assert_eq!(
         report.decision,
         Decision::Escalate {
-            reason: GiveUpReason::DeadlineExceeded
+            reason: EscalationReason::DeadlineExceeded
         }
     );
     // 100 + 200 + 400 = 700 ms slept; the next 800 ms would pass the deadline.
@@ -203,7 +202,7 @@ fn the_deadline_counts_the_fake_sleeps() {
 
 #[test]
 fn a_shared_budget_stops_a_second_caller() {
-    let budget = RetryBudget::new(5, 5, 10, 1);
+    let budget = RetryBudget::builder().capacity(5).build();
     let policy = RetryPolicy::builder().budget(budget.clone()).build();
     let call = ToolCall::new("search", json!({}));
     let (first, _) = run(
@@ -217,7 +216,7 @@ fn a_shared_budget_stops_a_second_caller() {
     assert_eq!(
         second.unwrap_err().decision,
         Decision::Escalate {
-            reason: GiveUpReason::BudgetExhausted
+            reason: EscalationReason::BudgetExhausted
         }
     );
     assert!(slept.is_empty());
@@ -265,27 +264,15 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
 
 #[test]
 fn anthropic_rendering_keeps_the_flag_and_adds_the_code_when_the_text_lacks_it() {
-    let ok = CallToolResult {
-        is_error: None,
-        ..CallToolResult::error_text("42 orders")
-    };
+    let ok = CallToolResult::success(vec![Content::text("42 orders")]);
     assert_eq!(
         anthropic_tool_result("t1", &ok),
         json!({"type": "tool_result", "tool_use_id": "t1",
                "content": [{"type": "text", "text": "42 orders"}], "is_error": false})
     );
-    let payload = ErrorPayload {
-        code: "SLOW_DOWN".into(),
-        category: Category::RateLimited,
-        retryable: true,
-        message: "slow down".into(),
-        hint: None,
-        retry_after_ms: Some(2000),
-        details: None,
-        correlation_id: None,
-    };
-    let mut failed = CallToolResult::error_text("slow down");
-    failed.meta = Some(ResultMeta::with_error(payload));
+    let payload = ErrorPayload::new("SLOW_DOWN", Category::RateLimited, "slow down")
+        .with_retry_after(Duration::from_secs(2));
+    let failed = CallToolResult::error_text("slow down").with_meta(ResultMeta::with_error(payload));
     let rendered = anthropic_tool_result("t2", &failed);
     assert_eq!(rendered["is_error"], true);
     assert_eq!(
@@ -305,15 +292,11 @@ fn openai_rendering_says_error_in_the_text() {
     );
     assert_eq!(out["type"], "function_call_output");
     assert_eq!(out["call_id"], "c1");
-    let ok = CallToolResult {
-        is_error: Some(false),
-        ..CallToolResult::error_text("fine")
-    };
+    let mut ok = CallToolResult::success(vec![Content::text("fine")]);
+    ok.is_error = Some(false);
     assert_eq!(openai_function_call_output("c2", &ok)["output"], "fine");
-    let silent = CallToolResult {
-        content: Vec::new(),
-        ..CallToolResult::error_text("")
-    };
+    let mut silent = CallToolResult::error_text("");
+    silent.content.clear();
     assert_eq!(
         openai_function_call_output("c3", &silent)["output"],
         "ERROR: The tool call failed."

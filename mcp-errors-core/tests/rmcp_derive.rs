@@ -1,7 +1,6 @@
 //! `#[derive(ToolError)]` with the `rmcp` feature: derived enums, generic ones included, are
 //! returned straight from `#[tool_router]` methods, and rmcp's client sees each variant on
 //! its channel.
-#![cfg(all(feature = "rmcp", feature = "derive"))]
 
 use std::fmt::Debug;
 use std::time::Duration;

@@ -4,15 +4,15 @@
 //!
 //! `OrderError` implements `ToolError` by hand (what the derive writes), and gets its
 //! `IntoCallToolResult` from `__impl_rmcp!`, called exactly as the derive calls it.
-#![cfg(feature = "rmcp")]
 
+use std::borrow::Cow;
 use std::fmt::{self, Debug, Display};
 use std::time::Duration;
 
 use mcp_errors_core::rmcp::{RMCP_ARGUMENT_ERROR_PREFIX, publish_error_catalog};
 use mcp_errors_core::{
-    CATALOG_META_KEY, Category, Channel, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload,
-    META_KEY, ToolError,
+    CATALOG_META_KEY, Category, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY,
+    ToolError,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -42,42 +42,14 @@ enum OrderError {
     Database,
 }
 
+const INVALID_PARAMS: mcp_errors_core::ErrorCode = mcp_errors_core::ErrorCode::INVALID_PARAMS;
+
 static CATALOG: [ErrorDescriptor; 5] = [
-    ErrorDescriptor::new(
-        "NotFound",
-        "NOT_FOUND",
-        Channel::Execution(Category::NotFound),
-        false,
-        false,
-    ),
-    ErrorDescriptor::new(
-        "Busy",
-        "BUSY",
-        Channel::Execution(Category::Transient),
-        true,
-        false,
-    ),
-    ErrorDescriptor::new(
-        "BadRange",
-        "BAD_RANGE",
-        Channel::Protocol(-32602),
-        false,
-        false,
-    ),
-    ErrorDescriptor::new(
-        "LooksLikeArgumentError",
-        "ODD_ID",
-        Channel::Protocol(-32602),
-        false,
-        false,
-    ),
-    ErrorDescriptor::new(
-        "Database",
-        "DATABASE",
-        Channel::Execution(Category::Internal),
-        false,
-        true,
-    ),
+    ErrorDescriptor::execution("NotFound", "NOT_FOUND", Category::NotFound),
+    ErrorDescriptor::execution("Busy", "BUSY", Category::Transient),
+    ErrorDescriptor::protocol("BadRange", "BAD_RANGE", INVALID_PARAMS),
+    ErrorDescriptor::protocol("LooksLikeArgumentError", "ODD_ID", INVALID_PARAMS),
+    ErrorDescriptor::execution("Database", "DATABASE", Category::Internal),
 ];
 
 impl ToolError for OrderError {
@@ -99,9 +71,9 @@ impl ToolError for OrderError {
         self.to_string()
     }
 
-    fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<Cow<'static, str>> {
         match self {
-            OrderError::NotFound { .. } => Some("list orders first".into()),
+            OrderError::NotFound { .. } => Some(Cow::Borrowed("list orders first")),
             _ => None,
         }
     }
@@ -143,12 +115,10 @@ impl<T: Display> Display for Upstream<T> {
 
 impl<T: Debug + Display> std::error::Error for Upstream<T> {}
 
-static UPSTREAM: [ErrorDescriptor; 1] = [ErrorDescriptor::new(
+static UPSTREAM: [ErrorDescriptor; 1] = [ErrorDescriptor::execution(
     "Upstream",
     "UPSTREAM",
-    Channel::Execution(Category::Transient),
-    true,
-    false,
+    Category::Transient,
 )];
 
 impl<T: Debug + Display> ToolError for Upstream<T> {
@@ -161,7 +131,7 @@ impl<T: Debug + Display> ToolError for Upstream<T> {
     fn message(&self) -> String {
         self.to_string()
     }
-    fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<Cow<'static, str>> {
         None
     }
     fn details(&self) -> Details {
@@ -321,7 +291,7 @@ async fn json_tools_keep_their_output_schema_and_publish_the_catalog() {
         let catalog: ErrorCatalog = serde_json::from_value(published.clone()).unwrap();
         assert_eq!(
             catalog.get("ODD_ID").and_then(|d| d.protocol_code()),
-            Some(-32602)
+            Some(INVALID_PARAMS)
         );
     }
     let order_result = tools.iter().find(|t| t.name == "order_result").unwrap();

@@ -1,6 +1,5 @@
 //! A tool that takes the request context converts its error with `failure_options`, and the
 //! correlation id the model sees is the trace id of the request's W3C `traceparent`.
-#![cfg(all(feature = "rmcp", feature = "derive"))]
 
 use mcp_errors_core::rmcp::failure_options;
 use mcp_errors_core::{META_KEY, ToolError, ToolFailure};

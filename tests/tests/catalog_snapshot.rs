@@ -2,7 +2,7 @@
 //! and the checker must catch every kind of break.
 
 use mcp_errors_core::catalog::assert_catalog_snapshot;
-use mcp_errors_core::{CatalogChange, Category, Channel, ErrorCatalog, ErrorDescriptor, ToolError};
+use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorCode, ErrorDescriptor, ToolError};
 use mcp_errors_tests::sample::SampleError;
 
 #[test]
@@ -16,7 +16,11 @@ fn the_sample_catalog_matches_its_snapshot() {
 }
 
 fn descriptor(code: &'static str, channel: Channel, retryable: bool) -> ErrorDescriptor {
-    ErrorDescriptor::new("V", code, channel, retryable, false)
+    match channel {
+        Channel::Execution(category) => ErrorDescriptor::execution("V", code, category),
+        Channel::Protocol(protocol_code) => ErrorDescriptor::protocol("V", code, protocol_code),
+    }
+    .retryable(retryable)
 }
 
 #[test]
@@ -36,19 +40,18 @@ fn every_kind_of_break_is_found_and_additions_are_not_breaks() {
             Channel::Execution(Category::Internal),
             true,
         ),
-        descriptor("NOW_PROTOCOL", Channel::Protocol(-32602), false),
+        descriptor(
+            "NOW_PROTOCOL",
+            Channel::Protocol(ErrorCode::INVALID_PARAMS),
+            false,
+        ),
         descriptor("FLIPPED", transient, false),
         descriptor("FRESH", transient, true),
     ]);
     let changes = old.changes_to(&new);
     let codes: Vec<(&str, bool)> = changes
         .iter()
-        .map(|change| match change {
-            CatalogChange::Removed { code }
-            | CatalogChange::MeaningChanged { code, .. }
-            | CatalogChange::RetryabilityChanged { code, .. }
-            | CatalogChange::Added { code } => (code.as_str(), change.is_breaking()),
-        })
+        .map(|change| (change.code(), change.is_breaking()))
         .collect();
     assert_eq!(
         codes,

@@ -48,16 +48,19 @@ fn every_conversion_emits_one_event_with_its_meaning() {
     let errors = SampleError::all();
     tracing::subscriber::with_default(subscriber, || {
         for error in &errors {
-            let _ = error.to_failure_with(&FailureOptions::new().tool("sample_tool"));
+            let _ = error.to_failure_with(&FailureOptions::new().with_tool("sample_tool"));
         }
     });
     let events = events.lock().unwrap();
     assert_eq!(events.len(), errors.len());
     for (event, error) in events.iter().zip(&errors) {
         let descriptor = error.descriptor();
-        assert_eq!(field(event, "code"), descriptor.code);
+        assert_eq!(field(event, "code"), descriptor.code());
         assert_eq!(field(event, "tool"), "sample_tool");
-        assert_eq!(field(event, "retryable"), descriptor.retryable.to_string());
+        assert_eq!(
+            field(event, "retryable"),
+            descriptor.is_retryable().to_string()
+        );
         match descriptor.category() {
             Some(category) => {
                 assert_eq!(field(event, "channel"), "execution");

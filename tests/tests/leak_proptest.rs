@@ -84,8 +84,10 @@ fn every_wire_form(failure: ToolFailure) -> Vec<String> {
 fn assert_never_emitted(error: &Leaky, core: &str) {
     let option_sets = [
         FailureOptions::new(),
-        FailureOptions::new().structured_content(true),
-        FailureOptions::new().correlation_id("c-1").tool("t"),
+        FailureOptions::new().with_structured_content(true),
+        FailureOptions::new()
+            .with_correlation_id("c-1")
+            .with_tool("t"),
     ];
     for options in &option_sets {
         for wire in every_wire_form(error.to_failure_with(options)) {

@@ -1,7 +1,7 @@
 //! A masked error's wire output holds nothing of its `Display`, its source chain or its
 //! sensitive fields, on either channel and with every option.
 
-use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
+use mcp_errors_core::{ErrorCode, FailureOptions, ToolError, ToolFailure};
 use mcp_errors_tests::sample::SampleError;
 
 #[derive(Debug, thiserror::Error)]
@@ -62,8 +62,8 @@ const SECRETS: [&str; 6] = [
 fn all_option_sets() -> [FailureOptions; 3] {
     [
         FailureOptions::new(),
-        FailureOptions::new().structured_content(true),
-        FailureOptions::new().correlation_id("fixed-id"),
+        FailureOptions::new().with_structured_content(true),
+        FailureOptions::new().with_correlation_id("fixed-id"),
     ]
 }
 
@@ -133,11 +133,11 @@ fn a_masked_protocol_error_keeps_only_code_and_correlation_id() {
         module: "ledger::balance".into(),
     };
     assert_no_secret(&error);
-    let options = FailureOptions::new().correlation_id("trace-1");
+    let options = FailureOptions::new().with_correlation_id("trace-1");
     let ToolFailure::Protocol(rpc) = error.to_failure_with(&options) else {
         panic!("a protocol variant")
     };
-    assert_eq!(rpc.code, -32603);
+    assert_eq!(rpc.code, ErrorCode::INTERNAL_ERROR);
     assert_eq!(
         rpc.data,
         Some(serde_json::json!({"code": "INVARIANT", "correlationId": "trace-1"}))
@@ -174,6 +174,6 @@ fn every_masked_conversion_gets_a_fresh_correlation_id_unless_given_one() {
     };
     assert_ne!(id(&FailureOptions::new()), id(&FailureOptions::new()));
     let traced = FailureOptions::new()
-        .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
     assert_eq!(id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
 }

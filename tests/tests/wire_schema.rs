@@ -17,9 +17,9 @@ fn every_variant_is_schema_valid_in_every_version() {
     };
     let option_sets = [
         FailureOptions::new(),
-        FailureOptions::new().structured_content(true),
+        FailureOptions::new().with_structured_content(true),
         FailureOptions::new()
-            .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+            .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
     ];
     let mut checked = 0;
     for error in SampleError::all() {

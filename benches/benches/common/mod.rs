@@ -432,7 +432,7 @@ pub fn check_equivalence() {
             text,
             ..
         }),
-        Outcome::ToolError(info),
+        Outcome::ExecutionError(info),
     ) = (value_by_hand(&bytes), classify_bytes(&bytes))
     else {
         panic!("both routes see the tool error")

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use mcp_errors_core::client::{Decision, EscalationReport, Outcome, RunSuccess};
+use mcp_errors_core::client::{Decision, Outcome, RunSuccess, StopReport};
 use mcp_errors_examples::cases::cases;
 use mcp_errors_examples::tour::{
     Row, arguments_text, category_and_retryable, channel, code, delay_text, demo_server_path,
@@ -121,7 +121,7 @@ fn describe(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Ready(_) => "result".into(),
         Outcome::Empty(_) => "result (empty)".into(),
-        Outcome::ToolError(info) => format!(
+        Outcome::ExecutionError(info) => format!(
             "tool error {} ({})",
             info.code.as_deref().unwrap_or("?"),
             info.category.map_or("?".into(), |c| c.to_string())
@@ -142,11 +142,7 @@ fn decision_text(decision: &Decision) -> String {
 }
 
 /// Prints one run; returns whether it went as the demo says it does.
-fn print_run(
-    arguments: &str,
-    run: &Result<RunSuccess, EscalationReport>,
-    should_succeed: bool,
-) -> bool {
+fn print_run(arguments: &str, run: &Result<RunSuccess, StopReport>, should_succeed: bool) -> bool {
     println!("  search_docs {arguments}");
     let attempts = match run {
         Ok(success) => &success.attempts,

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
+use mcp_errors_core::EMPTY_META_KEY;
 use mcp_errors_core::ToolError;
-use mcp_errors_core::client::EMPTY_META_KEY;
 use mcp_errors_core::rmcp::error_catalog_meta;
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;

@@ -14,10 +14,9 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::outcome::{
-    ErrorSource, InvalidReason, Outcome, ProtocolErrorInfo, ResultJson, ToolErrorInfo,
-};
-use crate::Category;
+use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
+use crate::wire::{EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED};
+use crate::{Category, ErrorCode, JsonRpcError};
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
@@ -43,7 +42,7 @@ use crate::Category;
 ///         }}
 ///     }
 /// });
-/// let Outcome::ToolError(error) = classify(&response) else { panic!() };
+/// let Outcome::ExecutionError(error) = classify(&response) else { panic!() };
 /// assert_eq!(error.code.as_deref(), Some("RATE_LIMITED"));
 /// assert_eq!(error.category, Some(Category::RateLimited));
 /// assert_eq!(error.retry_after, Some(std::time::Duration::from_secs(2)));
@@ -53,7 +52,7 @@ use crate::Category;
 /// let plain = json!({"jsonrpc": "2.0", "id": 8, "result": {
 ///     "content": [{"type": "text", "text": "boom"}], "isError": true
 /// }});
-/// let Outcome::ToolError(error) = classify(&plain) else { panic!() };
+/// let Outcome::ExecutionError(error) = classify(&plain) else { panic!() };
 /// assert_eq!((error.category, error.retryable), (None, false));
 /// ```
 pub fn classify(response: &Value) -> Outcome {
@@ -122,7 +121,8 @@ fn raw_result_outcome(result: &RawValue) -> Outcome {
 /// callers whose SDK already took the JSON-RPC envelope apart.
 ///
 /// ```
-/// use mcp_errors_core::client::{EMPTY_META_KEY, Outcome, classify_result};
+/// use mcp_errors_core::EMPTY_META_KEY;
+/// use mcp_errors_core::client::{Outcome, classify_result};
 /// use serde_json::json;
 ///
 /// let empty = json!({"content": [], "_meta": {EMPTY_META_KEY: true}});
@@ -196,14 +196,14 @@ struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
 fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
     #[derive(Deserialize)]
     struct ErrorView<'a> {
-        code: i64,
+        code: ErrorCode,
         #[serde(default, borrow)]
         message: Option<Text<'a>>,
         #[serde(default)]
         data: Option<Value>,
     }
     match error.decode::<Obj<ErrorView<'_>>>() {
-        Some(Obj(view)) => Outcome::ProtocolError(ProtocolErrorInfo {
+        Some(Obj(view)) => Outcome::ProtocolError(JsonRpcError {
             code: view.code,
             message: view
                 .message
@@ -212,7 +212,7 @@ fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
             data: view.data,
         }),
         None => Outcome::Invalid(InvalidReason::MalformedError(
-            "expected {code: integer, message?: string, data?}".into(),
+            "expected {code: 32-bit integer, message?: string, data?}".into(),
         )),
     }
 }
@@ -327,8 +327,8 @@ impl<'a> Node<'a> for &'a Value {
     fn meta_parts(self) -> Option<MetaParts<Self>> {
         let o = self.as_object()?;
         Some(MetaParts {
-            error: o.get(crate::META_KEY).filter(|v| !v.is_null()),
-            empty: o.get(super::EMPTY_META_KEY).filter(|v| !v.is_null()),
+            error: o.get(META_KEY).filter(|v| !v.is_null()),
+            empty: o.get(EMPTY_META_KEY).filter(|v| !v.is_null()),
         })
     }
 }
@@ -342,15 +342,15 @@ fn result_outcome<'a, N: Node<'a>>(result: N) -> Outcome {
         return malformed("the result is not a JSON object");
     };
     let result_type = match parts.result_type {
-        None => Cow::Borrowed(crate::wire::RESULT_TYPE_COMPLETE),
+        None => Cow::Borrowed(RESULT_TYPE_COMPLETE),
         Some(node) => match node.decode::<Text<'_>>() {
             Some(Text(t)) => t,
             None => return malformed("resultType is not a string"),
         },
     };
     match &*result_type {
-        crate::wire::RESULT_TYPE_COMPLETE => complete(result, &parts),
-        super::RESULT_TYPE_INPUT_REQUIRED => input_required(result, &parts),
+        RESULT_TYPE_COMPLETE => complete(result, &parts),
+        RESULT_TYPE_INPUT_REQUIRED => input_required(result, &parts),
         other => Outcome::Invalid(InvalidReason::UnknownResultType(other.to_owned())),
     }
 }
@@ -423,7 +423,7 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     };
     if is_error {
         let meta_error = meta.and_then(|m| m.error).and_then(loose_error);
-        return Outcome::ToolError(tool_error(&blocks, meta_error, parts.structured_content));
+        return Outcome::ExecutionError(tool_error(&blocks, meta_error, parts.structured_content));
     }
     let empty = meta
         .and_then(|m| m.empty)
@@ -502,7 +502,7 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     let complete = finished
         .result_type
         .as_ref()
-        .is_none_or(|Text(t)| t == crate::wire::RESULT_TYPE_COMPLETE);
+        .is_none_or(|Text(t)| t == RESULT_TYPE_COMPLETE);
     if !complete {
         return None;
     }
@@ -519,7 +519,7 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
             .and_then(|m| m.error)
             .map(|Obj(e)| e)
             .filter(LooseError::says_something);
-        return Some(Outcome::ToolError(tool_error(
+        return Some(Outcome::ExecutionError(tool_error(
             &blocks,
             meta_error,
             finished.structured_content,
@@ -536,7 +536,7 @@ fn tool_error<'a, N: Node<'a>>(
     blocks: &[Block<'a>],
     meta_error: Option<LooseError<'a>>,
     structured: Option<N>,
-) -> ToolErrorInfo {
+) -> ExecutionErrorInfo {
     let mut text = String::new();
     for block in blocks {
         if let Some(Text(t)) = &block.text {
@@ -559,21 +559,10 @@ fn tool_error<'a, N: Node<'a>>(
     {
         return build(loose, text, ErrorSource::TextJson);
     }
-    ToolErrorInfo {
-        code: None,
-        category: None,
-        retryable: false,
-        retry_after: None,
-        message: text.clone(),
-        hint: None,
-        details: None,
-        correlation_id: None,
-        text,
-        source: ErrorSource::PlainText,
-    }
+    ExecutionErrorInfo::from_text(text)
 }
 
-fn build(loose: LooseError<'_>, text: String, source: ErrorSource) -> ToolErrorInfo {
+fn build(loose: LooseError<'_>, text: String, source: ErrorSource) -> ExecutionErrorInfo {
     let category = loose.category.and_then(|Text(c)| {
         c.parse::<Category>()
             .or_else(|_| c.to_ascii_lowercase().parse())
@@ -589,7 +578,7 @@ fn build(loose: LooseError<'_>, text: String, source: ErrorSource) -> ToolErrorI
         (None, Some(code)) => code.clone(),
         (None, None) => String::new(),
     };
-    ToolErrorInfo {
+    ExecutionErrorInfo {
         code,
         category,
         retryable,
@@ -610,7 +599,7 @@ mod tests {
 
     #[test]
     fn raw_meta_literals_match_the_public_constants() {
-        let meta = json!({crate::META_KEY: {"code": "X"}, super::super::EMPTY_META_KEY: true});
+        let meta = json!({META_KEY: {"code": "X"}, EMPTY_META_KEY: true});
         let bytes = serde_json::to_string(&meta).unwrap();
         let raw: &RawValue = serde_json::from_str(&bytes).unwrap();
         let parts = raw.meta_parts().unwrap();

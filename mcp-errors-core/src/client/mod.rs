@@ -8,12 +8,13 @@
 //!   fix the input, re-read state, re-authenticate, explain to the user, provide input,
 //!   check state, or escalate.
 //! - [`Retrier`] / [`run_with_policy`] run a call under a policy with the caller's call and
-//!   sleep functions, and hand back an [`EscalationReport`] when the policy gives up.
-//! - [`render`] turns a [`CallToolResult`](crate::CallToolResult) into Anthropic and OpenAI
-//!   tool-result items.
+//!   sleep functions, and hand back a [`StopReport`] when the policy stops without a result.
+//! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
+//!   Anthropic and OpenAI tool-result items.
 //!
-//! A server marks a successful result that matched nothing by setting [`EMPTY_META_KEY`]
-//! to `true` in the result's `_meta`; the client then sees [`Outcome::Empty`].
+//! A server marks a successful result that matched nothing by setting
+//! [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`; the client
+//! then sees [`Outcome::Empty`].
 //!
 //! ```
 //! use std::time::Duration;
@@ -27,44 +28,33 @@
 //! assert_eq!(decision, Decision::Retry { after: Duration::from_millis(100) });
 //! ```
 
+mod backoff;
+mod budget;
+mod call;
 mod classify;
+mod decision;
 mod outcome;
 mod policy;
+#[cfg(feature = "render")]
+#[cfg_attr(docsrs, doc(cfg(feature = "render")))]
 pub mod render;
 mod report;
 mod run;
 
+pub use backoff::Jitter;
+pub use budget::{RetryBudget, RetryBudgetBuilder};
+pub use call::{Attempt, ToolAnnotations, ToolCall};
 pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
+pub use decision::{Decision, EscalationReason};
 pub use outcome::{
-    ErrorSource, InvalidReason, Outcome, ProtocolErrorInfo, ResultJson, TIMEOUT_CODES,
-    ToolErrorInfo, UnknownCause,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, TIMEOUT_CODES,
+    UnknownCause,
 };
 pub use policy::{
-    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, GiveUpReason,
-    Jitter, RetryBudget, RetryPolicy, RetryPolicyBuilder, ToolAnnotations, ToolCall,
+    DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, RetryPolicy, RetryPolicyBuilder,
 };
-pub use report::{AttemptRecord, EscalationReport};
+pub use report::{AttemptRecord, StopReport};
 pub use run::{Retrier, RunSuccess, run_with_policy};
-
-/// The `_meta` key with which a server marks a successful result as "matched nothing":
-/// `"_meta": {"rs.mcp-errors/empty": true}`. Any other value, or its absence, means a
-/// normal result. A failed result (`isError: true`) is a tool error whatever this says.
-///
-/// ```
-/// use mcp_errors_core::client::{EMPTY_META_KEY, Outcome, classify};
-/// use serde_json::json;
-///
-/// let response = json!({"jsonrpc": "2.0", "id": 1, "result": {
-///     "content": [{"type": "text", "text": "No orders match."}],
-///     "structuredContent": {"orders": []},
-///     "_meta": {EMPTY_META_KEY: true}
-/// }});
-/// assert!(matches!(classify(&response), Outcome::Empty(_)));
-/// ```
-pub const EMPTY_META_KEY: &str = "rs.mcp-errors/empty";
-
-/// The `resultType` of a result that needs more input first (spec 2026-07-28).
-pub const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
 /// Durations on the wire of reports, in whole milliseconds.
 pub(crate) mod millis {

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::Category;
+use super::classify::classify;
+use crate::{Category, ErrorCode, JsonRpcError};
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
 ///
@@ -31,16 +32,17 @@ use crate::Category;
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// The call succeeded: a `CallToolResult` to use.
     Ready(ResultJson),
     /// The call succeeded and matched nothing: the server set
-    /// [`EMPTY_META_KEY`](super::EMPTY_META_KEY) to `true` in the result's `_meta`.
+    /// [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`.
     Empty(ResultJson),
     /// The tool ran and failed (`isError: true`), with what could be read of the failure.
-    ToolError(ToolErrorInfo),
+    ExecutionError(ExecutionErrorInfo),
     /// The request failed at the protocol level: a JSON-RPC `error` response.
-    ProtocolError(ProtocolErrorInfo),
+    ProtocolError(JsonRpcError),
     /// The server needs more input before it can finish (`resultType: "input_required"`,
     /// spec 2026-07-28). The whole `InputRequiredResult` is kept.
     InputRequired(ResultJson),
@@ -73,27 +75,36 @@ impl Outcome {
     }
 
     /// Whether the call may have run on the server without the client knowing its result:
-    /// [`Outcome::Unknown`] and protocol errors that are timeouts
-    /// ([`ProtocolErrorInfo::is_timeout`]).
+    /// [`Outcome::Unknown`] and protocol errors with one of the [`TIMEOUT_CODES`].
     pub fn may_have_run(&self) -> bool {
         match self {
             Outcome::Unknown(_) => true,
-            Outcome::ProtocolError(error) => error.is_timeout(),
+            Outcome::ProtocolError(error) => is_timeout(error.code),
             _ => false,
         }
     }
 
-    /// A short name of the variant, for logs and reports: `ready`, `empty`, `tool_error`,
-    /// `protocol_error`, `input_required`, `invalid`, `unknown`.
+    /// A short name of the variant, for logs and reports: `ready`, `empty`,
+    /// `execution_error`, `protocol_error`, `input_required`, `invalid`, `unknown`.
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Ready(_) => "ready",
             Outcome::Empty(_) => "empty",
-            Outcome::ToolError(_) => "tool_error",
+            Outcome::ExecutionError(_) => "execution_error",
             Outcome::ProtocolError(_) => "protocol_error",
             Outcome::InputRequired(_) => "input_required",
             Outcome::Invalid(_) => "invalid",
             Outcome::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// A call function may return the response [`Value`] or the reason it got none.
+impl From<Result<Value, UnknownCause>> for Outcome {
+    fn from(response: Result<Value, UnknownCause>) -> Self {
+        match response {
+            Ok(value) => classify(&value),
+            Err(cause) => Outcome::Unknown(cause),
         }
     }
 }
@@ -174,6 +185,7 @@ impl<'de> Deserialize<'de> for ResultJson {
 /// Where the parsed description of a tool error came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorSource {
     /// This project's payload under `_meta["rs.mcp-errors/error"]`.
     Meta,
@@ -191,7 +203,8 @@ pub enum ErrorSource {
 /// default, and to `false` when the category is unknown.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolErrorInfo {
+#[non_exhaustive]
+pub struct ExecutionErrorInfo {
     /// The stable code, when the server sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
@@ -225,39 +238,87 @@ pub struct ToolErrorInfo {
     pub source: ErrorSource,
 }
 
-/// A JSON-RPC error response: `{code, message, data?}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProtocolErrorInfo {
-    /// The JSON-RPC error code.
-    pub code: i64,
-    /// The message (empty when the server sent none).
-    pub message: String,
-    /// The `data` member.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+impl ExecutionErrorInfo {
+    /// A failure known only by its text, as most SDKs send it: no code, an unknown category,
+    /// not retryable.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::Category;
+    /// use mcp_errors_core::client::{ErrorSource, ExecutionErrorInfo};
+    ///
+    /// let plain = ExecutionErrorInfo::from_text("boom");
+    /// assert_eq!((plain.category, plain.retryable, plain.source), (None, false, ErrorSource::PlainText));
+    ///
+    /// let limited = ExecutionErrorInfo::from_text("RATE_LIMITED: slow down.")
+    ///     .with_code("RATE_LIMITED")
+    ///     .with_category(Category::RateLimited)
+    ///     .with_retry_after(Duration::from_secs(2));
+    /// assert!(limited.retryable);
+    /// ```
+    pub fn from_text(text: impl Into<String>) -> Self {
+        let text = text.into();
+        ExecutionErrorInfo {
+            code: None,
+            category: None,
+            retryable: false,
+            retry_after: None,
+            message: text.clone(),
+            hint: None,
+            details: None,
+            correlation_id: None,
+            text,
+            source: ErrorSource::PlainText,
+        }
+    }
+
+    /// The same failure with a stable code.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// The same failure with a category, retryable as the category is by default.
+    pub fn with_category(mut self, category: Category) -> Self {
+        self.category = Some(category);
+        self.retryable = category.retryable_by_default();
+        self
+    }
+
+    /// The same failure, retryable or not.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// The same failure asking to wait `wait` before calling again.
+    pub fn with_retry_after(mut self, wait: Duration) -> Self {
+        self.retry_after = Some(wait);
+        self
+    }
+
+    /// The same failure with a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
 }
 
-/// Legacy codes that SDKs use for a request that timed out or a connection that closed:
+/// Codes that SDKs use for a request that timed out or a connection that closed:
 /// -32000 (TypeScript SDK `ConnectionClosed`, and the generic JSON-RPC server error),
 /// -32001 (TypeScript SDK `RequestTimeout`), 408 (Python SDK timeout).
-pub const TIMEOUT_CODES: [i64; 3] = [-32000, -32001, 408];
+pub const TIMEOUT_CODES: [ErrorCode; 3] = [ErrorCode(-32000), ErrorCode(-32001), ErrorCode(408)];
 
-impl ProtocolErrorInfo {
-    /// Whether the code is one of [`TIMEOUT_CODES`]: like [`Outcome::Unknown`], the call
-    /// may or may not have run.
-    pub fn is_timeout(&self) -> bool {
-        TIMEOUT_CODES.contains(&self.code)
-    }
-
-    /// The stable code in `data.code`, as this project's servers send it.
-    pub fn stable_code(&self) -> Option<&str> {
-        self.data.as_ref()?.get("code")?.as_str()
-    }
+/// Whether `code` is one of [`TIMEOUT_CODES`]: like [`Outcome::Unknown`], the call may or may
+/// not have run.
+pub(crate) fn is_timeout(code: ErrorCode) -> bool {
+    TIMEOUT_CODES.contains(&code)
 }
 
 /// Why a response was classified [`Outcome::Invalid`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "reason", content = "detail")]
+#[non_exhaustive]
 pub enum InvalidReason {
     /// The bytes are not one JSON value.
     NotJson(String),
@@ -295,6 +356,7 @@ impl fmt::Display for InvalidReason {
 /// Why a call has no response; see [`Outcome::unknown`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "cause", content = "detail")]
+#[non_exhaustive]
 pub enum UnknownCause {
     /// The caller's own timeout fired before a response arrived.
     Timeout,

@@ -1,322 +1,13 @@
 //! [`RetryPolicy`]: from an [`Outcome`] and the attempt number to a [`Decision`].
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::outcome::{Outcome, ProtocolErrorInfo, ToolErrorInfo};
-use crate::{Category, ErrorCatalog};
-
-/// What to do after one attempt of a tool call.
-///
-/// Only [`Decision::Retry`] calls again by itself; every other decision stops the loop and
-/// tells the caller (or the model) what to do next.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "decision")]
-pub enum Decision {
-    /// The call succeeded ([`Outcome::Ready`] or [`Outcome::Empty`]): use the result.
-    Done,
-    /// Call again, unchanged, after this delay.
-    Retry {
-        /// How long to wait first.
-        #[serde(rename = "afterMs", with = "super::millis")]
-        after: Duration,
-    },
-    /// Change the arguments, then call again (`validation`, `not_found`, -32602).
-    FixInput,
-    /// Read the current state again, then decide (`conflict`).
-    RereadState,
-    /// Obtain fresh credentials, then call again (`unauthenticated`).
-    Reauthenticate,
-    /// Tell the user which rule refused the request (`business`).
-    ExplainToUser,
-    /// Answer the server's `inputRequests` (ask the user or the model), then call again
-    /// (`resultType: "input_required"`).
-    ProvideInput,
-    /// The call may have run and is not declared idempotent: find out whether it took
-    /// effect before calling again. A blind replay could do it twice.
-    CheckState,
-    /// Stop and hand the failure to a human or a coordinator.
-    Escalate {
-        /// Why.
-        reason: GiveUpReason,
-    },
-}
-
-/// Why a policy escalates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GiveUpReason {
-    /// A `permission` error.
-    Permission,
-    /// An `internal` error.
-    Internal,
-    /// A tool error whose category is unknown (plain text, an unknown name): the safe default.
-    UnknownCategory,
-    /// A code missing from the policy's published catalog: the safe default.
-    UnknownCode,
-    /// A `transient` or `rate_limited` error the server marked not retryable.
-    NotRetryable,
-    /// The policy's maximum number of attempts is spent.
-    AttemptsExhausted,
-    /// The next retry would end after the overall deadline.
-    DeadlineExceeded,
-    /// The shared retry budget has no tokens left.
-    BudgetExhausted,
-    /// The server asks to wait longer than the policy's cap.
-    RetryAfterTooLong,
-    /// A protocol error with no better rule.
-    ProtocolError,
-    /// A response that fits no known shape.
-    InvalidResponse,
-}
-
-/// Where a call stands when a decision is made: which attempt just finished, how long the
-/// call has taken so far, and whether the caller declared it idempotent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Attempt {
-    /// The attempt that just finished, from 1.
-    pub number: u32,
-    /// Time since the first attempt started.
-    pub elapsed: Duration,
-    /// Whether calling twice has the same effect as calling once, as the caller declares it
-    /// (see [`ToolCall::idempotent`]).
-    pub idempotent: bool,
-}
-
-impl Attempt {
-    /// Attempt `number` (from 1) of a non-idempotent call, `elapsed` into it.
-    pub fn new(number: u32, elapsed: Duration) -> Self {
-        Attempt {
-            number,
-            elapsed,
-            idempotent: false,
-        }
-    }
-
-    /// The same attempt, declared idempotent or not.
-    pub fn idempotent(mut self, idempotent: bool) -> Self {
-        self.idempotent = idempotent;
-        self
-    }
-}
-
-/// A tool call as the caller describes it: name, arguments and whether it is idempotent.
-///
-/// Idempotency is the caller's declaration. A tool's `idempotentHint` or `readOnlyHint`
-/// annotation is advice from a server that may not be trusted, not permission: read it with
-/// [`ToolAnnotations`] and decide yourself.
-///
-/// ```
-/// use mcp_errors_core::client::ToolCall;
-/// use serde_json::json;
-///
-/// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
-/// assert!(call.idempotent);
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The tool's name.
-    pub name: String,
-    /// The arguments sent.
-    pub arguments: Value,
-    /// Whether calling twice has the same effect as calling once. `false` unless declared.
-    pub idempotent: bool,
-}
-
-impl ToolCall {
-    /// A call, not idempotent until declared so.
-    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
-        ToolCall {
-            name: name.into(),
-            arguments,
-            idempotent: false,
-        }
-    }
-
-    /// The same call, declared idempotent or not.
-    pub fn idempotent(mut self, idempotent: bool) -> Self {
-        self.idempotent = idempotent;
-        self
-    }
-}
-
-/// The hints of a tool's `annotations` (from `tools/list`): advice about the tool, which a
-/// caller may weigh when it declares [`ToolCall::idempotent`]. The policy never reads them.
-///
-/// ```
-/// use mcp_errors_core::client::ToolAnnotations;
-/// use serde_json::json;
-///
-/// let tool = json!({"name": "get_order", "annotations": {"readOnlyHint": true}});
-/// let hints = ToolAnnotations::from_tool(&tool);
-/// assert!(hints.suggests_idempotent());
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ToolAnnotations {
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-}
-
-impl ToolAnnotations {
-    /// The hints of a `Tool` object from `tools/list`; absent or malformed hints are `None`.
-    pub fn from_tool(tool: &Value) -> Self {
-        let hint = |key: &str| tool.get("annotations")?.get(key)?.as_bool();
-        ToolAnnotations {
-            read_only: hint("readOnlyHint"),
-            idempotent: hint("idempotentHint"),
-        }
-    }
-
-    /// Whether the server claims that calling twice is harmless (read-only or idempotent).
-    pub fn suggests_idempotent(&self) -> bool {
-        self.read_only == Some(true) || self.idempotent == Some(true)
-    }
-}
-
-/// The random source of the full jitter, seedable so tests are deterministic.
-///
-/// ```
-/// use mcp_errors_core::client::Jitter;
-///
-/// let (mut a, mut b) = (Jitter::seeded(7), Jitter::seeded(7));
-/// assert_eq!(a.sample(), b.sample());
-/// assert_eq!(Jitter::fixed(1.0).sample(), 1.0);
-/// ```
-#[derive(Clone, Debug)]
-pub struct Jitter(JitterSource);
-
-#[derive(Clone, Debug)]
-enum JitterSource {
-    Random(fastrand::Rng),
-    Fixed(f64),
-}
-
-impl Jitter {
-    /// A generator seeded from the system's entropy.
-    pub fn from_entropy() -> Self {
-        Jitter(JitterSource::Random(fastrand::Rng::new()))
-    }
-
-    /// A deterministic generator.
-    pub fn seeded(seed: u64) -> Self {
-        Jitter(JitterSource::Random(fastrand::Rng::with_seed(seed)))
-    }
-
-    /// Always the same factor, clamped to `0.0..=1.0` (`NaN` reads as `1.0`): `1.0` waits the
-    /// whole backoff ceiling, which makes delays exact in tests.
-    pub fn fixed(factor: f64) -> Self {
-        let factor = if factor.is_nan() {
-            1.0
-        } else {
-            factor.clamp(0.0, 1.0)
-        };
-        Jitter(JitterSource::Fixed(factor))
-    }
-
-    /// The source for the `run`-th run of a [`Retrier`](super::Retrier): a stream of its own,
-    /// derived deterministically from this one's seed.
-    pub(crate) fn for_run(&self, run: u64) -> Jitter {
-        match &self.0 {
-            JitterSource::Random(rng) => {
-                let seed = rng
-                    .get_seed()
-                    .wrapping_add(run.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                Jitter(JitterSource::Random(fastrand::Rng::with_seed(seed)))
-            }
-            JitterSource::Fixed(factor) => Jitter(JitterSource::Fixed(*factor)),
-        }
-    }
-
-    /// The next factor, in `0.0..=1.0`.
-    pub fn sample(&mut self) -> f64 {
-        match &mut self.0 {
-            JitterSource::Random(rng) => rng.f64(),
-            JitterSource::Fixed(factor) => *factor,
-        }
-    }
-}
-
-impl Default for Jitter {
-    fn default() -> Self {
-        Jitter::from_entropy()
-    }
-}
-
-/// A retry budget: a token bucket shared by every call that holds a clone of it, so a
-/// struggling server is not hammered by many callers retrying at once.
-///
-/// A retry withdraws tokens (more for a timeout, which costs the server more); a success
-/// puts a few back; with the bucket empty, the policy stops retrying
-/// ([`GiveUpReason::BudgetExhausted`]) until successes refill it. Defaults are AWS's
-/// standard retry mode: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds 1.
-///
-/// ```
-/// use mcp_errors_core::client::RetryBudget;
-///
-/// let budget = RetryBudget::aws_standard();
-/// let shared = budget.clone();
-/// assert!(shared.try_withdraw(5));
-/// assert_eq!(budget.available(), 495);
-/// ```
-#[derive(Clone, Debug)]
-pub struct RetryBudget(Arc<BudgetInner>);
-
-#[derive(Debug)]
-struct BudgetInner {
-    tokens: AtomicU32,
-    capacity: u32,
-    retry_cost: u32,
-    timeout_cost: u32,
-    success_refund: u32,
-}
-
-impl RetryBudget {
-    /// AWS's standard mode: 500 tokens, retry 5, timeout retry 10, success refund 1.
-    pub fn aws_standard() -> Self {
-        RetryBudget::new(500, 5, 10, 1)
-    }
-
-    /// A full bucket of `capacity` tokens with these costs.
-    pub fn new(capacity: u32, retry_cost: u32, timeout_cost: u32, success_refund: u32) -> Self {
-        RetryBudget(Arc::new(BudgetInner {
-            tokens: AtomicU32::new(capacity),
-            capacity,
-            retry_cost,
-            timeout_cost,
-            success_refund,
-        }))
-    }
-
-    /// Tokens left.
-    pub fn available(&self) -> u32 {
-        self.0.tokens.load(Ordering::Acquire)
-    }
-
-    /// Takes `cost` tokens if there are that many; `false` (and nothing taken) otherwise.
-    pub fn try_withdraw(&self, cost: u32) -> bool {
-        self.0
-            .tokens
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_sub(cost))
-            .is_ok()
-    }
-
-    /// Puts `amount` tokens back, never above the capacity.
-    pub fn refund(&self, amount: u32) {
-        let capacity = self.0.capacity;
-        let _ = self
-            .0
-            .tokens
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
-                Some(t.saturating_add(amount).min(capacity))
-            });
-    }
-}
+use super::backoff::Jitter;
+use super::budget::RetryBudget;
+use super::call::Attempt;
+use super::decision::{Decision, EscalationReason};
+use super::outcome::{ExecutionErrorInfo, Outcome};
+use crate::{Category, ErrorCatalog, ErrorCode, JsonRpcError};
 
 /// The default base of the exponential backoff: 100 ms.
 pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(100);
@@ -325,8 +16,8 @@ pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(20);
 /// The default number of attempts, the first one included: 3 (AWS standard mode).
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 
-/// Maps an [`Outcome`] and the attempt to a [`Decision`], following the design's category
-/// table.
+/// Maps an [`Outcome`] and the attempt to a [`Decision`]. This table is the one place that
+/// says what a category means to a client.
 ///
 /// | outcome | decision |
 /// |---|---|
@@ -353,7 +44,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_errors_core::client::{Attempt, Decision, GiveUpReason, Jitter, Outcome, RetryPolicy};
+/// use mcp_errors_core::client::{Attempt, Decision, EscalationReason, Jitter, Outcome, RetryPolicy};
 ///
 /// let policy = RetryPolicy::builder()
 ///     .max_attempts(4)
@@ -378,7 +69,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// let last = Attempt::new(4, Duration::from_secs(2)).idempotent(true);
 /// assert_eq!(
 ///     policy.decide(&timeout, last, &mut jitter),
-///     Decision::Escalate { reason: GiveUpReason::AttemptsExhausted }
+///     Decision::Escalate { reason: EscalationReason::AttemptsExhausted }
 /// );
 /// ```
 #[derive(Clone, Debug)]
@@ -494,15 +185,15 @@ impl RetryPolicy {
         match outcome {
             Outcome::Ready(_) | Outcome::Empty(_) => {
                 if let Some(budget) = &self.budget {
-                    budget.refund(budget.0.success_refund);
+                    budget.refund(budget.success_refund());
                 }
                 Decision::Done
             }
             Outcome::InputRequired(_) => Decision::ProvideInput,
-            Outcome::Invalid(_) => escalate(GiveUpReason::InvalidResponse),
+            Outcome::Invalid(_) => escalate(EscalationReason::InvalidResponse),
             Outcome::Unknown(_) => self.may_have_run(attempt, jitter),
             Outcome::ProtocolError(error) => self.protocol(error, attempt, jitter),
-            Outcome::ToolError(error) => self.tool_error(error, attempt, jitter),
+            Outcome::ExecutionError(error) => self.execution_error(error, attempt, jitter),
         }
     }
 
@@ -510,52 +201,51 @@ impl RetryPolicy {
         if !attempt.idempotent {
             return Decision::CheckState;
         }
-        let cost = self.budget.as_ref().map_or(0, |b| b.0.timeout_cost);
+        let cost = self.budget.as_ref().map_or(0, RetryBudget::timeout_cost);
         self.retry(attempt, None, cost, jitter)
     }
 
-    fn protocol(
-        &self,
-        error: &ProtocolErrorInfo,
-        attempt: Attempt,
-        jitter: &mut Jitter,
-    ) -> Decision {
-        if error.is_timeout() {
+    fn protocol(&self, error: &JsonRpcError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+        if super::outcome::is_timeout(error.code) {
             return self.may_have_run(attempt, jitter);
         }
         match error.code {
-            // Invalid params; resource not found.
-            -32602 | -32002 => Decision::FixInput,
-            // URL elicitation required: the user has to act first.
-            -32042 => Decision::ProvideInput,
-            _ => escalate(GiveUpReason::ProtocolError),
+            ErrorCode::INVALID_PARAMS | ErrorCode::RESOURCE_NOT_FOUND => Decision::FixInput,
+            // The user has to act first.
+            ErrorCode::URL_ELICITATION_REQUIRED => Decision::ProvideInput,
+            _ => escalate(EscalationReason::ProtocolError),
         }
     }
 
-    fn tool_error(&self, error: &ToolErrorInfo, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    fn execution_error(
+        &self,
+        error: &ExecutionErrorInfo,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+    ) -> Decision {
         let mut category = error.category;
         if let Some(catalog) = &self.catalog {
             let known = error.code.as_deref().and_then(|code| catalog.get(code));
             match known {
-                None => return escalate(GiveUpReason::UnknownCode),
+                None => return escalate(EscalationReason::UnknownCode),
                 Some(descriptor) => category = descriptor.category().or(category),
             }
         }
         let Some(category) = category else {
-            return escalate(GiveUpReason::UnknownCategory);
+            return escalate(EscalationReason::UnknownCategory);
         };
         match category {
             Category::Validation | Category::NotFound => Decision::FixInput,
             Category::Conflict => Decision::RereadState,
             Category::Business => Decision::ExplainToUser,
             Category::Unauthenticated => Decision::Reauthenticate,
-            Category::Permission => escalate(GiveUpReason::Permission),
-            Category::Internal => escalate(GiveUpReason::Internal),
+            Category::Permission => escalate(EscalationReason::Permission),
+            Category::Internal => escalate(EscalationReason::Internal),
             Category::RateLimited | Category::Transient => {
                 if !error.retryable {
-                    return escalate(GiveUpReason::NotRetryable);
+                    return escalate(EscalationReason::NotRetryable);
                 }
-                let cost = self.budget.as_ref().map_or(0, |b| b.0.retry_cost);
+                let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
                 self.retry(attempt, error.retry_after, cost, jitter)
             }
         }
@@ -569,11 +259,11 @@ impl RetryPolicy {
         jitter: &mut Jitter,
     ) -> Decision {
         if attempt.number >= self.max_attempts {
-            return escalate(GiveUpReason::AttemptsExhausted);
+            return escalate(EscalationReason::AttemptsExhausted);
         }
         let after = match retry_after {
             Some(wait) if wait > self.max_backoff => {
-                return escalate(GiveUpReason::RetryAfterTooLong);
+                return escalate(EscalationReason::RetryAfterTooLong);
             }
             Some(wait) => wait,
             None => {
@@ -585,17 +275,17 @@ impl RetryPolicy {
         if let Some(deadline) = self.deadline
             && attempt.elapsed.saturating_add(after) >= deadline
         {
-            return escalate(GiveUpReason::DeadlineExceeded);
+            return escalate(EscalationReason::DeadlineExceeded);
         }
         if let Some(budget) = &self.budget
             && !budget.try_withdraw(cost)
         {
-            return escalate(GiveUpReason::BudgetExhausted);
+            return escalate(EscalationReason::BudgetExhausted);
         }
         Decision::Retry { after }
     }
 }
 
-fn escalate(reason: GiveUpReason) -> Decision {
+fn escalate(reason: EscalationReason) -> Decision {
     Decision::Escalate { reason }
 }

@@ -1,17 +1,19 @@
-//! [`EscalationReport`]: what a caller gets when the policy stops without a result.
+//! [`StopReport`]: what a caller gets when the policy stops without a result.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::outcome::{Outcome, ToolErrorInfo};
-use super::policy::{Decision, ToolCall};
+use super::call::ToolCall;
+use super::decision::{Decision, EscalationReason};
+use super::outcome::{ExecutionErrorInfo, Outcome};
 use crate::Category;
 
 /// One attempt of a call: what came back and what the policy made of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AttemptRecord {
     /// The attempt, from 1.
     pub number: u32,
@@ -24,14 +26,15 @@ pub struct AttemptRecord {
     pub decision: Decision,
 }
 
-/// What a caller gets when the policy gives up or needs someone else to act: the call,
-/// the category, every attempt with its outcome, the last error, partial results and
-/// suggested alternatives. It serializes to JSON for a log, a ticket or a coordinator.
+/// What a caller gets when the policy stops without a result: its `decision` says who acts
+/// next (fix the input, re-authenticate, provide input, check state, escalate, ...). It holds
+/// the call, the category, every attempt with its outcome, the last error, partial results
+/// and suggested alternatives, and serializes to JSON for a log, a ticket or a coordinator.
 ///
 /// ```
 /// use std::time::Duration;
 /// use mcp_errors_core::client::{
-///     AttemptRecord, Decision, EscalationReport, GiveUpReason, ToolCall, classify,
+///     AttemptRecord, Decision, StopReport, EscalationReason, ToolCall, classify,
 /// };
 /// use serde_json::json;
 ///
@@ -44,20 +47,21 @@ pub struct AttemptRecord {
 ///         "details": {"partialResults": [{"id": 1}]}
 ///     }}
 /// }}));
-/// let decision = Decision::Escalate { reason: GiveUpReason::Internal };
-/// let report = EscalationReport::new(
+/// let decision = Decision::Escalate { reason: EscalationReason::Internal };
+/// let report = StopReport::new(
 ///     ToolCall::new("list_orders", json!({})),
-///     vec![AttemptRecord { number: 1, elapsed: Duration::ZERO, outcome, decision }],
+///     vec![AttemptRecord::new(1, Duration::ZERO, outcome, decision)],
 /// );
 /// assert_eq!(report.suggested_alternatives, ["try the read replica tool"]);
 /// assert_eq!(report.partial_results, [json!({"id": 1})]);
-/// let back: EscalationReport =
+/// let back: StopReport =
 ///     serde_json::from_value(serde_json::to_value(&report).unwrap()).unwrap();
 /// assert_eq!(back, report);
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct EscalationReport {
+#[non_exhaustive]
+pub struct StopReport {
     /// The call: tool name, arguments, declared idempotency.
     pub call: ToolCall,
     /// The decision that ended the loop.
@@ -80,14 +84,27 @@ pub struct EscalationReport {
     pub suggested_alternatives: Vec<String>,
 }
 
-impl EscalationReport {
+impl AttemptRecord {
+    /// Attempt `number` (from 1), ended `elapsed` after the first one started, in `outcome`,
+    /// which the policy answered with `decision`.
+    pub fn new(number: u32, elapsed: Duration, outcome: Outcome, decision: Decision) -> Self {
+        AttemptRecord {
+            number,
+            elapsed,
+            outcome,
+            decision,
+        }
+    }
+}
+
+impl StopReport {
     /// The report of these attempts; the last one's decision is the report's decision
-    /// ([`Decision::Escalate`] with [`GiveUpReason::AttemptsExhausted`](super::GiveUpReason)
-    /// when there are no attempts at all).
+    /// ([`Decision::Escalate`] with [`EscalationReason::AttemptsExhausted`] when there are no
+    /// attempts at all).
     pub fn new(call: ToolCall, attempts: Vec<AttemptRecord>) -> Self {
         let decision = attempts.last().map_or(
             Decision::Escalate {
-                reason: super::GiveUpReason::AttemptsExhausted,
+                reason: EscalationReason::AttemptsExhausted,
             },
             |a| a.decision.clone(),
         );
@@ -98,17 +115,17 @@ impl EscalationReport {
             .find(|o| !o.is_success())
             .cloned();
         let category = match &last_error {
-            Some(Outcome::ToolError(e)) => e.category,
+            Some(Outcome::ExecutionError(e)) => e.category,
             _ => None,
         };
         let mut partial_results = Vec::new();
         let mut suggested_alternatives: Vec<String> = Vec::new();
         for attempt in &attempts {
-            if let Outcome::ToolError(error) = &attempt.outcome {
+            if let Outcome::ExecutionError(error) = &attempt.outcome {
                 collect(error, &mut partial_results, &mut suggested_alternatives);
             }
         }
-        EscalationReport {
+        StopReport {
             call,
             decision,
             category,
@@ -120,15 +137,15 @@ impl EscalationReport {
     }
 
     /// The last error as a tool error, if it was one.
-    pub fn last_tool_error(&self) -> Option<&ToolErrorInfo> {
+    pub fn last_tool_error(&self) -> Option<&ExecutionErrorInfo> {
         match &self.last_error {
-            Some(Outcome::ToolError(e)) => Some(e),
+            Some(Outcome::ExecutionError(e)) => Some(e),
             _ => None,
         }
     }
 }
 
-fn collect(error: &ToolErrorInfo, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
+fn collect(error: &ExecutionErrorInfo, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
     let mut suggest = |s: &str| {
         if !s.is_empty() && !alternatives.iter().any(|a| a == s) {
             alternatives.push(s.to_owned());

@@ -5,25 +5,16 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use super::classify::classify;
-use super::outcome::{Outcome, ResultJson, UnknownCause};
-use super::policy::{Attempt, Decision, Jitter, RetryPolicy, ToolCall};
-use super::report::{AttemptRecord, EscalationReport};
-
-/// A call function may return the response [`Value`] or the reason it got none.
-impl From<Result<Value, UnknownCause>> for Outcome {
-    fn from(response: Result<Value, UnknownCause>) -> Self {
-        match response {
-            Ok(value) => classify(&value),
-            Err(cause) => Outcome::Unknown(cause),
-        }
-    }
-}
+use super::backoff::Jitter;
+use super::call::{Attempt, ToolCall};
+use super::decision::Decision;
+use super::outcome::{Outcome, ResultJson};
+use super::policy::RetryPolicy;
+use super::report::{AttemptRecord, StopReport};
 
 /// A call that ended in [`Decision::Done`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RunSuccess {
     /// [`Outcome::Ready`] or [`Outcome::Empty`].
     pub outcome: Outcome,
@@ -140,13 +131,13 @@ impl Retrier {
 
     /// Runs `call` until the policy says anything but [`Decision::Retry`]. A
     /// [`Decision::Done`] is a [`RunSuccess`]; any other decision comes back as an
-    /// [`EscalationReport`] whose `decision` says what the caller should do next.
+    /// [`StopReport`] whose `decision` says what the caller should do next.
     pub async fn run<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
         mut call_fn: C,
         mut sleep_fn: S,
-    ) -> Result<RunSuccess, EscalationReport>
+    ) -> Result<RunSuccess, StopReport>
     where
         C: FnMut(u32) -> CF,
         CF: Future<Output = R>,
@@ -181,7 +172,7 @@ impl Retrier {
                 return Ok(RunSuccess { outcome, attempts });
             }
             let Some(after) = next else {
-                return Err(EscalationReport::new(call.clone(), attempts));
+                return Err(StopReport::new(call.clone(), attempts));
             };
             sleep_fn(after).await;
             slept = slept.saturating_add(after);
@@ -198,7 +189,7 @@ pub async fn run_with_policy<C, CF, R, S, SF>(
     call: &ToolCall,
     call_fn: C,
     sleep_fn: S,
-) -> Result<RunSuccess, EscalationReport>
+) -> Result<RunSuccess, StopReport>
 where
     C: FnMut(u32) -> CF,
     CF: Future<Output = R>,

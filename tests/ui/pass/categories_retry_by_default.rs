@@ -20,8 +20,8 @@ fn main() {
     assert_eq!(catalog.len(), 9);
     for (descriptor, category) in catalog.iter().zip(Category::ALL) {
         assert_eq!(descriptor.category(), Some(category));
-        assert_eq!(descriptor.retryable, category.retryable_by_default());
-        assert_eq!(descriptor.masked, category == Category::Internal);
+        assert_eq!(descriptor.is_retryable(), category.retryable_by_default());
+        assert_eq!(descriptor.is_masked(), category == Category::Internal);
     }
-    assert_eq!(Every::T.descriptor().code, "T");
+    assert_eq!(Every::T.descriptor().code(), "T");
 }

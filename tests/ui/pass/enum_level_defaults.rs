@@ -1,5 +1,5 @@
 // Attributes on the enum set defaults for every variant; a variant's own attributes win.
-use mcp_errors_core::{Category, ToolError};
+use mcp_errors_core::{Category, ErrorCode, ToolError};
 
 #[derive(Debug, thiserror::Error, ToolError)]
 #[category(transient)]
@@ -24,8 +24,8 @@ fn main() {
     let [timeout, overloaded, no_index, bad_cursor] = BackendError::catalog() else {
         panic!("four variants")
     };
-    assert_eq!((timeout.category(), timeout.retryable), (Some(Category::Transient), true));
-    assert!(!overloaded.retryable);
+    assert_eq!((timeout.category(), timeout.is_retryable()), (Some(Category::Transient), true));
+    assert!(!overloaded.is_retryable());
     assert_eq!(no_index.category(), Some(Category::NotFound));
-    assert_eq!(bad_cursor.protocol_code(), Some(-32602));
+    assert_eq!(bad_cursor.protocol_code(), Some(ErrorCode::INVALID_PARAMS));
 }

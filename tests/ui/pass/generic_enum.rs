@@ -21,5 +21,5 @@ fn main() {
     assert_eq!(payload.details.unwrap()["key"], 42);
     let backend: LookupError<u64, std::io::Error> =
         LookupError::Backend(std::io::Error::other("disk"));
-    assert!(backend.descriptor().masked);
+    assert!(backend.descriptor().is_masked());
 }

@@ -1,6 +1,6 @@
 // `#[protocol(CODE)]` or `#[protocol(name)]` sends a variant to the JSON-RPC channel; `data`
 // carries the stable code and the `#[detail]` fields.
-use mcp_errors_core::{ToolError, ToolFailure};
+use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
 
 #[derive(Debug, thiserror::Error, ToolError)]
 enum QueryError {
@@ -27,5 +27,5 @@ fn main() {
     );
     let missing = QueryError::NoResource { uri: "file:///x".into() };
     assert_eq!(missing.to_failure().as_protocol().unwrap().code, -32002);
-    assert_eq!(QueryError::catalog()[2].protocol_code(), Some(4001));
+    assert_eq!(QueryError::catalog()[2].protocol_code(), Some(ErrorCode(4001)));
 }

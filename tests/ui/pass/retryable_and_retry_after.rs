@@ -27,6 +27,6 @@ fn main() {
     assert_eq!((payload.retryable, payload.retry_after_ms), (true, Some(3000)));
     assert!(result.content[0].as_text().unwrap().contains("Retryable after 3s."));
 
-    assert!(LimitError::SeatTaken("A1".into()).descriptor().retryable);
-    assert!(!LimitError::QuotaExhausted.descriptor().retryable);
+    assert!(LimitError::SeatTaken("A1".into()).descriptor().is_retryable());
+    assert!(!LimitError::QuotaExhausted.descriptor().is_retryable());
 }

@@ -1,0 +1,112 @@
+//! The call as the caller describes it ([`ToolCall`], [`ToolAnnotations`]) and where it
+//! stands when a decision is made ([`Attempt`]).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Where a call stands when a decision is made: which attempt just finished, how long the
+/// call has taken so far, and whether the caller declared it idempotent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// The attempt that just finished, from 1.
+    pub number: u32,
+    /// Time since the first attempt started.
+    pub elapsed: Duration,
+    /// Whether calling twice has the same effect as calling once, as the caller declares it
+    /// (see [`ToolCall::idempotent`]).
+    pub idempotent: bool,
+}
+
+impl Attempt {
+    /// Attempt `number` (from 1) of a non-idempotent call, `elapsed` into it.
+    pub fn new(number: u32, elapsed: Duration) -> Self {
+        Attempt {
+            number,
+            elapsed,
+            idempotent: false,
+        }
+    }
+
+    /// The same attempt, declared idempotent or not.
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+}
+
+/// A tool call as the caller describes it: name, arguments and whether it is idempotent.
+///
+/// Idempotency is the caller's declaration. A tool's `idempotentHint` or `readOnlyHint`
+/// annotation is advice from a server that may not be trusted, not permission: read it with
+/// [`ToolAnnotations`] and decide yourself.
+///
+/// ```
+/// use mcp_errors_core::client::ToolCall;
+/// use serde_json::json;
+///
+/// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
+/// assert!(call.idempotent);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments sent.
+    pub arguments: Value,
+    /// Whether calling twice has the same effect as calling once. `false` unless declared.
+    pub idempotent: bool,
+}
+
+impl ToolCall {
+    /// A call, not idempotent until declared so.
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            name: name.into(),
+            arguments,
+            idempotent: false,
+        }
+    }
+
+    /// The same call, declared idempotent or not.
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+}
+
+/// The hints of a tool's `annotations` (from `tools/list`): advice about the tool, which a
+/// caller may weigh when it declares [`ToolCall::idempotent`]. The policy never reads them.
+///
+/// ```
+/// use mcp_errors_core::client::ToolAnnotations;
+/// use serde_json::json;
+///
+/// let tool = json!({"name": "get_order", "annotations": {"readOnlyHint": true}});
+/// let hints = ToolAnnotations::from_tool(&tool);
+/// assert!(hints.suggests_idempotent());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// The hints of a `Tool` object from `tools/list`; absent or malformed hints are `None`.
+    pub fn from_tool(tool: &Value) -> Self {
+        let hint = |key: &str| tool.get("annotations")?.get(key)?.as_bool();
+        ToolAnnotations {
+            read_only: hint("readOnlyHint"),
+            idempotent: hint("idempotentHint"),
+        }
+    }
+
+    /// Whether the server claims that calling twice is harmless (read-only or idempotent).
+    pub fn suggests_idempotent(&self) -> bool {
+        self.read_only == Some(true) || self.idempotent == Some(true)
+    }
+}

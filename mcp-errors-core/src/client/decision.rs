@@ -1,0 +1,73 @@
+//! [`Decision`]: what to do after one attempt, and why a policy escalates.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// What to do after one attempt of a tool call.
+///
+/// Only [`Decision::Retry`] calls again by itself; every other decision stops the loop and
+/// tells the caller (or the model) what to do next. New decisions may be added in minor
+/// releases: match with a `_` arm that escalates.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "decision")]
+#[non_exhaustive]
+pub enum Decision {
+    /// The call succeeded ([`Outcome::Ready`](super::Outcome::Ready) or
+    /// [`Outcome::Empty`](super::Outcome::Empty)): use the result.
+    Done,
+    /// Call again, unchanged, after this delay.
+    Retry {
+        /// How long to wait first.
+        #[serde(rename = "afterMs", with = "super::millis")]
+        after: Duration,
+    },
+    /// Change the arguments, then call again (`validation`, `not_found`, -32602).
+    FixInput,
+    /// Read the current state again, then decide (`conflict`).
+    RereadState,
+    /// Obtain fresh credentials, then call again (`unauthenticated`).
+    Reauthenticate,
+    /// Tell the user which rule refused the request (`business`).
+    ExplainToUser,
+    /// Answer the server's `inputRequests` (ask the user or the model), then call again
+    /// (`resultType: "input_required"`).
+    ProvideInput,
+    /// The call may have run and is not declared idempotent: find out whether it took
+    /// effect before calling again. A blind replay could do it twice.
+    CheckState,
+    /// Stop and hand the failure to a human or a coordinator.
+    Escalate {
+        /// Why.
+        reason: EscalationReason,
+    },
+}
+
+/// Why a policy decides [`Decision::Escalate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EscalationReason {
+    /// A `permission` error.
+    Permission,
+    /// An `internal` error.
+    Internal,
+    /// A tool error whose category is unknown (plain text, an unknown name): the safe default.
+    UnknownCategory,
+    /// A code missing from the policy's published catalog: the safe default.
+    UnknownCode,
+    /// A `transient` or `rate_limited` error the server marked not retryable.
+    NotRetryable,
+    /// The policy's maximum number of attempts is spent.
+    AttemptsExhausted,
+    /// The next retry would end after the overall deadline.
+    DeadlineExceeded,
+    /// The shared retry budget has no tokens left.
+    BudgetExhausted,
+    /// The server asks to wait longer than the policy's cap.
+    RetryAfterTooLong,
+    /// A protocol error with no better rule.
+    ProtocolError,
+    /// A response that fits no known shape.
+    InvalidResponse,
+}

@@ -1,0 +1,44 @@
+//! The MCP wire types a failure becomes, and the names this crate writes on the wire.
+//!
+//! - [`CallToolResult`] and its typed `_meta`, [`ResultMeta`]: a tool-execution failure.
+//! - [`JsonRpcError`] with its [`ErrorCode`]: a protocol failure.
+//! - [`ErrorPayload`]: the structured description of a tool-execution failure, and the text
+//!   a model reads.
+//! - [`Details`]: the `#[detail]` fields of a failure.
+//!
+//! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
+//! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
+
+mod details;
+mod jsonrpc;
+mod payload;
+mod result;
+
+pub use details::Details;
+pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion, RequestId};
+pub use payload::ErrorPayload;
+pub use result::{CallToolResult, Content, ResultMeta};
+
+/// The `_meta` key under which a tool-execution failure carries its [`ErrorPayload`].
+///
+/// Every `_meta` key of this crate is a reverse-DNS prefix whose second label is neither
+/// `mcp` nor `modelcontextprotocol`, as the spec's `_meta` naming rules require of vendor keys.
+pub const META_KEY: &str = "rs.mcp-errors/error";
+
+/// The `_meta` key with which a server marks a successful result as "matched nothing":
+/// `"_meta": {"rs.mcp-errors/empty": true}`. Any other value, or its absence, means a
+/// normal result. A failed result (`isError: true`) is a tool error whatever this says.
+pub const EMPTY_META_KEY: &str = "rs.mcp-errors/empty";
+
+/// The `_meta` key under which a tool publishes its
+/// [`ErrorCatalog`](crate::ErrorCatalog) (in `tools/list`).
+pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
+
+/// The `resultType` of a finished call (required by spec 2026-07-28, ignored before).
+pub const RESULT_TYPE_COMPLETE: &str = "complete";
+
+/// The `resultType` of a result that needs more input first (spec 2026-07-28).
+pub const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! [`ErrorPayload`]: the structured description of a tool-execution failure, and the text a
+//! model reads.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::Details;
+use crate::Category;
+
+/// The structured description of a tool-execution failure.
+///
+/// It travels in the result's `_meta` under [`META_KEY`](super::META_KEY) (and in `structuredContent` when
+/// [`FailureOptions::structured_content`](crate::FailureOptions::structured_content) asks
+/// for it). Field names are camelCase on the wire.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::{Category, ErrorPayload};
+///
+/// let payload = ErrorPayload::new("TIMEOUT", Category::Transient, "search backend timed out")
+///     .with_retry_after(Duration::from_secs(2));
+/// assert!(payload.retryable);
+/// assert_eq!(
+///     payload.to_text(),
+///     "TIMEOUT: search backend timed out. Retryable after 2s."
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ErrorPayload {
+    /// The stable code, UPPER_SNAKE_CASE: a contract with clients.
+    pub code: Cow<'static, str>,
+    /// The category, which fixes what a client should do.
+    pub category: Category,
+    /// Whether calling again with the same input may succeed.
+    pub retryable: bool,
+    /// What went wrong, for the model; generic when the error is masked.
+    pub message: String,
+    /// What to do next (borrowed when it is fixed text, as most hints are).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Cow<'static, str>>,
+    /// How long to wait before calling again, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// The `#[detail]` fields of the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Details>,
+    /// The id under which the full error was logged (always set on masked errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+}
+
+impl ErrorPayload {
+    /// A payload with this code, category and message, retryable as the category is by
+    /// default, and nothing else.
+    pub fn new(
+        code: impl Into<Cow<'static, str>>,
+        category: Category,
+        message: impl Into<String>,
+    ) -> Self {
+        ErrorPayload {
+            code: code.into(),
+            category,
+            retryable: category.retryable_by_default(),
+            message: message.into(),
+            hint: None,
+            retry_after_ms: None,
+            details: None,
+            correlation_id: None,
+        }
+    }
+
+    /// The same payload, retryable or not.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// The same payload with a hint.
+    pub fn with_hint(mut self, hint: impl Into<Cow<'static, str>>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The same payload asking to wait `wait` (in whole milliseconds, at most
+    /// [`MAX_RETRY_AFTER`](crate::mask::MAX_RETRY_AFTER)) before calling again.
+    pub fn with_retry_after(mut self, wait: Duration) -> Self {
+        self.retry_after_ms = Some(crate::mask::retry_after_ms(wait));
+        self
+    }
+
+    /// The same payload with these details.
+    pub fn with_details(mut self, details: Details) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The same payload with a correlation id.
+    pub fn with_correlation_id(mut self, id: impl Into<String>) -> Self {
+        self.correlation_id = Some(id.into());
+        self
+    }
+
+    /// The text a model reads: code, message, retry advice, hint and correlation id, e.g.
+    /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
+    pub fn to_text(&self) -> String {
+        let mut text = String::with_capacity(
+            self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
+        );
+        text.push_str(&self.code);
+        text.push_str(": ");
+        push_sentence(&mut text, &self.message);
+        match (self.retryable, self.retry_after_ms) {
+            (false, _) => text.push_str(" Not retryable."),
+            (true, None) => text.push_str(" Retryable."),
+            (true, Some(ms)) => {
+                text.push_str(" Retryable after ");
+                push_duration(&mut text, ms);
+                text.push('.');
+            }
+        }
+        if let Some(hint) = &self.hint {
+            text.push_str(" Hint: ");
+            match self.correlation_id {
+                // The design's example ends on the hint as written; only close it when
+                // something follows.
+                None => text.push_str(hint),
+                Some(_) => push_sentence(&mut text, hint),
+            }
+        }
+        if let Some(id) = &self.correlation_id {
+            text.push_str(" Correlation id: ");
+            text.push_str(id);
+        }
+        text
+    }
+}
+
+/// Appends `message`, closing it with a full stop unless it already ends a sentence.
+fn push_sentence(text: &mut String, message: &str) {
+    let message = message.trim_end();
+    text.push_str(message);
+    if !message.ends_with(['.', '!', '?', '…']) {
+        text.push('.');
+    }
+}
+
+/// Appends a duration in the largest unit that divides it: `2s`, `1500ms`, `5min`, `2h`.
+fn push_duration(text: &mut String, ms: u64) {
+    const HOUR: u64 = 3_600_000;
+    const MINUTE: u64 = 60_000;
+    const SECOND: u64 = 1_000;
+    let _ = match ms {
+        0 => write!(text, "0s"),
+        ms if ms % HOUR == 0 => write!(text, "{}h", ms / HOUR),
+        ms if ms % MINUTE == 0 => write!(text, "{}min", ms / MINUTE),
+        ms if ms % SECOND == 0 => write!(text, "{}s", ms / SECOND),
+        ms => write!(text, "{ms}ms"),
+    };
+}

@@ -1,0 +1,137 @@
+//! Tests of the wire types.
+
+use super::*;
+use crate::Category;
+use serde_json::Value;
+use serde_json::json;
+
+fn payload() -> ErrorPayload {
+    ErrorPayload::new(
+        "UNKNOWN_DEPARTMENT",
+        Category::Validation,
+        "unknown department \"finace\"",
+    )
+    .with_hint("use one of: finance, hr")
+}
+
+#[test]
+fn text_reads_code_message_retry_advice_and_hint() {
+    assert_eq!(
+        payload().to_text(),
+        "UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
+    );
+}
+
+#[test]
+fn text_does_not_double_the_full_stop_and_names_the_unit() {
+    let mut p = payload();
+    p.message = "seat taken.".into();
+    p.hint = None;
+    p.retryable = true;
+    p.retry_after_ms = Some(90_000);
+    assert_eq!(
+        p.to_text(),
+        "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
+    );
+    p.retry_after_ms = Some(1_500);
+    assert!(p.to_text().ends_with("Retryable after 1500ms."));
+    p.retry_after_ms = Some(7_200_000);
+    assert!(p.to_text().ends_with("Retryable after 2h."));
+}
+
+#[test]
+fn payload_is_camel_case_and_omits_absent_fields() {
+    let mut p = payload();
+    p.retry_after_ms = Some(5);
+    p.correlation_id = Some("abc".into());
+    assert_eq!(
+        serde_json::to_value(&p).unwrap(),
+        json!({
+            "code": "UNKNOWN_DEPARTMENT",
+            "category": "validation",
+            "retryable": false,
+            "message": "unknown department \"finace\"",
+            "hint": "use one of: finance, hr",
+            "retryAfterMs": 5,
+            "correlationId": "abc"
+        })
+    );
+}
+
+#[test]
+fn result_type_defaults_to_complete_when_absent() {
+    let result: CallToolResult =
+        serde_json::from_value(json!({"content": [{"type": "text", "text": "hi"}]})).unwrap();
+    assert_eq!(result.result_type, "complete");
+    assert_eq!(result.is_error, None);
+}
+
+#[test]
+fn meta_serializes_the_payload_under_the_key_next_to_other_entries() {
+    let mut meta = ResultMeta::with_error(payload());
+    meta.other.insert("traceparent".into(), json!("00-abc"));
+    // An entry of `other` under the key would be a duplicate: the typed payload wins.
+    meta.other.insert(META_KEY.into(), json!("stale"));
+    let wire = serde_json::to_value(&meta).unwrap();
+    let expected = json!({
+        META_KEY: serde_json::to_value(payload()).unwrap(),
+        "traceparent": "00-abc",
+    });
+    assert_eq!(wire, expected);
+    assert_eq!(Value::Object(meta.to_map()), expected);
+    let text = serde_json::to_string(&meta).unwrap();
+    assert_eq!(text.matches(META_KEY).count(), 1, "{text}");
+}
+
+#[test]
+fn meta_round_trips_and_keeps_a_foreign_payload_as_json() {
+    let meta = ResultMeta::with_error(payload());
+    let back: ResultMeta = serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
+    assert_eq!(back, meta);
+
+    let foreign = json!({META_KEY: {"code": 7}, "other": [1, 2]});
+    let result: CallToolResult = serde_json::from_value(json!({
+        "content": [], "isError": true, "_meta": foreign.clone()
+    }))
+    .unwrap();
+    assert_eq!(result.error_payload(), None);
+    assert_eq!(result.meta_map().map(Value::Object), Some(foreign));
+}
+
+#[test]
+fn details_keep_the_last_value_of_a_repeated_key_and_compare_as_objects() {
+    let small: Details = serde_json::from_str(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
+    assert_eq!(
+        small,
+        Details::from_iter([("a", json!(3)), ("b", json!(2))])
+    );
+    assert_eq!(small.len(), 2);
+
+    let mut text = String::from("{");
+    for i in 0..100 {
+        text.push_str(&format!(r#""k{i}": {i}, "#));
+    }
+    text.push_str(r#""k7": "last"}"#);
+    let large: Details = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (large.len(), &large["k7"], &large["k99"]),
+        (100, &json!("last"), &json!(99))
+    );
+
+    let mut details = Details::new();
+    assert_eq!(details.insert("b", json!(1)), None);
+    assert_eq!(details.insert(String::from("a"), json!(2)), None);
+    assert_eq!(details.insert("b", json!(3)), Some(json!(1)));
+    assert_eq!(details.keys().collect::<Vec<_>>(), ["b", "a"]);
+    assert_eq!(serde_json::to_string(&details).unwrap(), r#"{"b":3,"a":2}"#);
+    assert_eq!(details, details.to_map());
+    assert_eq!(Details::from(details.to_map()), details);
+    assert_eq!(details.remove("b"), Some(json!(3)));
+    assert!(!details.contains_key("b") && details["b"].is_null());
+}
+
+#[test]
+fn jsonrpc_version_rejects_anything_but_2_0() {
+    let bad = json!({"jsonrpc": "1.0", "id": 1, "error": {"code": 1, "message": "m"}});
+    assert!(serde_json::from_value::<JsonRpcErrorResponse>(bad).is_err());
+}
