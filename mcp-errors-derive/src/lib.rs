@@ -37,11 +37,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// With the core's `rmcp` feature the type also implements rmcp's `IntoCallToolResult`, so a
 /// tool method can return `Result<Json<T>, YourError>`.
 ///
-/// The examples are written for a crate that depends on `mcp_errors_core` and `thiserror`. This
-/// crate cannot depend on the core, so they are not compiled here; the same examples run as
-/// doctests of `mcp_errors_core`.
+/// The examples are written for a crate that depends on `mcp_errors_core` and `thiserror`.
 ///
-/// ```ignore
+/// ```
 /// use std::time::Duration;
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
@@ -87,6 +85,33 @@ use syn::{DeriveInput, parse_macro_input};
 /// );
 /// assert!(SearchError::Timeout(Duration::from_secs(5)).descriptor().is_retryable());
 /// assert_eq!(SearchError::catalog().len(), 6);
+/// ```
+///
+/// A mistake is a compile error that points at the offending token and says what to write
+/// instead; a variant with no channel, for example:
+///
+/// ```compile_fail
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum SearchError {
+///     #[error("backend down")]
+///     BackendDown, // error: variant `BackendDown` is not mapped to a channel: add `#[category(...)]` ...
+/// }
+/// ```
+///
+/// or a `#[sensitive]` field in the text the model reads:
+///
+/// ```compile_fail
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum LoginError {
+///     #[error("login failed")]
+///     #[category(unauthenticated)]
+///     #[hint("the password {password} was wrong")] // error: `#[hint]` interpolates `{password}`, a `#[sensitive]` field ...
+///     Failed { #[sensitive] password: String },
+/// }
 /// ```
 ///
 /// # Where each attribute goes
@@ -157,7 +182,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// - an application code outside the range `-32768..=-32000` that JSON-RPC reserves, such as
 ///   `4001`. Any other code of the reserved range is refused.
 ///
-/// ```ignore
+/// ```
 /// use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
@@ -212,7 +237,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// `{a.b}`. Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
 /// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
 ///
-/// ```ignore
+/// ```
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
@@ -252,7 +277,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// request's W3C `traceparent` when the conversion is given one (through `FailureOptions`),
 /// otherwise a fresh random id.
 ///
-/// ```ignore
+/// ```
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
@@ -302,7 +327,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// thiserror's `#[error("...")]` must not show it, and must be a format string the derive can read
 /// (not `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`).
 ///
-/// ```ignore
+/// ```
 /// use std::time::Duration;
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
@@ -331,7 +356,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// # Enum-level defaults, structs and generics
 ///
-/// ```ignore
+/// ```
 /// use mcp_errors_core::{Category, ErrorCode, ToolError, ToolFailure};
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
