@@ -1,4 +1,4 @@
-//! Prints, for each variant of the design's `SearchError`, the wire JSON it becomes.
+//! Prints, for each variant of a search tool's `SearchError`, the wire JSON it becomes.
 //!
 //! Run with `cargo run -p mcp-errors-examples --example wire_tour`.
 

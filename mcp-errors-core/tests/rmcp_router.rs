@@ -382,7 +382,7 @@ async fn a_protocol_message_with_rmcps_argument_prefix_is_not_rewritten() {
     );
     assert_eq!(error.data, Some(json!({"code": "ODD_ID"})));
 
-    // rmcp's own argument errors still become tool errors, as before.
+    // rmcp's own argument errors still become tool errors.
     let bad_args = client
         .call_tool(
             CallToolRequestParams::new("get_order").with_arguments(args_map(json!({"case": "x"}))),

@@ -128,7 +128,7 @@ pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
 }
 
 /// The typed result of both hand-written paths, written to bytes. Always inlined, so each
-/// path is measured as one function, as before it was shared.
+/// path is measured as one function of its own.
 #[inline(always)]
 fn typed_result_to_bytes(text: String, message: &str, allowed: &str, limit: u32) -> Vec<u8> {
     let result = TypedResult {

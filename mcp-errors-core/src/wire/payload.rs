@@ -127,8 +127,8 @@ impl ErrorPayload {
         if let Some(hint) = &self.hint {
             text.push_str(" Hint: ");
             match self.correlation_id {
-                // The design's example ends on the hint as written; only close it when
-                // something follows.
+                // A hint ends the text as written (it may be a list, not a sentence); it is
+                // closed with a full stop only when the correlation id follows.
                 None => text.push_str(hint),
                 Some(_) => push_sentence(&mut text, hint),
             }
