@@ -1,6 +1,7 @@
 //! The demo server's cases, as `e2e/cases.json` lists them for every client that checks
 //! them (the Rust tests, the tour, the Python and TypeScript scripts), and the check itself.
 
+use mcp_errors_core::ErrorCode;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -46,7 +47,7 @@ pub enum Reply {
     /// A JSON-RPC error.
     Protocol {
         /// Its code.
-        code: i64,
+        code: ErrorCode,
         /// Its message.
         message: String,
         /// Its data.
@@ -122,7 +123,7 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
                 return problems;
             }
             require(
-                expect["jsonrpcCode"].as_i64() == Some(*code),
+                expect["jsonrpcCode"].as_i64() == Some(i64::from(code.0)),
                 format!("JSON-RPC code {code}, expected {}", expect["jsonrpcCode"]),
             );
             if let Some(want) = expect.get("data") {

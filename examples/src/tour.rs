@@ -9,6 +9,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
     Attempt, Decision, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall,
     UnknownCause, classify,
@@ -85,7 +86,7 @@ pub async fn call(
             |e| ServiceError::McpError(rmcp::ErrorData::internal_error(e.to_string(), None)),
         )?)),
         Err(ServiceError::McpError(error)) => Ok(Reply::Protocol {
-            code: i64::from(error.code.0),
+            code: ErrorCode(error.code.0),
             message: error.message.into_owned(),
             data: error.data,
         }),

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use mcp_errors_core::client::{Decision, Outcome};
-use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog};
+use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, ErrorCode};
 use mcp_errors_examples::cases::{Reply, cases, check};
 use mcp_errors_examples::tour::{call, connect, retry_run, run_case};
 use serde_json::{Map, Value, json};
@@ -163,7 +163,7 @@ async fn a_reversed_time_range_is_a_json_rpc_invalid_params_error_naming_both_fi
     let Reply::Protocol { code, data, .. } = reply else {
         panic!("expected a JSON-RPC error, got {reply:?}")
     };
-    assert_eq!(code, -32602);
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
     assert_eq!(
         data,
         Some(json!({"code": "TIME_RANGE_REVERSED",
@@ -372,7 +372,7 @@ fn every_case_is_checked_by_a_rule_that_can_fail() {
         let wrong = match case.expect["channel"].as_str() {
             Some("protocol") => Reply::Result(json!({"content": [], "isError": false})),
             _ => Reply::Protocol {
-                code: -32603,
+                code: ErrorCode::INTERNAL_ERROR,
                 message: "x".into(),
                 data: None,
             },

@@ -9,6 +9,7 @@ use serde_json::Value;
 /// Where a call stands when a decision is made: which attempt just finished, how long the
 /// call has taken so far, and whether the caller declared it idempotent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Attempt {
     /// The attempt that just finished, from 1.
     pub number: u32,
@@ -50,6 +51,7 @@ impl Attempt {
 /// assert!(call.idempotent);
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The tool's name.
     pub name: String,
@@ -88,6 +90,7 @@ impl ToolCall {
 /// assert!(hints.suggests_idempotent());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// `readOnlyHint`.
     pub read_only: Option<bool>,
