@@ -53,10 +53,11 @@ pub enum Channel {
 ///     ErrorDescriptor::execution("SeatTaken", "SEAT_TAKEN", Category::Conflict).retryable(true);
 /// assert!(SEAT_TAKEN.is_retryable());
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(from = "DescriptorWire", into = "DescriptorWire")]
+#[derive(Clone, Debug, Serialize)]
+#[serde(into = "DescriptorWire")]
 pub struct ErrorDescriptor {
     variant: Cow<'static, str>,
+    origin: &'static str,
     code: Cow<'static, str>,
     channel: Channel,
     retryable: bool,
@@ -69,6 +70,7 @@ impl ErrorDescriptor {
     pub const fn execution(variant: &'static str, code: &'static str, category: Category) -> Self {
         ErrorDescriptor {
             variant: Cow::Borrowed(variant),
+            origin: "",
             code: Cow::Borrowed(code),
             channel: Channel::Execution(category),
             retryable: category.retryable_by_default(),
@@ -85,6 +87,7 @@ impl ErrorDescriptor {
     ) -> Self {
         ErrorDescriptor {
             variant: Cow::Borrowed(variant),
+            origin: "",
             code: Cow::Borrowed(code),
             channel: Channel::Protocol(protocol_code),
             retryable: false,
@@ -103,6 +106,19 @@ impl ErrorDescriptor {
     pub const fn masked(mut self, masked: bool) -> Self {
         self.masked = masked;
         self
+    }
+
+    /// The same descriptor, defined by the error type at `origin` (the derive writes the
+    /// type's module path and name). A catalog composed of several error types reports a code
+    /// that two origins define ([`ErrorCatalog::conflicts`]); not part of the wire contract.
+    pub const fn defined_in(mut self, origin: &'static str) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The error type that defines the code, when known (see [`defined_in`](Self::defined_in)).
+    pub fn origin(&self) -> Option<&'static str> {
+        (!self.origin.is_empty()).then_some(self.origin)
     }
 
     /// The Rust variant name (not part of the wire contract, useful in logs).
@@ -161,6 +177,12 @@ impl PartialEq for ErrorDescriptor {
 
 impl Eq for ErrorDescriptor {}
 
+impl<'de> Deserialize<'de> for ErrorDescriptor {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        DescriptorWire::deserialize(deserializer).map(ErrorDescriptor::from)
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct DescriptorWire {
@@ -202,6 +224,7 @@ impl From<DescriptorWire> for ErrorDescriptor {
         };
         ErrorDescriptor {
             variant: w.variant,
+            origin: "",
             code: w.code,
             channel,
             retryable: w.retryable,
@@ -211,6 +234,13 @@ impl From<DescriptorWire> for ErrorDescriptor {
 }
 
 /// A versioned catalog, the form in which a server publishes its codes.
+///
+/// An error type's catalog holds its own codes and, through `#[transparent]` variants, those
+/// of the error types it wraps ([`compose`](Self::compose)). A code defined by two different
+/// error types is a conflict: clients could not tell the two apart. The catalog keeps the
+/// first definition, lists each conflict in [`conflicts`](Self::conflicts) (and on the wire,
+/// under `"conflicts"`), and [`assert_no_conflicts`](Self::assert_no_conflicts) and
+/// `assert_catalog_snapshot` fail on it.
 ///
 /// ```
 /// use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor};
@@ -230,22 +260,118 @@ impl From<DescriptorWire> for ErrorDescriptor {
 pub struct ErrorCatalog {
     /// [`CATALOG_FORMAT_VERSION`] when produced here.
     pub version: u32,
-    /// Every code, in declaration order.
+    /// Every code once, in declaration order, composed catalogs after the type's own codes.
     pub errors: Vec<ErrorDescriptor>,
+    /// Codes defined by more than one error type (or twice with different meanings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<CodeConflict>,
+}
+
+/// A stable code defined twice in one [`ErrorCatalog`]: by two error types composed into it,
+/// or with two meanings.
+///
+/// ```
+/// use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor};
+///
+/// let search = ErrorCatalog::new(&[ErrorDescriptor::execution("Timeout", "TIMEOUT", Category::Transient)
+///     .defined_in("app::SearchError")]);
+/// let store = ErrorCatalog::new(&[ErrorDescriptor::execution("Timeout", "TIMEOUT", Category::Internal)
+///     .defined_in("app::StoreError")]);
+/// let catalog = search.compose(store);
+/// assert_eq!(catalog.errors.len(), 1);
+/// assert_eq!(
+///     catalog.conflicts[0].to_string(),
+///     "code TIMEOUT is defined twice: by app::SearchError::Timeout (category transient) \
+///      and by app::StoreError::Timeout (category internal)"
+/// );
+/// assert!(catalog.assert_no_conflicts().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CodeConflict {
+    /// The code.
+    pub code: String,
+    /// The definition the catalog keeps.
+    pub kept: ErrorDescriptor,
+    /// The other definition.
+    pub other: ErrorDescriptor,
+}
+
+impl fmt::Display for CodeConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let by = |d: &ErrorDescriptor| match d.origin() {
+            Some(origin) => format!("{origin}::{} ({})", d.variant(), channel_name(d)),
+            None => format!("{} ({})", d.variant(), channel_name(d)),
+        };
+        write!(
+            f,
+            "code {} is defined twice: by {} and by {}",
+            self.code,
+            by(&self.kept),
+            by(&self.other)
+        )
+    }
 }
 
 impl ErrorCatalog {
-    /// A catalog of these descriptors (typically `MyError::catalog()`).
+    /// A catalog of these descriptors (typically one error type's own variants).
     pub fn new(errors: &[ErrorDescriptor]) -> Self {
-        ErrorCatalog {
+        let mut catalog = ErrorCatalog {
             version: CATALOG_FORMAT_VERSION,
-            errors: errors.to_vec(),
+            errors: Vec::with_capacity(errors.len()),
+            conflicts: Vec::new(),
+        };
+        for descriptor in errors {
+            catalog.insert(descriptor.clone());
+        }
+        catalog
+    }
+
+    /// This catalog and the codes of `other` (the catalog of a wrapped error type). A code
+    /// both define is kept once when it comes from the same error type (a type wrapped on two
+    /// paths), and is a [`CodeConflict`] otherwise.
+    pub fn compose(mut self, other: ErrorCatalog) -> Self {
+        for descriptor in other.errors {
+            self.insert(descriptor);
+        }
+        for conflict in other.conflicts {
+            if !self.conflicts.contains(&conflict) {
+                self.conflicts.push(conflict);
+            }
+        }
+        self
+    }
+
+    fn insert(&mut self, descriptor: ErrorDescriptor) {
+        let Some(kept) = self.get(descriptor.code()) else {
+            self.errors.push(descriptor);
+            return;
+        };
+        if kept.origin == descriptor.origin && *kept == descriptor {
+            return;
+        }
+        let conflict = CodeConflict {
+            code: descriptor.code().to_owned(),
+            kept: kept.clone(),
+            other: descriptor,
+        };
+        if !self.conflicts.contains(&conflict) {
+            self.conflicts.push(conflict);
         }
     }
 
     /// The descriptor of a stable code.
     pub fn get(&self, code: &str) -> Option<&ErrorDescriptor> {
         self.errors.iter().find(|d| d.code == code)
+    }
+
+    /// `Ok` when no code is defined twice; otherwise every conflict, one per line.
+    pub fn assert_no_conflicts(&self) -> Result<(), String> {
+        if self.conflicts.is_empty() {
+            return Ok(());
+        }
+        let lines: Vec<String> = self.conflicts.iter().map(ToString::to_string).collect();
+        Err(lines.join("\n"))
     }
 }
 
@@ -395,6 +521,7 @@ impl ErrorCatalog {
 ///   retryability changed): panics listing each one. If the break is intended, delete the
 ///   snapshot (or set `MCP_ERRORS_SNAPSHOT=overwrite`) and let it be written anew.
 /// - Added codes only: passes, and outside CI rewrites the snapshot to include them.
+/// - A code defined twice ([`ErrorCatalog::conflicts`]): panics listing each conflict.
 ///
 /// ```no_run
 /// # #[derive(Debug, thiserror::Error, mcp_errors_core::ToolError)]
@@ -409,12 +536,19 @@ impl ErrorCatalog {
 /// ```
 ///
 /// # Panics
-/// On a breaking change, on a missing snapshot under CI, or when the file cannot be read,
-/// parsed or written: it is meant for tests.
+/// On a breaking change, on a code defined twice, on a missing snapshot under CI, or when the
+/// file cannot be read, parsed or written: it is meant for tests.
 #[cfg(feature = "snapshot")]
 #[cfg_attr(docsrs, doc(cfg(feature = "snapshot")))]
 pub fn assert_catalog_snapshot(catalog: &ErrorCatalog, path: impl AsRef<std::path::Path>) {
     let path = path.as_ref();
+    if let Err(conflicts) = catalog.assert_no_conflicts() {
+        panic!(
+            "the error catalog defines a code twice, so clients cannot tell the failures \
+             apart:\n  {}\nGive one of each pair another code with #[code(\"...\")].",
+            conflicts.replace('\n', "\n  ")
+        );
+    }
     let overwrite = std::env::var("MCP_ERRORS_SNAPSHOT").is_ok_and(|v| v == "overwrite");
     let in_ci = std::env::var_os("CI").is_some();
     let write = |catalog: &ErrorCatalog| {
@@ -468,6 +602,61 @@ mod tests {
             serde_json::to_value(&d).unwrap(),
             json!({"code": "BAD_RANGE", "protocolCode": -32602, "retryable": false, "masked": false})
         );
+    }
+
+    #[test]
+    fn composing_keeps_each_code_once_and_reports_codes_of_two_types() {
+        let inner = ErrorCatalog::new(&[ErrorDescriptor::execution(
+            "Timeout",
+            "TIMEOUT",
+            Category::Transient,
+        )
+        .defined_in("a::Inner")]);
+        let other = ErrorCatalog::new(&[
+            ErrorDescriptor::execution("Timeout", "TIMEOUT", Category::Transient)
+                .defined_in("b::Other"),
+            ErrorDescriptor::execution("Gone", "GONE", Category::NotFound).defined_in("b::Other"),
+        ]);
+        let outer =
+            ErrorCatalog::new(&[
+                ErrorDescriptor::execution("Bad", "BAD", Category::Validation)
+                    .defined_in("c::Outer"),
+            ]);
+        // The same type on two paths is no conflict.
+        let twice = outer.clone().compose(inner.clone()).compose(inner.clone());
+        assert_eq!(twice.errors.len(), 2);
+        assert!(twice.conflicts.is_empty());
+        assert!(twice.assert_no_conflicts().is_ok());
+        // Two types defining one code, even with the same meaning, are.
+        let clash = outer.compose(inner).compose(other);
+        let codes: Vec<&str> = clash.errors.iter().map(ErrorDescriptor::code).collect();
+        assert_eq!(codes, ["BAD", "TIMEOUT", "GONE"]);
+        assert_eq!(clash.conflicts.len(), 1);
+        assert_eq!(clash.conflicts[0].kept.origin(), Some("a::Inner"));
+        assert_eq!(clash.conflicts[0].other.origin(), Some("b::Other"));
+        let json = serde_json::to_value(&clash).unwrap();
+        assert_eq!(json["conflicts"][0]["code"], "TIMEOUT");
+        assert!(
+            serde_json::to_value(&twice)
+                .unwrap()
+                .get("conflicts")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn descriptors_of_unknown_origin_conflict_only_when_their_meanings_differ() {
+        let same = ErrorCatalog::new(&[
+            ErrorDescriptor::execution("A", "X", Category::Conflict),
+            ErrorDescriptor::execution("B", "X", Category::Conflict),
+        ]);
+        assert!(same.conflicts.is_empty());
+        let differ = ErrorCatalog::new(&[
+            ErrorDescriptor::execution("A", "X", Category::Conflict),
+            ErrorDescriptor::execution("B", "X", Category::Internal),
+        ]);
+        assert_eq!(differ.conflicts.len(), 1);
+        assert_eq!(differ.get("X").unwrap().variant(), "A");
     }
 
     #[test]
