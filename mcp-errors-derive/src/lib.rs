@@ -215,18 +215,53 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[code("CODE")]`: the stable code
 ///
 /// The code a client matches on, in the text, the payload and the catalog. By default it is the
-/// variant's name (a struct's name) in UPPER_SNAKE_CASE; a raw identifier loses its `r#`:
+/// variant's name (a struct's name) in UPPER_SNAKE_CASE, split into words as a reader splits it
+/// ([default_codes_from_names]):
+///
+/// - a word starts at a capital that follows a lower-case letter or a digit, and at the last
+///   capital of a run that a lower-case letter follows, so an acronym stays whole;
+/// - digits stay with the word before them;
+/// - a capital that would be a word alone is the first letter of the next word (`OAuth`,
+///   `IPv4`), except `A`, the article (`IsADirectory`);
+/// - underscores are kept as written, and a raw identifier loses its `r#`.
 ///
 /// | name | code |
 /// |---|---|
 /// | `Timeout` | `TIMEOUT` |
 /// | `UnknownDepartment` | `UNKNOWN_DEPARTMENT` |
 /// | `HTTPError` | `HTTP_ERROR` |
-/// | `Oauth2Expired` | `OAUTH2_EXPIRED` |
+/// | `XMLHttpRequest` | `XML_HTTP_REQUEST` |
+/// | `Error2` | `ERROR2` |
+/// | `Version2Beta` | `VERSION2_BETA` |
+/// | `Oauth2Expired`, `OAuth2Expired` | `OAUTH2_EXPIRED` |
+/// | `IPv4Invalid` | `IPV4_INVALID` |
+/// | `IsADirectory` | `IS_A_DIRECTORY` |
 ///
 /// A code is UPPER_SNAKE_CASE (A-Z, 0-9 and single underscores, starting with a letter, not
-/// ending with an underscore), at most 63 characters, and unique within the enum. Codes are a
-/// contract: `catalog()` lists them for a server to publish.
+/// ending with an underscore), at most 63 characters, and unique within the enum.
+///
+/// Codes are a contract: `catalog()` lists them for a server to publish, and clients match on
+/// them. Renaming a variant changes its default code; pin it with `#[code("...")]` when the
+/// name may change, or when the default is not the code you want (`PlanBFailed` gives
+/// `PLAN_BFAILED`).
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[category(unauthenticated)]
+/// enum AuthError {
+///     #[error("OAuth token expired")]
+///     OAuth2Expired,
+///
+///     #[error("plan B failed")]
+///     #[code("PLAN_B_FAILED")]
+///     PlanBFailed,
+/// }
+///
+/// let codes: Vec<&str> = AuthError::catalog().iter().map(|d| d.code()).collect();
+/// assert_eq!(codes, ["OAUTH2_EXPIRED", "PLAN_B_FAILED"]);
+/// ```
 ///
 /// # `#[message("...{field}...")]`, `#[hint("...{field}...")]`: the text
 ///
@@ -545,6 +580,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [all-errors-at-once]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/all-errors-at-once.rs
 /// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
 /// [code-on-the-enum]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/code-on-the-enum.rs
+/// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
