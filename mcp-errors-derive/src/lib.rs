@@ -160,16 +160,14 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[protocol(CODE | NAME)]`: a JSON-RPC error
 ///
 /// The variant becomes a JSON-RPC error `{code, message, data}`; `data` holds the stable code
-/// (`"code"`) and the `#[detail]` fields. A protocol error is never retryable, and is masked by
-/// default only for `-32603`. The code is one of:
+/// (`"code"`), the correlation id when there is one (`"correlationId"`) and the `#[detail]`
+/// fields. A protocol error is never retryable, and is masked by default only for `-32603`.
+/// The code is an integer, written without quotes or a type suffix, or a name. It is one of:
 ///
 /// - a name, or the code, that JSON-RPC or MCP defines:
 ///
 ///   | `NAME` | code | `mcp_errors_core::ErrorCode` |
 ///   |---|---|---|
-///   | `parse_error` | -32700 | `PARSE_ERROR` |
-///   | `invalid_request` | -32600 | `INVALID_REQUEST` |
-///   | `method_not_found` | -32601 | `METHOD_NOT_FOUND` |
 ///   | `invalid_params` | -32602 | `INVALID_PARAMS` |
 ///   | `internal_error` | -32603 | `INTERNAL_ERROR` (masked by default) |
 ///   | `resource_not_found` | -32002 | `RESOURCE_NOT_FOUND` |
@@ -179,8 +177,15 @@ use syn::{DeriveInput, parse_macro_input};
 ///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
 ///
 /// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
-/// - an application code outside the range `-32768..=-32000` that JSON-RPC reserves, such as
-///   `4001`. Any other code of the reserved range is refused.
+/// - an application code: any integer outside the range `-32768..=-32000` that JSON-RPC
+///   reserves, negative or not, such as `4001` or `-1`. JSON-RPC gives them no meaning; a
+///   client that does not know your server treats them as unknown errors.
+///
+/// Refused: any other code of the reserved range, and the three codes JSON-RPC defines for a
+/// request that never reached a method, which no tool error can have: `parse_error` (-32700),
+/// `invalid_request` (-32600) and `method_not_found` (-32601). A tool runs only once its
+/// `tools/call` request was parsed, found valid and routed to it; arguments the tool refuses are
+/// `invalid_params`, and a failure the model should read is a `#[category(...)]`.
 ///
 /// ```
 /// use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
@@ -503,18 +508,30 @@ use syn::{DeriveInput, parse_macro_input};
 ///   rate_limited, transient, internal``.
 /// - A protocol name is one of the table ([unknown-protocol-name]): ``unknown protocol error name
 ///   `NAME`; did you mean `invalid_params`? Write a JSON-RPC code such as `-32602` or one of:
-///   parse_error, invalid_request, method_not_found, invalid_params, internal_error,
-///   resource_not_found, header_mismatch, missing_required_client_capability,
-///   unsupported_protocol_version, url_elicitation_required`` (the "did you mean" only when one
-///   is close).
+///   invalid_params, internal_error, resource_not_found, header_mismatch,
+///   missing_required_client_capability, unsupported_protocol_version,
+///   url_elicitation_required`` (the "did you mean" only when one is close).
 /// - A protocol code is a number or a name: `` expected a JSON-RPC error code such as `-32602` or
 ///   a name such as `invalid_params` ``; it fits 32 bits: `a JSON-RPC error code must fit a
 ///   32-bit integer`, `protocol code CODE does not fit the 32-bit integer JSON-RPC codes are`.
+/// - A protocol code is an integer without a type suffix ([protocol-code-with-type-suffix]):
+///   `` `-32602i64` has a type suffix: a JSON-RPC error code is written without one, as in
+///   `#[protocol(-32602)]` ``; not a float or a string ([protocol-code-not-an-integer]):
+///   `` `-32602.0` is not an integer: a JSON-RPC error code is a whole number, as in
+///   `#[protocol(-32602)]` ``, `` a protocol error code is written without quotes:
+///   `#[protocol(resource_not_found)]` `` (the code or name inside the quotes, when it is one).
 /// - A code of the reserved range is one JSON-RPC or MCP defines ([reserved-protocol-code]):
 ///   `protocol code CODE is in the range -32768..=-32000 that JSON-RPC reserves, and neither
-///   JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, -32602, -32603,
-///   -32002, -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000,
-///   or an application code outside the reserved range`.
+///   JSON-RPC nor MCP defines it: use a defined code (-32602, -32603, -32002, -32020, -32021,
+///   -32022, -32042), an implementation-defined one in -32019..=-32000, or an application code
+///   outside the reserved range`.
+/// - Not a code no tool error can have, by name or by number
+///   ([protocol-code-a-tool-cannot-send]): ``protocol code -32700 (`parse_error`) says the request
+///   is not valid JSON, which no tool error can say: a tool runs only once its `tools/call`
+///   request was parsed, found valid and routed to it; use `#[protocol(invalid_params)]` for
+///   arguments the tool refuses, or a category such as `#[category(validation)]` for a failure
+///   the model reads``; for -32600 (`invalid_request`) `the request is not a valid JSON-RPC
+///   request`, for -32601 (`method_not_found`) `the method does not exist`.
 ///
 /// Retries:
 ///
@@ -593,6 +610,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
+/// [protocol-code-a-tool-cannot-send]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-a-tool-cannot-send.rs
+/// [protocol-code-not-an-integer]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-not-an-integer.rs
+/// [protocol-code-with-type-suffix]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-with-type-suffix.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
 /// [retry-after-not-duration]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration.rs
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs

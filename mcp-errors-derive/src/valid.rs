@@ -182,7 +182,8 @@ fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<Ca
     None
 }
 
-/// Rule: a protocol code is one the spec defines or one outside the reserved range.
+/// Rules: a protocol code is one a tool error can have, and one the spec defines or one
+/// outside the reserved range.
 fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<ProtocolCode> {
     let Ok(code32) = i32::try_from(code) else {
         errors.push(error(
@@ -191,9 +192,25 @@ fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<Pro
         ));
         return None;
     };
+    if let Some(named) = codes::by_code(code) {
+        if let Some(says) = named.says_of_request {
+            errors.push(error(
+                span,
+                format!(
+                    "protocol code {code} (`{}`) says {says}, which no tool error can say: a \
+                     tool runs only once its `tools/call` request was parsed, found valid and \
+                     routed to it; use `#[protocol(invalid_params)]` for arguments the tool \
+                     refuses, or a category such as `#[category(validation)]` for a failure \
+                     the model reads",
+                    named.name
+                ),
+            ));
+            return None;
+        }
+    }
     if !codes::is_allowed(code) {
         let (reserved, own) = (&codes::RESERVED, &codes::IMPLEMENTATION_DEFINED);
-        let defined: Vec<String> = codes::NAMED.iter().map(|n| n.code.to_string()).collect();
+        let defined: Vec<String> = codes::answerable().map(|n| n.code.to_string()).collect();
         errors.push(error(
             span,
             format!(
@@ -708,10 +725,20 @@ mod tests {
         assert_eq!(
             errors.finish().unwrap_err().to_string(),
             "protocol code -32050 is in the range -32768..=-32000 that JSON-RPC reserves, and \
-             neither JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, \
-             -32602, -32603, -32002, -32020, -32021, -32022, -32042), an implementation-defined \
-             one in -32019..=-32000, or an application code outside the reserved range"
+             neither JSON-RPC nor MCP defines it: use a defined code (-32602, -32603, -32002, \
+             -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000, \
+             or an application code outside the reserved range"
         );
+    }
+
+    #[test]
+    fn codes_no_tool_error_can_have_are_refused_by_number_and_by_name() {
+        for code in [-32700, -32600, -32601] {
+            let mut errors = darling::Error::accumulator();
+            assert!(check_protocol_code(code, Span::call_site(), &mut errors).is_none());
+            let message = errors.finish().unwrap_err().to_string();
+            assert!(message.contains("no tool error can say"), "{message}");
+        }
     }
 
     #[test]
