@@ -192,21 +192,20 @@ fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<Pro
         ));
         return None;
     };
-    if let Some(named) = codes::by_code(code) {
-        if let Some(says) = named.says_of_request {
-            errors.push(error(
-                span,
-                format!(
-                    "protocol code {code} (`{}`) says {says}, which no tool error can say: a \
-                     tool runs only once its `tools/call` request was parsed, found valid and \
-                     routed to it; use `#[protocol(invalid_params)]` for arguments the tool \
-                     refuses, or a category such as `#[category(validation)]` for a failure \
-                     the model reads",
-                    named.name
-                ),
-            ));
-            return None;
-        }
+    if let Some(named) = codes::by_code(code)
+        && let Some(says) = named.says_of_request
+    {
+        errors.push(error(
+            span,
+            format!(
+                "protocol code {code} (`{}`) says {says}, which no tool error can say: a tool \
+                 runs only once its `tools/call` request was parsed, found valid and routed to \
+                 it; use `#[protocol(invalid_params)]` for arguments the tool refuses, or a \
+                 category such as `#[category(validation)]` for a failure the model reads",
+                named.name
+            ),
+        ));
+        return None;
     }
     if !codes::is_allowed(code) {
         let (reserved, own) = (&codes::RESERVED, &codes::IMPLEMENTATION_DEFINED);
