@@ -26,6 +26,17 @@ pub struct CategoryName {
     pub ident: Ident,
 }
 
+/// What thiserror's `#[error(...)]` says `Display` shows.
+pub enum Display {
+    /// `#[error("...")]`: the format string.
+    Format(LitStr),
+    /// `#[error(transparent)]`: the `Display` of the single field, with the span of
+    /// `transparent`.
+    Transparent(Span),
+    /// Anything the derive does not read, such as explicit format arguments.
+    Opaque,
+}
+
 /// Every helper attribute found on one item (container, variant or field).
 #[derive(Default)]
 pub struct Attrs {
@@ -40,9 +51,9 @@ pub struct Attrs {
     pub detail: Option<Span>,
     pub retry_after: Option<Span>,
     pub sensitive: Option<Span>,
-    /// thiserror's `#[error("...")]`, read (never interpreted) to see whether `Display`
-    /// shows a sensitive field. `None` inside when it is `#[error(transparent)]` or opaque.
-    pub display: Option<Option<LitStr>>,
+    /// thiserror's `#[error(...)]`, read (never interpreted) to see whether `Display` shows a
+    /// sensitive field.
+    pub display: Option<Display>,
     /// Every helper attribute by name and span, for placement checks.
     pub seen: Vec<(&'static str, Span)>,
 }
@@ -58,7 +69,7 @@ impl Attrs {
                 continue;
             };
             if ident == ERROR {
-                out.display = Some(thiserror_format(attr));
+                out.display = Some(thiserror_display(attr));
                 continue;
             }
             let Some(name) = ALL.iter().copied().find(|name| ident == *name) else {
@@ -271,16 +282,23 @@ fn quoted_code(lit: &LitStr) -> syn::Error {
     )
 }
 
-/// The format string of thiserror's `#[error("...", ...)]`, or `None` when it has none we
-/// can read (`#[error(transparent)]`, a non-literal).
-fn thiserror_format(attr: &Attribute) -> Option<LitStr> {
+/// What thiserror's `#[error(...)]` shows: its format string, `transparent`, or something
+/// the derive does not read (a non-literal, explicit format arguments).
+fn thiserror_display(attr: &Attribute) -> Display {
     attr.parse_args_with(|input: ParseStream| {
+        if input.peek(Ident) {
+            let ident: Ident = input.parse()?;
+            if ident == "transparent" && input.is_empty() {
+                return Ok(Display::Transparent(ident.span()));
+            }
+            return Ok(Display::Opaque);
+        }
         let lit: LitStr = input.parse()?;
         // Explicit arguments (`"{}", self.x`) are not read: they are opaque to us.
         if input.peek(Token![,]) {
-            return Err(input.error("explicit format arguments"));
+            return Ok(Display::Opaque);
         }
-        Ok(lit)
+        Ok(Display::Format(lit))
     })
-    .ok()
+    .unwrap_or(Display::Opaque)
 }

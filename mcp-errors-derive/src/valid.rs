@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Member};
 
 use crate::ast::{Field, Input, Variant};
-use crate::attr::Attrs;
+use crate::attr::{Attrs, Display};
 use crate::category::Category;
 use crate::codes::{self, ProtocolCode};
 use crate::fmt::Template;
@@ -110,9 +110,13 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         .as_ref()
         .and_then(|lit| check_template(variant, lit, HINT, errors));
     let retry_after = check_retry_after(variant, retryable, channel, errors);
-    let shows_display = message.is_none() && !masked.unwrap_or(channel.masked_by_default());
-    if shows_display {
-        check_display_hides_sensitive(variant, errors);
+    if masked.unwrap_or(channel.masked_by_default()) {
+        check_display_hides_sensitive(variant, DisplayReader::Log, errors);
+    } else if variant.attrs.message.is_none() {
+        check_display_hides_sensitive(variant, DisplayReader::Model, errors);
+    }
+    if let Channel::Protocol(_) = channel {
+        check_protocol_detail_keys(variant, errors);
     }
     let details = (0..variant.fields.len())
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
@@ -163,6 +167,15 @@ fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
     }
     if let Some(protocol) = &attrs.protocol {
         check_protocol_code(protocol.value, protocol.span, errors);
+        if let Some(retryable) = &attrs.retryable {
+            errors.push(error(
+                retryable.span,
+                "`#[retryable]` on the enum sets the retry advice of its tool-execution variants, \
+                 but the enum's `#[protocol]` makes its variants protocol errors, which the model \
+                 never retries: put `#[retryable]` on the variants that have a \
+                 `#[category(...)]`, or drop it",
+            ));
+        }
     }
     check_mask_expose(attrs, errors);
 }
@@ -301,11 +314,16 @@ fn resolve_retryable(
     match channel {
         Channel::Protocol(_) => {
             if let Some(retryable) = &variant.attrs.retryable {
+                let by_enum = if variant.attrs.protocol.is_none() {
+                    " by the enum's `#[protocol]`"
+                } else {
+                    ""
+                };
                 errors.push(error(
                     retryable.span,
                     format!(
-                        "`#[retryable]` has no meaning on `{}`, a protocol error: retry advice \
-                         reaches the model only on tool-execution errors; map it with \
+                        "`#[retryable]` has no meaning on `{}`, a protocol error{by_enum}: retry \
+                         advice reaches the model only on tool-execution errors; map it with \
                          `#[category(...)]` instead, or drop `#[retryable]`",
                         variant.ident
                     ),
@@ -488,13 +506,31 @@ fn check_unique_codes(input: &Input, resolved: &[Resolved], errors: &mut Errors)
     }
 }
 
-/// Rule: a template names existing, non-sensitive fields only.
+/// Rules: a template says something, and names existing, non-sensitive fields only.
 fn check_template(
     variant: &Variant,
     lit: &LitStr,
     attr: &str,
     errors: &mut Errors,
 ) -> Option<Template> {
+    let text = lit.value();
+    if text.trim().is_empty() {
+        let problem = if text.is_empty() {
+            "is empty"
+        } else {
+            "holds only whitespace"
+        };
+        let instead = if attr == MESSAGE {
+            "write what went wrong, for the model, or drop `#[message]` to show `Display`"
+        } else {
+            "write what the model should do next, or drop `#[hint]`"
+        };
+        errors.push(error(
+            lit.span(),
+            format!("`#[{attr}]` {problem}: {instead}"),
+        ));
+        return None;
+    }
     let template = match Template::parse(lit) {
         Ok(template) => template,
         Err(problem) => {
@@ -547,11 +583,50 @@ fn member_name(member: &Member) -> String {
 
 /// Rules of field flags that contradict each other.
 fn check_field_flags(field: &Field, errors: &mut Errors) {
-    if let (Some(_), Some(sensitive)) = (field.attrs.detail, field.attrs.sensitive) {
+    let Some(sensitive) = field.attrs.sensitive else {
+        return;
+    };
+    if field.attrs.detail.is_some() {
         errors.push(error(
             sensitive,
             "a field cannot be both `#[detail]` (sent to the client) and `#[sensitive]` (never \
              sent): keep one",
+        ));
+    }
+    if field.attrs.retry_after.is_some() {
+        errors.push(error(
+            sensitive,
+            "a field cannot be both `#[retry_after]` (sent as `retryAfterMs` and in the text) \
+             and `#[sensitive]` (never sent): keep one",
+        ));
+    }
+}
+
+/// Rule: on a protocol error, details share JSON-RPC `data` with the keys the library writes
+/// there, so no detail takes one of them. `correlation_id` is refused with `correlationId`:
+/// a client that converts snake_case to camelCase reads both as one key.
+fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
+    for field in &variant.fields {
+        if field.attrs.detail.is_none() {
+            continue;
+        }
+        let key = field.detail_key();
+        let clash = match key.as_str() {
+            "code" => "the key that holds the stable code",
+            "correlationId" => "the key that holds the correlation id",
+            "correlation_id" => {
+                "which a client converting snake_case to camelCase reads as `correlationId`, the \
+                 key that holds the correlation id"
+            }
+            _ => continue,
+        };
+        errors.push(error(
+            field.span,
+            format!(
+                "the `#[detail]` field `{key}` of `{}` would go into JSON-RPC `data` as \
+                 `{key}`, {clash}: rename the field (a detail is keyed by its field's name)",
+                variant.ident
+            ),
         ));
     }
 }
@@ -629,35 +704,73 @@ fn is_duration(ty: &syn::Type) -> bool {
     }
 }
 
-/// Rule: when the model reads `Display`, it must not show a `#[sensitive]` field.
-fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
+/// Who reads a variant's `Display`.
+#[derive(Clone, Copy, PartialEq)]
+enum DisplayReader {
+    /// The model, when the variant is not masked and has no `#[message]`.
+    Model,
+    /// The log line of a masked variant.
+    Log,
+}
+
+/// Rules: the `Display` the model reads, or the one a masked variant logs, does not show a
+/// `#[sensitive]` field; the model reads only a `Display` the derive can check.
+fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, errors: &mut Errors) {
     let Some(sensitive) = variant.fields.iter().find(|f| f.attrs.sensitive.is_some()) else {
         return;
     };
     let name = sensitive.detail_key();
-    match &variant.attrs.display {
-        Some(Some(lit)) => {
+    let is_sensitive = |member: &Member| {
+        variant
+            .field(member)
+            .is_some_and(|f| f.attrs.sensitive.is_some())
+    };
+    match (&variant.attrs.display, reader) {
+        (Some(Display::Format(lit)), _) => {
             let Ok(template) = Template::parse(lit) else {
                 return;
             };
-            let shown = template.members.iter().find(|member| {
-                variant
-                    .field(member)
-                    .is_some_and(|f| f.attrs.sensitive.is_some())
-            });
-            if let Some(member) = shown {
-                errors.push(error(
-                    lit.span(),
-                    format!(
-                        "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
-                         `{}`: add `#[message(\"...\")]` without it, or `#[mask]` the variant",
-                        variant.ident,
-                        member_name(member)
-                    ),
-                ));
-            }
+            let Some(member) = template.members.iter().find(|m| is_sensitive(m)) else {
+                return;
+            };
+            let field = member_name(member);
+            let message = match reader {
+                DisplayReader::Model => format!(
+                    "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
+                     `{field}`: add `#[message(\"...\")]` without it, or leave `{{{field}}}` out \
+                     of `#[error(\"...\")]`",
+                    variant.ident
+                ),
+                DisplayReader::Log => format!(
+                    "`{}` is masked, so its `Display` is logged, and it shows the `#[sensitive]` \
+                     field `{field}`, which must not reach the log either: leave `{{{field}}}` \
+                     out of `#[error(\"...\")]`",
+                    variant.ident
+                ),
+            };
+            errors.push(error(lit.span(), message));
         }
-        _ => errors.push(error(
+        // `#[error(transparent)]` stands on a variant of one field: the sensitive one.
+        (Some(Display::Transparent(span)), _) => {
+            let message = match reader {
+                DisplayReader::Model => format!(
+                    "the model reads `Display` of `{}`, and `#[error(transparent)]` shows the \
+                     `#[sensitive]` field `{name}`: add `#[message(\"...\")]` without it",
+                    variant.ident
+                ),
+                DisplayReader::Log => format!(
+                    "`{}` is masked, so its `Display` is logged, and `#[error(transparent)]` \
+                     shows the `#[sensitive]` field `{name}`, which must not reach the log \
+                     either: write `#[error(\"...\")]` without it",
+                    variant.ident
+                ),
+            };
+            errors.push(error(*span, message));
+        }
+        // A masked variant's `Display` that cannot be read is trusted: the log is for
+        // operators, and many such variants wrap an error with `#[error(transparent)]`.
+        (_, DisplayReader::Log) => {}
+        (_, DisplayReader::Model) => errors.push(error(
             variant.ident.span(),
             format!(
                 "`{}` has the `#[sensitive]` field `{name}`, and the model would read a \
