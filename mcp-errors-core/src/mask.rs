@@ -7,6 +7,10 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+mod depth;
+
+pub(crate) use depth::to_value_within_depth;
+
 /// The message a masked error shows in place of its own.
 pub const MASKED_MESSAGE: &str = "internal error; the details were logged under the correlation id";
 
@@ -19,6 +23,12 @@ pub const MAX_HINT_CHARS: usize = 1024;
 /// The deepest nesting of a `#[detail]` value that is emitted. Deeper parts are replaced by
 /// [`TRUNCATED_DETAIL`]: common JSON parsers refuse deep input (serde_json stops at 128
 /// levels), and a client that cannot parse the response loses the whole error.
+///
+/// The limit holds while the value is serialized, not after: a part too deep is never asked
+/// to serialize itself, so a value of any depth (even a `Serialize` impl that nests without
+/// end) costs a bounded stack. `Option`s, newtypes and enum variants nest without adding a
+/// level of JSON; a value reached through more than four times this many of them in a row is
+/// replaced too.
 pub const MAX_DETAIL_DEPTH: usize = 32;
 
 /// What stands in for the part of a `#[detail]` value nested deeper than [`MAX_DETAIL_DEPTH`].
@@ -158,7 +168,9 @@ pub fn retry_after_ms(wait: Duration) -> u64 {
 }
 
 /// Replaces every array or object nested deeper than `max_depth` in `value` by
-/// [`TRUNCATED_DETAIL`]. Iterative, so any depth is safe.
+/// [`TRUNCATED_DETAIL`]. Iterative, so any depth is safe. The reference the depth-limited
+/// serializer is tested against: it cuts a value already built.
+#[cfg(test)]
 pub(crate) fn truncate_depth(value: &mut serde_json::Value, max_depth: usize) {
     use serde_json::Value;
     fn is_container(value: &&mut Value) -> bool {
