@@ -99,14 +99,30 @@ pub fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
     valid.then_some(trace_id)
 }
 
-/// Makes `text` safe to show a model: control characters other than newline and tab become
-/// spaces, and anything past `max_chars` characters is cut and replaced by `…`.
+/// Makes `text` safe to show a model: invisible characters and those that reorder text are
+/// removed, control characters other than newline and tab become spaces, and anything past
+/// `max_chars` characters (counted after removal) is cut and replaced by `…`.
+///
+/// Removed: Unicode's `Default_Ignorable_Code_Point`s, which include every `Bidi_Control`
+/// (U+202A..U+202E and U+2066..U+2069, which reorder what a reader sees; U+200E, U+200F,
+/// U+061C), the zero-width space U+200B, the word joiner and invisible operators
+/// U+2060..U+2064, U+FEFF, the soft hyphen U+00AD, the Hangul fillers, the tag characters
+/// U+E0000..U+E007F (which models read as text a person cannot see) and the variation selectors
+/// U+FE00..U+FE0D and U+E0100..U+E01EF. Kept, because text needs them: the zero-width joiner
+/// and non-joiner U+200D and U+200C (emoji sequences, Persian, Indic scripts) and the emoji
+/// variation selectors U+FE0E and U+FE0F. They are removed rather than replaced by a space:
+/// each stands where no space was, and `pass\u{200B}word` reads `password`.
+///
+/// Plain ASCII text without control characters is returned as is, after one pass over its
+/// bytes.
 ///
 /// ```
 /// use mcp_errors_core::mask::clean_text;
 ///
 /// assert_eq!(clean_text("a\u{0}b\nc", 10), "a b\nc");
 /// assert_eq!(clean_text("abcdef", 4), "abc…");
+/// assert_eq!(clean_text("ok \u{202E}txt.exe\u{202C} \u{200B}done", 40), "ok txt.exe done");
+/// assert_eq!(clean_text("👩\u{200D}💻 ❤\u{FE0F}", 10), "👩\u{200D}💻 ❤\u{FE0F}");
 /// ```
 pub fn clean_text(text: &str, max_chars: usize) -> String {
     if is_clean(text, max_chars) {
@@ -131,11 +147,37 @@ pub(crate) fn clean_cow(text: Cow<'static, str>, max_chars: usize) -> Cow<'stati
     Cow::Owned(clean_slow(&text, max_chars))
 }
 
-fn needs_cleaning(c: char) -> bool {
+/// A control character [`clean_text`] replaces by a space.
+fn becomes_space(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
 
-/// Whether `text` fits `max_chars` and holds nothing [`clean_text`] would replace.
+/// A character [`clean_text`] removes: see its documentation for the set and why.
+pub(crate) fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'
+            | '\u{200E}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0D}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// Whether `text` fits `max_chars` and holds nothing [`clean_text`] would replace or remove.
 fn is_clean(text: &str, max_chars: usize) -> bool {
     // A string of at most `max_chars` bytes has at most that many characters.
     let fits = text.len() <= max_chars || text.chars().nth(max_chars).is_none();
@@ -143,19 +185,21 @@ fn is_clean(text: &str, max_chars: usize) -> bool {
     // A fold without an early exit, so the compiler can check many bytes at once.
     let other = |b: u8| u8::from(!matches!(b, b' '..=b'~' | b'\n' | b'\t'));
     let plain = text.bytes().fold(0, |any, b| any | other(b)) == 0;
-    fits && (plain || !text.contains(needs_cleaning))
+    fits && (plain || !text.contains(|c| becomes_space(c) || is_invisible(c)))
 }
 
 fn clean_slow(text: &str, max_chars: usize) -> String {
-    let cut = text.chars().nth(max_chars);
-    let kept = match cut {
-        Some(_) => text.chars().take(max_chars.saturating_sub(1)),
-        None => text.chars().take(usize::MAX),
-    };
-    let mut cleaned: String = kept
-        .map(|c| if needs_cleaning(c) { ' ' } else { c })
-        .collect();
-    if cut.is_some() {
+    let mut cleaned = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    let mut cut = false;
+    for (count, c) in text.chars().filter(|&c| !is_invisible(c)).enumerate() {
+        if count == max_chars {
+            cut = true;
+            break;
+        }
+        cleaned.push(if becomes_space(c) { ' ' } else { c });
+    }
+    if cut {
+        cleaned.pop();
         cleaned.push('…');
     }
     cleaned
