@@ -195,7 +195,10 @@ impl ToolFailure {
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
     /// `channel` (`execution` or `protocol`), `protocol_code`, `masked` and `tool`, so a
     /// subscriber can count failures per code and derive failure and retry rates. A masked
-    /// error also emits its full text (target `mcp_errors::masked`, level ERROR).
+    /// error also emits its full text (target `mcp_errors::masked`, level ERROR): `error`
+    /// (its `Display`) and `sources` (the source chain, joined by `: `), each escaped to one
+    /// line: line breaks, control characters such as the escape that starts an ANSI sequence,
+    /// and invisible or bidirectional characters are written as `\n`, `\u{1b}`, `\u{202e}`.
     pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
         let descriptor = error.descriptor();
         log_failure(descriptor, options);
@@ -340,13 +343,16 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
         chain.push_str(&cause.to_string());
         source = cause.source();
     }
+    // `Display` and sources come from anywhere (a driver, a remote response): each field is
+    // escaped to stay on its line.
+    let text = error.to_string();
     tracing::error!(
         target: "mcp_errors::masked",
         correlation_id = id,
         code = descriptor.code(),
         variant = descriptor.variant(),
-        error = %error,
-        sources = chain.as_str(),
+        error = mask::escape_for_log(&text).as_ref(),
+        sources = mask::escape_for_log(&chain).as_ref(),
         "masked tool error"
     );
 }
@@ -368,7 +374,7 @@ fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
         channel,
         protocol_code,
         masked = descriptor.is_masked(),
-        tool = options.tool.as_deref().unwrap_or(""),
+        tool = mask::escape_for_log(options.tool.as_deref().unwrap_or("")).as_ref(),
         "tool failure"
     );
 }

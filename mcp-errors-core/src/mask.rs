@@ -205,6 +205,29 @@ fn clean_slow(text: &str, max_chars: usize) -> String {
     cleaned
 }
 
+/// `text` as the value of one field of a log line: control characters (newline, carriage
+/// return, tab, the escape U+001B that starts an ANSI sequence, and the others), the line and
+/// paragraph separators U+2028 and U+2029, and the characters [`clean_text`] removes are
+/// written as Rust escapes (`\n`, `\r`, `\u{1b}`, `\u{202e}`). The value then cannot end the
+/// line to start a forged one, drive a terminal, or reorder what a reader sees. A backslash is
+/// left as it is. Borrowed when nothing needs escaping.
+pub(crate) fn escape_for_log(text: &str) -> Cow<'_, str> {
+    let escaped =
+        |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || is_invisible(c);
+    if !text.contains(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A retry-after in whole milliseconds, clamped to [`MAX_RETRY_AFTER`].
 pub fn retry_after_ms(wait: Duration) -> u64 {
     // Cannot fail: MAX_RETRY_AFTER in milliseconds fits a u64 many times over.
@@ -273,6 +296,15 @@ mod tests {
         let before = shallow.clone();
         truncate_depth(&mut shallow, 3);
         assert_eq!(shallow, before);
+    }
+
+    #[test]
+    fn log_text_keeps_to_one_line_and_escapes_what_a_terminal_would_run() {
+        assert!(matches!(escape_for_log("plain: é ✓"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_for_log("ok\n2026-01-01 ERROR admin\r\u{1b}[31m\u{2028}\u{202e}x\\n"),
+            "ok\\n2026-01-01 ERROR admin\\r\\u{1b}[31m\\u{2028}\\u{202e}x\\n"
+        );
     }
 
     #[test]
