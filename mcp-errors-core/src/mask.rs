@@ -240,6 +240,7 @@ fn clean_slow(text: &str, max_chars: usize) -> String {
 /// written as Rust escapes (`\n`, `\r`, `\u{1b}`, `\u{202e}`). The value then cannot end the
 /// line to start a forged one, drive a terminal, or reorder what a reader sees. A backslash is
 /// left as it is. Borrowed when nothing needs escaping.
+#[cfg(any(feature = "tracing", test))]
 pub(crate) fn escape_for_log(text: &str) -> Cow<'_, str> {
     let escaped =
         |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || is_invisible(c);
