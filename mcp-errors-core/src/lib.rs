@@ -120,11 +120,11 @@ pub mod __private {
     pub use std::time::Duration;
 
     /// A `#[detail]` field as JSON; `null` when its `Serialize` impl fails, so one bad
-    /// field never costs the whole error; cut below `mask::MAX_DETAIL_DEPTH` levels.
+    /// field never costs the whole error; cut below `mask::MAX_DETAIL_DEPTH` levels while it
+    /// is serialized, so no depth of input can exhaust the stack.
     pub fn detail_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
-        let mut value = serde_json::to_value(value).unwrap_or(Value::Null);
-        crate::mask::truncate_depth(&mut value, crate::mask::MAX_DETAIL_DEPTH);
-        value
+        crate::mask::to_value_within_depth(value, crate::mask::MAX_DETAIL_DEPTH)
+            .unwrap_or(Value::Null)
     }
 
     /// One `#[detail]` entry: its key, borrowed, and [`detail_value`] of the field.

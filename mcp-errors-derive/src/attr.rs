@@ -4,7 +4,9 @@
 use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
-use syn::{Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitInt, LitStr, Token, UnOp};
+use syn::{
+    Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitFloat, LitInt, LitStr, Token, UnOp,
+};
 
 use crate::codes;
 use crate::suggest::did_you_mean;
@@ -24,6 +26,17 @@ pub struct CategoryName {
     pub ident: Ident,
 }
 
+/// What thiserror's `#[error(...)]` says `Display` shows.
+pub enum Display {
+    /// `#[error("...")]`: the format string.
+    Format(LitStr),
+    /// `#[error(transparent)]`: the `Display` of the single field, with the span of
+    /// `transparent`.
+    Transparent(Span),
+    /// Anything the derive does not read, such as explicit format arguments.
+    Opaque,
+}
+
 /// Every helper attribute found on one item (container, variant or field).
 #[derive(Default)]
 pub struct Attrs {
@@ -38,9 +51,9 @@ pub struct Attrs {
     pub detail: Option<Span>,
     pub retry_after: Option<Span>,
     pub sensitive: Option<Span>,
-    /// thiserror's `#[error("...")]`, read (never interpreted) to see whether `Display`
-    /// shows a sensitive field. `None` inside when it is `#[error(transparent)]` or opaque.
-    pub display: Option<Option<LitStr>>,
+    /// thiserror's `#[error(...)]`, read (never interpreted) to see whether `Display` shows a
+    /// sensitive field.
+    pub display: Option<Display>,
     /// Every helper attribute by name and span, for placement checks.
     pub seen: Vec<(&'static str, Span)>,
 }
@@ -56,7 +69,7 @@ impl Attrs {
                 continue;
             };
             if ident == ERROR {
-                out.display = Some(thiserror_format(attr));
+                out.display = Some(thiserror_display(attr));
                 continue;
             }
             let Some(name) = ALL.iter().copied().find(|name| ident == *name) else {
@@ -163,6 +176,7 @@ fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::
 }
 
 /// `-32602`, `4001` or a name of `codes::NAMED`, with the span of the number or name.
+/// Whether the code may be used is a rule of `valid.rs`.
 fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
     if input.peek(Ident) {
         let ident: Ident = input.parse()?;
@@ -188,17 +202,30 @@ fn parse_protocol_code(input: ParseStream) -> syn::Result<(i64, Span)> {
             expr,
             ..
         }) => match &**expr {
-            Expr::Lit(ExprLit {
-                lit: Lit::Int(lit), ..
-            }) => (true, lit.clone()),
+            Expr::Lit(ExprLit { lit, .. }) => (true, lit),
             _ => return Err(not_a_code(expr)),
         },
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(lit), ..
-        }) => (false, lit.clone()),
+        Expr::Lit(ExprLit { lit, .. }) => (false, lit),
         _ => return Err(not_a_code(&expr)),
     };
-    let magnitude = parse_int(&lit)?;
+    let sign = if negative { "-" } else { "" };
+    let lit = match lit {
+        Lit::Int(lit) => lit,
+        Lit::Float(lit) => return Err(not_an_integer(lit, sign)),
+        Lit::Str(lit) if !negative => return Err(quoted_code(lit)),
+        _ => return Err(not_a_code(&expr)),
+    };
+    if !lit.suffix().is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`{sign}{lit}` has a type suffix: a JSON-RPC error code is written without one, \
+                 as in `#[protocol({sign}{})]`",
+                lit.base10_digits()
+            ),
+        ));
+    }
+    let magnitude = parse_int(lit)?;
     Ok((if negative { -magnitude } else { magnitude }, lit.span()))
 }
 
@@ -218,16 +245,60 @@ fn not_a_code(expr: &Expr) -> syn::Error {
     )
 }
 
-/// The format string of thiserror's `#[error("...", ...)]`, or `None` when it has none we
-/// can read (`#[error(transparent)]`, a non-literal).
-fn thiserror_format(attr: &Attribute) -> Option<LitStr> {
+/// `#[protocol(-32602.0)]`: suggests the integer when the number is one.
+fn not_an_integer(lit: &LitFloat, sign: &str) -> syn::Error {
+    let whole = lit
+        .base10_parse::<f64>()
+        .ok()
+        .filter(|value| value.fract() == 0.0 && value.abs() <= f64::from(i32::MAX));
+    let instead = match whole {
+        Some(value) => format!("{sign}{value}"),
+        None => "-32602".to_owned(),
+    };
+    syn::Error::new(
+        lit.span(),
+        format!(
+            "`{sign}{lit}` is not an integer: a JSON-RPC error code is a whole number, as in \
+             `#[protocol({instead})]`"
+        ),
+    )
+}
+
+/// `#[protocol("invalid_params")]`: suggests the same code without quotes when it is one.
+fn quoted_code(lit: &LitStr) -> syn::Error {
+    let value = lit.value();
+    let value = value.trim();
+    let known = codes::by_name(value).is_some() || value.parse::<i32>().is_ok();
+    let instead = if known {
+        format!("`#[protocol({value})]`")
+    } else {
+        "a JSON-RPC code such as `#[protocol(-32602)]` or a name such as \
+         `#[protocol(invalid_params)]`"
+            .to_owned()
+    };
+    syn::Error::new(
+        lit.span(),
+        format!("a protocol error code is written without quotes: {instead}"),
+    )
+}
+
+/// What thiserror's `#[error(...)]` shows: its format string, `transparent`, or something
+/// the derive does not read (a non-literal, explicit format arguments).
+fn thiserror_display(attr: &Attribute) -> Display {
     attr.parse_args_with(|input: ParseStream| {
+        if input.peek(Ident) {
+            let ident: Ident = input.parse()?;
+            if ident == "transparent" && input.is_empty() {
+                return Ok(Display::Transparent(ident.span()));
+            }
+            return Ok(Display::Opaque);
+        }
         let lit: LitStr = input.parse()?;
         // Explicit arguments (`"{}", self.x`) are not read: they are opaque to us.
         if input.peek(Token![,]) {
-            return Err(input.error("explicit format arguments"));
+            return Ok(Display::Opaque);
         }
-        Ok(lit)
+        Ok(Display::Format(lit))
     })
-    .ok()
+    .unwrap_or(Display::Opaque)
 }

@@ -160,16 +160,14 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[protocol(CODE | NAME)]`: a JSON-RPC error
 ///
 /// The variant becomes a JSON-RPC error `{code, message, data}`; `data` holds the stable code
-/// (`"code"`) and the `#[detail]` fields. A protocol error is never retryable, and is masked by
-/// default only for `-32603`. The code is one of:
+/// (`"code"`), the correlation id when there is one (`"correlationId"`) and the `#[detail]`
+/// fields. A protocol error is never retryable, and is masked by default only for `-32603`.
+/// The code is an integer, written without quotes or a type suffix, or a name. It is one of:
 ///
 /// - a name, or the code, that JSON-RPC or MCP defines:
 ///
 ///   | `NAME` | code | `mcp_errors_core::ErrorCode` |
 ///   |---|---|---|
-///   | `parse_error` | -32700 | `PARSE_ERROR` |
-///   | `invalid_request` | -32600 | `INVALID_REQUEST` |
-///   | `method_not_found` | -32601 | `METHOD_NOT_FOUND` |
 ///   | `invalid_params` | -32602 | `INVALID_PARAMS` |
 ///   | `internal_error` | -32603 | `INTERNAL_ERROR` (masked by default) |
 ///   | `resource_not_found` | -32002 | `RESOURCE_NOT_FOUND` |
@@ -179,8 +177,16 @@ use syn::{DeriveInput, parse_macro_input};
 ///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
 ///
 /// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
-/// - an application code outside the range `-32768..=-32000` that JSON-RPC reserves, such as
-///   `4001`. Any other code of the reserved range is refused.
+/// - an application code: any integer outside the range `-32768..=-32000` that JSON-RPC
+///   reserves, negative or not, such as `4001` or `-1` ([application_protocol_codes]). JSON-RPC
+///   gives them no meaning; a client that does not know your server treats them as unknown
+///   errors.
+///
+/// Refused: any other code of the reserved range, and the three codes JSON-RPC defines for a
+/// request that never reached a method, which no tool error can have: `parse_error` (-32700),
+/// `invalid_request` (-32600) and `method_not_found` (-32601). A tool runs only once its
+/// `tools/call` request was parsed, found valid and routed to it; arguments the tool refuses are
+/// `invalid_params`, and a failure the model should read is a `#[category(...)]`.
 ///
 /// ```
 /// use mcp_errors_core::{ErrorCode, ToolError, ToolFailure};
@@ -209,24 +215,61 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[retryable]`, `#[retryable(false)]`
 ///
 /// Whether calling again with the same input may succeed, overriding the category's default. On
-/// the enum it sets the default of its tool-execution variants. On a protocol variant it is an
-/// error: retry advice reaches the model only on tool-execution errors.
+/// the enum it sets the default of its tool-execution variants. On a protocol variant (by its own
+/// `#[protocol]` or by the enum's) it is an error: retry advice reaches the model only on
+/// tool-execution errors. So is `#[retryable]` on an enum whose default is `#[protocol]`: put it
+/// on the variants that have a `#[category]`.
 ///
 /// # `#[code("CODE")]`: the stable code
 ///
 /// The code a client matches on, in the text, the payload and the catalog. By default it is the
-/// variant's name (a struct's name) in UPPER_SNAKE_CASE; a raw identifier loses its `r#`:
+/// variant's name (a struct's name) in UPPER_SNAKE_CASE, split into words as a reader splits it
+/// ([default_codes_from_names]):
+///
+/// - a word starts at a capital that follows a lower-case letter or a digit, and at the last
+///   capital of a run that a lower-case letter follows, so an acronym stays whole;
+/// - digits stay with the word before them;
+/// - a capital that would be a word alone is the first letter of the next word (`OAuth`,
+///   `IPv4`), except `A`, the article (`IsADirectory`);
+/// - underscores are kept as written, and a raw identifier loses its `r#`.
 ///
 /// | name | code |
 /// |---|---|
 /// | `Timeout` | `TIMEOUT` |
 /// | `UnknownDepartment` | `UNKNOWN_DEPARTMENT` |
 /// | `HTTPError` | `HTTP_ERROR` |
-/// | `Oauth2Expired` | `OAUTH2_EXPIRED` |
+/// | `XMLHttpRequest` | `XML_HTTP_REQUEST` |
+/// | `Error2` | `ERROR2` |
+/// | `Version2Beta` | `VERSION2_BETA` |
+/// | `Oauth2Expired`, `OAuth2Expired` | `OAUTH2_EXPIRED` |
+/// | `IPv4Invalid` | `IPV4_INVALID` |
+/// | `IsADirectory` | `IS_A_DIRECTORY` |
 ///
 /// A code is UPPER_SNAKE_CASE (A-Z, 0-9 and single underscores, starting with a letter, not
-/// ending with an underscore), at most 63 characters, and unique within the enum. Codes are a
-/// contract: `catalog()` lists them for a server to publish.
+/// ending with an underscore), at most 63 characters, and unique within the enum.
+///
+/// Codes are a contract: `catalog()` lists them for a server to publish, and clients match on
+/// them. Renaming a variant changes its default code; pin it with `#[code("...")]` when the
+/// name may change, or when the default is not the code you want (`PlanBFailed` gives
+/// `PLAN_BFAILED`).
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[category(unauthenticated)]
+/// enum AuthError {
+///     #[error("OAuth token expired")]
+///     OAuth2Expired,
+///
+///     #[error("plan B failed")]
+///     #[code("PLAN_B_FAILED")]
+///     PlanBFailed,
+/// }
+///
+/// let codes: Vec<&str> = AuthError::catalog().iter().map(|d| d.code()).collect();
+/// assert_eq!(codes, ["OAUTH2_EXPIRED", "PLAN_B_FAILED"]);
+/// ```
 ///
 /// # `#[message("...{field}...")]`, `#[hint("...{field}...")]`: the text
 ///
@@ -236,6 +279,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// for a literal brace. Nothing else is interpolated: no positional `{}`, no expressions such as
 /// `{a.b}`. Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
 /// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
+/// Neither is empty or only whitespace: drop the attribute instead.
 ///
 /// ```
 /// use mcp_errors_core::{ToolError, ToolFailure};
@@ -314,6 +358,12 @@ use syn::{DeriveInput, parse_macro_input};
 /// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound). A
 /// masked variant emits no details.
 ///
+/// A tool-execution error's details are an object of their own, so any name works. A protocol
+/// error's details share `data` with the keys the library writes there, so on a protocol variant
+/// no `#[detail]` field is named `code` (the stable code) or `correlationId` (the correlation id).
+/// Nor `correlation_id`: it is a different JSON key, but a client that converts snake_case to
+/// camelCase reads it as `correlationId`. Rename the field, e.g. `country_code`.
+///
 /// ## `#[retry_after]`
 ///
 /// A `std::time::Duration` field that says how long to wait: it becomes `retryAfterMs` in the
@@ -322,10 +372,22 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// ## `#[sensitive]`
 ///
-/// A field that never reaches the wire. `#[message]` and `#[hint]` may not interpolate it, and it
-/// cannot also be `#[detail]`. When the model reads `Display` (no `#[message]`, not masked),
-/// thiserror's `#[error("...")]` must not show it, and must be a format string the derive can read
-/// (not `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`).
+/// A field the library never emits: not on the wire, not in the log line of a masked error.
+/// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
+/// `#[retry_after]` (which are sent). thiserror's `#[error(...)]` must not show it where
+/// `Display` goes:
+///
+/// - when the model reads `Display` (not masked, no `#[message]`), `#[error("...")]` must not
+///   interpolate it, and must be a format string the derive can read: not
+///   `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`;
+/// - when the variant is masked, its `Display` is logged, and `#[error("...")]` must not
+///   interpolate it either, nor `#[error(transparent)]` show it. A `Display` the derive cannot
+///   read (explicit arguments, a hand-written `Display`) is not checked there: the log is for
+///   operators, and what it shows is up to that `Display`.
+///
+/// An unmasked variant with `#[message]` sends nothing of its `Display` and logs nothing, so its
+/// `Display` may show the field ([sensitive_field_on_masked_variant]). A masked variant's source chain is logged too: a `#[source]`
+/// should not hold what must stay out of the log.
 ///
 /// ```
 /// use std::time::Duration;
@@ -468,24 +530,44 @@ use syn::{DeriveInput, parse_macro_input};
 ///   rate_limited, transient, internal``.
 /// - A protocol name is one of the table ([unknown-protocol-name]): ``unknown protocol error name
 ///   `NAME`; did you mean `invalid_params`? Write a JSON-RPC code such as `-32602` or one of:
-///   parse_error, invalid_request, method_not_found, invalid_params, internal_error,
-///   resource_not_found, header_mismatch, missing_required_client_capability,
-///   unsupported_protocol_version, url_elicitation_required`` (the "did you mean" only when one
-///   is close).
+///   invalid_params, internal_error, resource_not_found, header_mismatch,
+///   missing_required_client_capability, unsupported_protocol_version,
+///   url_elicitation_required`` (the "did you mean" only when one is close).
 /// - A protocol code is a number or a name: `` expected a JSON-RPC error code such as `-32602` or
 ///   a name such as `invalid_params` ``; it fits 32 bits: `a JSON-RPC error code must fit a
 ///   32-bit integer`, `protocol code CODE does not fit the 32-bit integer JSON-RPC codes are`.
+/// - A protocol code is an integer without a type suffix ([protocol-code-with-type-suffix]):
+///   `` `-32602i64` has a type suffix: a JSON-RPC error code is written without one, as in
+///   `#[protocol(-32602)]` ``; not a float or a string ([protocol-code-not-an-integer]):
+///   `` `-32602.0` is not an integer: a JSON-RPC error code is a whole number, as in
+///   `#[protocol(-32602)]` ``, `` a protocol error code is written without quotes:
+///   `#[protocol(resource_not_found)]` `` (the code or name inside the quotes, when it is one).
 /// - A code of the reserved range is one JSON-RPC or MCP defines ([reserved-protocol-code]):
 ///   `protocol code CODE is in the range -32768..=-32000 that JSON-RPC reserves, and neither
-///   JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, -32602, -32603,
-///   -32002, -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000,
-///   or an application code outside the reserved range`.
+///   JSON-RPC nor MCP defines it: use a defined code (-32602, -32603, -32002, -32020, -32021,
+///   -32022, -32042), an implementation-defined one in -32019..=-32000, or an application code
+///   outside the reserved range`.
+/// - Not a code no tool error can have, by name or by number
+///   ([protocol-code-a-tool-cannot-send]): ``protocol code -32700 (`parse_error`) says the request
+///   is not valid JSON, which no tool error can say: a tool runs only once its `tools/call`
+///   request was parsed, found valid and routed to it; use `#[protocol(invalid_params)]` for
+///   arguments the tool refuses, or a category such as `#[category(validation)]` for a failure
+///   the model reads``; for -32600 (`invalid_request`) `the request is not a valid JSON-RPC
+///   request`, for -32601 (`method_not_found`) `the method does not exist`.
 ///
 /// Retries:
 ///
 /// - No retry advice on a protocol variant ([retryable-on-protocol-variant]): `` `#[retryable]`
 ///   has no meaning on `V`, a protocol error: retry advice reaches the model only on
-///   tool-execution errors; map it with `#[category(...)]` instead, or drop `#[retryable]` ``.
+///   tool-execution errors; map it with `#[category(...)]` instead, or drop `#[retryable]` ``;
+///   when the variant is a protocol error by the enum's default
+///   ([retryable-under-enum-protocol]): `` ..., a protocol error by the enum's `#[protocol]`:
+///   ... ``.
+/// - No retry advice on an enum whose default is `#[protocol]`
+///   ([retryable-on-the-enum-with-protocol]): `` `#[retryable]` on the enum sets the retry advice
+///   of its tool-execution variants, but the enum's `#[protocol]` makes its variants protocol
+///   errors, which the model never retries: put `#[retryable]` on the variants that have a
+///   `#[category(...)]`, or drop it ``.
 /// - `#[retry_after]` goes on a `Duration` ([retry-after-not-duration]): `` `#[retry_after]` goes
 ///   on a `std::time::Duration` field: convert the value to a `Duration` when you build the
 ///   error ``.
@@ -526,6 +608,19 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `{0}` ``, ``unmatched `}` in format string: write `}}` for a literal brace``, ``unclosed `{`
 ///   in format string: write `{{` for a literal brace``, `` `{a.b}` is not a field: only field
 ///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``.
+/// - A text says something ([empty-message-or-hint]): `` `#[message]` PROBLEM: write what went
+///   wrong, for the model, or drop `#[message]` to show `Display` ``, `` `#[hint]` PROBLEM: write
+///   what the model should do next, or drop `#[hint]` ``, with `PROBLEM` one of `is empty`,
+///   `holds only whitespace`.
+///
+/// Details:
+///
+/// - A protocol error's detail does not take a key of `data` ([detail-key-reserved-in-protocol-data]):
+///   `` the `#[detail]` field `code` of `V` would go into JSON-RPC `data` as `code`, the key that
+///   holds the stable code: rename the field (a detail is keyed by its field's name) ``; for
+///   `correlationId`: ``..., the key that holds the correlation id: ...``; for `correlation_id`:
+///   ``..., which a client converting snake_case to camelCase reads as `correlationId`, the key
+///   that holds the correlation id: ...``.
 ///
 /// Sensitive fields:
 ///
@@ -533,35 +628,58 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `#[sensitive]` field, which would reach the model: leave it out of the text ``.
 /// - Not a detail ([detail-and-sensitive-field]): `` a field cannot be both `#[detail]` (sent to
 ///   the client) and `#[sensitive]` (never sent): keep one ``.
+/// - Not a retry-after ([retry-after-and-sensitive-field]): `` a field cannot be both
+///   `#[retry_after]` (sent as `retryAfterMs` and in the text) and `#[sensitive]` (never sent):
+///   keep one ``.
 /// - Not shown by a `Display` the model reads ([display-shows-sensitive-field]): ``the model
 ///   reads `Display` of `V`, and it shows the `#[sensitive]` field `f`: add `#[message("...")]`
-///   without it, or `#[mask]` the variant``; when that `Display` cannot be read: `` `V` has the
+///   without it, or leave `{f}` out of `#[error("...")]` ``; by `#[error(transparent)]`: ``the
+///   model reads `Display` of `V`, and `#[error(transparent)]` shows the `#[sensitive]` field `f`:
+///   add `#[message("...")]` without it``; when that `Display` cannot be read: `` `V` has the
 ///   `#[sensitive]` field `f`, and the model would read a `Display` that cannot be checked here:
 ///   add `#[message("...")]`, or `#[mask]` the variant ``.
+/// - Not shown by the `Display` a masked variant logs ([masked-display-shows-sensitive-field]):
+///   `` `V` is masked, so its `Display` is logged, and it shows the `#[sensitive]` field `f`,
+///   which must not reach the log either: leave `{f}` out of `#[error("...")]` ``; by
+///   `#[error(transparent)]`: `` `V` is masked, so its `Display` is logged, and
+///   `#[error(transparent)]` shows the `#[sensitive]` field `f`, which must not reach the log
+///   either: write `#[error("...")]` without it ``.
 ///
 /// After any of these errors the type still implements `ToolError` and converts to
 /// `ToolFailure` ([no-cascade-on-conversion]).
 ///
 /// [all-errors-at-once]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/all-errors-at-once.rs
+/// [application_protocol_codes]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/application_protocol_codes.rs
 /// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
 /// [code-on-the-enum]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/code-on-the-enum.rs
+/// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
+/// [empty-message-or-hint]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/empty-message-or-hint.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
 /// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
 /// [malformed-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-stable-code.rs
 /// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
+/// [masked-display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/masked-display-shows-sensitive-field.rs
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
+/// [protocol-code-a-tool-cannot-send]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-a-tool-cannot-send.rs
+/// [protocol-code-not-an-integer]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-not-an-integer.rs
+/// [protocol-code-with-type-suffix]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-with-type-suffix.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
+/// [retry-after-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-and-sensitive-field.rs
 /// [retry-after-not-duration]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration.rs
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
 /// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
 /// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
+/// [retryable-on-the-enum-with-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-the-enum-with-protocol.rs
+/// [retryable-under-enum-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-under-enum-protocol.rs
+/// [sensitive_field_on_masked_variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/sensitive_field_on_masked_variant.rs
 /// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Member};
 
 use crate::ast::{Field, Input, Variant};
-use crate::attr::Attrs;
+use crate::attr::{Attrs, Display};
 use crate::category::Category;
 use crate::codes::{self, ProtocolCode};
 use crate::fmt::Template;
@@ -110,9 +110,13 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         .as_ref()
         .and_then(|lit| check_template(variant, lit, HINT, errors));
     let retry_after = check_retry_after(variant, retryable, channel, errors);
-    let shows_display = message.is_none() && !masked.unwrap_or(channel.masked_by_default());
-    if shows_display {
-        check_display_hides_sensitive(variant, errors);
+    if masked.unwrap_or(channel.masked_by_default()) {
+        check_display_hides_sensitive(variant, DisplayReader::Log, errors);
+    } else if variant.attrs.message.is_none() {
+        check_display_hides_sensitive(variant, DisplayReader::Model, errors);
+    }
+    if let Channel::Protocol(_) = channel {
+        check_protocol_detail_keys(variant, errors);
     }
     let details = (0..variant.fields.len())
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
@@ -163,6 +167,15 @@ fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
     }
     if let Some(protocol) = &attrs.protocol {
         check_protocol_code(protocol.value, protocol.span, errors);
+        if let Some(retryable) = &attrs.retryable {
+            errors.push(error(
+                retryable.span,
+                "`#[retryable]` on the enum sets the retry advice of its tool-execution variants, \
+                 but the enum's `#[protocol]` makes its variants protocol errors, which the model \
+                 never retries: put `#[retryable]` on the variants that have a \
+                 `#[category(...)]`, or drop it",
+            ));
+        }
     }
     check_mask_expose(attrs, errors);
 }
@@ -182,7 +195,8 @@ fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<Ca
     None
 }
 
-/// Rule: a protocol code is one the spec defines or one outside the reserved range.
+/// Rules: a protocol code is one a tool error can have, and one the spec defines or one
+/// outside the reserved range.
 fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<ProtocolCode> {
     let Ok(code32) = i32::try_from(code) else {
         errors.push(error(
@@ -191,9 +205,24 @@ fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<Pro
         ));
         return None;
     };
+    if let Some(named) = codes::by_code(code)
+        && let Some(says) = named.says_of_request
+    {
+        errors.push(error(
+            span,
+            format!(
+                "protocol code {code} (`{}`) says {says}, which no tool error can say: a tool \
+                 runs only once its `tools/call` request was parsed, found valid and routed to \
+                 it; use `#[protocol(invalid_params)]` for arguments the tool refuses, or a \
+                 category such as `#[category(validation)]` for a failure the model reads",
+                named.name
+            ),
+        ));
+        return None;
+    }
     if !codes::is_allowed(code) {
         let (reserved, own) = (&codes::RESERVED, &codes::IMPLEMENTATION_DEFINED);
-        let defined: Vec<String> = codes::NAMED.iter().map(|n| n.code.to_string()).collect();
+        let defined: Vec<String> = codes::answerable().map(|n| n.code.to_string()).collect();
         errors.push(error(
             span,
             format!(
@@ -285,11 +314,16 @@ fn resolve_retryable(
     match channel {
         Channel::Protocol(_) => {
             if let Some(retryable) = &variant.attrs.retryable {
+                let by_enum = if variant.attrs.protocol.is_none() {
+                    " by the enum's `#[protocol]`"
+                } else {
+                    ""
+                };
                 errors.push(error(
                     retryable.span,
                     format!(
-                        "`#[retryable]` has no meaning on `{}`, a protocol error: retry advice \
-                         reaches the model only on tool-execution errors; map it with \
+                        "`#[retryable]` has no meaning on `{}`, a protocol error{by_enum}: retry \
+                         advice reaches the model only on tool-execution errors; map it with \
                          `#[category(...)]` instead, or drop `#[retryable]`",
                         variant.ident
                     ),
@@ -383,23 +417,67 @@ fn code_problem(code: &str) -> Option<&'static str> {
     None
 }
 
-/// `UnknownDepartment` -> `UNKNOWN_DEPARTMENT`, `HTTPError` -> `HTTP_ERROR`.
+/// The default stable code of a variant named `name`: its words in UPPER_SNAKE_CASE.
+///
+/// A word starts at a capital that follows a lower-case letter or a digit, and at the last
+/// capital of a run that a lower-case letter follows (`XMLHttpRequest` -> `XML_HTTP_REQUEST`);
+/// digits stay with the word before them (`Version2Beta` -> `VERSION2_BETA`). A capital that
+/// would be a word alone starts the next word (`OAuth2Expired` -> `OAUTH2_EXPIRED`, `IPv4Invalid`
+/// -> `IPV4_INVALID`), except `A`, the article (`IsADirectory` -> `IS_A_DIRECTORY`). Underscores
+/// are kept as written; a raw identifier loses its `r#`.
 pub fn upper_snake(name: &str) -> String {
     let name = name.trim_start_matches("r#");
-    let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_uppercase() && next_is_lower)
-            {
+    for (i, segment) in name.split('_').enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        let words = join_lone_capitals(camel_words(segment));
+        for (j, word) in words.iter().enumerate() {
+            if j > 0 {
                 out.push('_');
             }
+            out.extend(word.chars().flat_map(char::to_uppercase));
         }
-        out.extend(c.to_uppercase());
+    }
+    out
+}
+
+/// `XMLHttpRequest` -> `XML`, `Http`, `Request`; `IPv4` -> `I`, `Pv4`.
+fn camel_words(segment: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = segment.char_indices().collect();
+    let mut words = Vec::new();
+    let mut start = 0;
+    for (k, &(at, c)) in chars.iter().enumerate().skip(1) {
+        let prev = chars[k - 1].1;
+        let next_is_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
+        let starts_word = c.is_uppercase()
+            && (prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_is_lower));
+        if starts_word {
+            words.push(&segment[start..at]);
+            start = at;
+        }
+    }
+    if start < segment.len() {
+        words.push(&segment[start..]);
+    }
+    words
+}
+
+/// `I`, `Pv4` -> `IPv4`: a lone capital other than `A` is the first letter of the next word.
+fn join_lone_capitals(words: Vec<&str>) -> Vec<String> {
+    let is_lone_capital = |word: &str| {
+        let mut chars = word.chars();
+        matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase() && c != 'A')
+    };
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut carried = String::new();
+    for (i, word) in words.iter().enumerate() {
+        carried.push_str(word);
+        if is_lone_capital(word) && i + 1 < words.len() {
+            continue;
+        }
+        out.push(std::mem::take(&mut carried));
     }
     out
 }
@@ -428,13 +506,31 @@ fn check_unique_codes(input: &Input, resolved: &[Resolved], errors: &mut Errors)
     }
 }
 
-/// Rule: a template names existing, non-sensitive fields only.
+/// Rules: a template says something, and names existing, non-sensitive fields only.
 fn check_template(
     variant: &Variant,
     lit: &LitStr,
     attr: &str,
     errors: &mut Errors,
 ) -> Option<Template> {
+    let text = lit.value();
+    if text.trim().is_empty() {
+        let problem = if text.is_empty() {
+            "is empty"
+        } else {
+            "holds only whitespace"
+        };
+        let instead = if attr == MESSAGE {
+            "write what went wrong, for the model, or drop `#[message]` to show `Display`"
+        } else {
+            "write what the model should do next, or drop `#[hint]`"
+        };
+        errors.push(error(
+            lit.span(),
+            format!("`#[{attr}]` {problem}: {instead}"),
+        ));
+        return None;
+    }
     let template = match Template::parse(lit) {
         Ok(template) => template,
         Err(problem) => {
@@ -487,11 +583,50 @@ fn member_name(member: &Member) -> String {
 
 /// Rules of field flags that contradict each other.
 fn check_field_flags(field: &Field, errors: &mut Errors) {
-    if let (Some(_), Some(sensitive)) = (field.attrs.detail, field.attrs.sensitive) {
+    let Some(sensitive) = field.attrs.sensitive else {
+        return;
+    };
+    if field.attrs.detail.is_some() {
         errors.push(error(
             sensitive,
             "a field cannot be both `#[detail]` (sent to the client) and `#[sensitive]` (never \
              sent): keep one",
+        ));
+    }
+    if field.attrs.retry_after.is_some() {
+        errors.push(error(
+            sensitive,
+            "a field cannot be both `#[retry_after]` (sent as `retryAfterMs` and in the text) \
+             and `#[sensitive]` (never sent): keep one",
+        ));
+    }
+}
+
+/// Rule: on a protocol error, details share JSON-RPC `data` with the keys the library writes
+/// there, so no detail takes one of them. `correlation_id` is refused with `correlationId`:
+/// a client that converts snake_case to camelCase reads both as one key.
+fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
+    for field in &variant.fields {
+        if field.attrs.detail.is_none() {
+            continue;
+        }
+        let key = field.detail_key();
+        let clash = match key.as_str() {
+            "code" => "the key that holds the stable code",
+            "correlationId" => "the key that holds the correlation id",
+            "correlation_id" => {
+                "which a client converting snake_case to camelCase reads as `correlationId`, the \
+                 key that holds the correlation id"
+            }
+            _ => continue,
+        };
+        errors.push(error(
+            field.span,
+            format!(
+                "the `#[detail]` field `{key}` of `{}` would go into JSON-RPC `data` as \
+                 `{key}`, {clash}: rename the field (a detail is keyed by its field's name)",
+                variant.ident
+            ),
         ));
     }
 }
@@ -569,35 +704,73 @@ fn is_duration(ty: &syn::Type) -> bool {
     }
 }
 
-/// Rule: when the model reads `Display`, it must not show a `#[sensitive]` field.
-fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
+/// Who reads a variant's `Display`.
+#[derive(Clone, Copy, PartialEq)]
+enum DisplayReader {
+    /// The model, when the variant is not masked and has no `#[message]`.
+    Model,
+    /// The log line of a masked variant.
+    Log,
+}
+
+/// Rules: the `Display` the model reads, or the one a masked variant logs, does not show a
+/// `#[sensitive]` field; the model reads only a `Display` the derive can check.
+fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, errors: &mut Errors) {
     let Some(sensitive) = variant.fields.iter().find(|f| f.attrs.sensitive.is_some()) else {
         return;
     };
     let name = sensitive.detail_key();
-    match &variant.attrs.display {
-        Some(Some(lit)) => {
+    let is_sensitive = |member: &Member| {
+        variant
+            .field(member)
+            .is_some_and(|f| f.attrs.sensitive.is_some())
+    };
+    match (&variant.attrs.display, reader) {
+        (Some(Display::Format(lit)), _) => {
             let Ok(template) = Template::parse(lit) else {
                 return;
             };
-            let shown = template.members.iter().find(|member| {
-                variant
-                    .field(member)
-                    .is_some_and(|f| f.attrs.sensitive.is_some())
-            });
-            if let Some(member) = shown {
-                errors.push(error(
-                    lit.span(),
-                    format!(
-                        "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
-                         `{}`: add `#[message(\"...\")]` without it, or `#[mask]` the variant",
-                        variant.ident,
-                        member_name(member)
-                    ),
-                ));
-            }
+            let Some(member) = template.members.iter().find(|m| is_sensitive(m)) else {
+                return;
+            };
+            let field = member_name(member);
+            let message = match reader {
+                DisplayReader::Model => format!(
+                    "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
+                     `{field}`: add `#[message(\"...\")]` without it, or leave `{{{field}}}` out \
+                     of `#[error(\"...\")]`",
+                    variant.ident
+                ),
+                DisplayReader::Log => format!(
+                    "`{}` is masked, so its `Display` is logged, and it shows the `#[sensitive]` \
+                     field `{field}`, which must not reach the log either: leave `{{{field}}}` \
+                     out of `#[error(\"...\")]`",
+                    variant.ident
+                ),
+            };
+            errors.push(error(lit.span(), message));
         }
-        _ => errors.push(error(
+        // `#[error(transparent)]` stands on a variant of one field: the sensitive one.
+        (Some(Display::Transparent(span)), _) => {
+            let message = match reader {
+                DisplayReader::Model => format!(
+                    "the model reads `Display` of `{}`, and `#[error(transparent)]` shows the \
+                     `#[sensitive]` field `{name}`: add `#[message(\"...\")]` without it",
+                    variant.ident
+                ),
+                DisplayReader::Log => format!(
+                    "`{}` is masked, so its `Display` is logged, and `#[error(transparent)]` \
+                     shows the `#[sensitive]` field `{name}`, which must not reach the log \
+                     either: write `#[error(\"...\")]` without it",
+                    variant.ident
+                ),
+            };
+            errors.push(error(*span, message));
+        }
+        // A masked variant's `Display` that cannot be read is trusted: the log is for
+        // operators, and many such variants wrap an error with `#[error(transparent)]`.
+        (_, DisplayReader::Log) => {}
+        (_, DisplayReader::Model) => errors.push(error(
             variant.ident.span(),
             format!(
                 "`{}` has the `#[sensitive]` field `{name}`, and the model would read a \
@@ -614,11 +787,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn upper_snake_splits_words_and_acronyms() {
-        assert_eq!(upper_snake("UnknownDepartment"), "UNKNOWN_DEPARTMENT");
-        assert_eq!(upper_snake("HTTPError"), "HTTP_ERROR");
-        assert_eq!(upper_snake("Timeout"), "TIMEOUT");
-        assert_eq!(upper_snake("Oauth2Expired"), "OAUTH2_EXPIRED");
+    fn upper_snake_splits_words_as_a_reader_does() {
+        for (name, code) in [
+            ("Timeout", "TIMEOUT"),
+            ("UnknownDepartment", "UNKNOWN_DEPARTMENT"),
+            ("HTTPError", "HTTP_ERROR"),
+            ("XMLHttpRequest", "XML_HTTP_REQUEST"),
+            ("IOError", "IO_ERROR"),
+            ("Error2", "ERROR2"),
+            ("Version2Beta", "VERSION2_BETA"),
+            ("Oauth2Expired", "OAUTH2_EXPIRED"),
+            ("OAuth2Expired", "OAUTH2_EXPIRED"),
+            ("IPv4Invalid", "IPV4_INVALID"),
+            ("InvalidIPv6", "INVALID_IPV6"),
+            ("HTTP2Error", "HTTP2_ERROR"),
+            ("X509Expired", "X509_EXPIRED"),
+            ("IsADirectory", "IS_A_DIRECTORY"),
+            ("NotAFile", "NOT_A_FILE"),
+            ("PlanB", "PLAN_B"),
+            ("PlanBFailed", "PLAN_BFAILED"),
+            ("Seat_Taken", "SEAT_TAKEN"),
+            ("r#Type", "TYPE"),
+        ] {
+            assert_eq!(upper_snake(name), code, "{name}");
+        }
+    }
+
+    #[test]
+    fn names_that_give_no_valid_code_are_caught() {
+        for name in ["_Private", "Double__Underscore", "Trailing_", "Größe"] {
+            assert!(code_problem(&upper_snake(name)).is_some(), "{name}");
+        }
     }
 
     #[test]
@@ -638,10 +837,20 @@ mod tests {
         assert_eq!(
             errors.finish().unwrap_err().to_string(),
             "protocol code -32050 is in the range -32768..=-32000 that JSON-RPC reserves, and \
-             neither JSON-RPC nor MCP defines it: use a defined code (-32700, -32600, -32601, \
-             -32602, -32603, -32002, -32020, -32021, -32022, -32042), an implementation-defined \
-             one in -32019..=-32000, or an application code outside the reserved range"
+             neither JSON-RPC nor MCP defines it: use a defined code (-32602, -32603, -32002, \
+             -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000, \
+             or an application code outside the reserved range"
         );
+    }
+
+    #[test]
+    fn codes_no_tool_error_can_have_are_refused_by_number_and_by_name() {
+        for code in [-32700, -32600, -32601] {
+            let mut errors = darling::Error::accumulator();
+            assert!(check_protocol_code(code, Span::call_site(), &mut errors).is_none());
+            let message = errors.finish().unwrap_err().to_string();
+            assert!(message.contains("no tool error can say"), "{message}");
+        }
     }
 
     #[test]

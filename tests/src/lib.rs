@@ -1,5 +1,5 @@
 //! Shared helpers of the mcp-errors test suite: the official MCP schemas, and a sample enum
-//! that covers every category and every protocol code the spec defines.
+//! that covers every category and every protocol code a tool error can have.
 #![deny(missing_docs)]
 
 pub mod sample;

@@ -1,11 +1,13 @@
 //! A sample error enum with a variant for every category and for every protocol code the
-//! MCP and JSON-RPC specs define, plus the awkward cases: details, retry-after, masking.
+//! MCP and JSON-RPC specs define that a tool error can have, plus the awkward cases: details,
+//! retry-after, masking.
 
 use std::time::Duration;
 
 use mcp_errors_core::ToolError;
 
-/// Covers every category and protocol code; [`SampleError::all`] builds one of each.
+/// Covers every category and every protocol code a tool error can have; [`SampleError::all`]
+/// builds one of each.
 #[derive(Debug, thiserror::Error, ToolError)]
 #[allow(missing_docs)]
 pub enum SampleError {
@@ -58,15 +60,6 @@ pub enum SampleError {
     #[error("database error: {0}")]
     #[category(internal)]
     Internal(#[source] std::io::Error),
-    #[error("parse error")]
-    #[protocol(parse_error)]
-    ParseError,
-    #[error("invalid request")]
-    #[protocol(invalid_request)]
-    InvalidRequest,
-    #[error("no such method")]
-    #[protocol(method_not_found)]
-    MethodNotFound,
     #[error("start_time is after end_time")]
     #[protocol(-32602)]
     InvalidParams {
@@ -126,9 +119,6 @@ impl SampleError {
                 wait: Duration::from_secs(2),
             },
             SampleError::Internal(std::io::Error::other("postgres://app:hunter2@db")),
-            SampleError::ParseError,
-            SampleError::InvalidRequest,
-            SampleError::MethodNotFound,
             SampleError::InvalidParams {
                 start_time: "2026-11-29T12:00:00Z".into(),
                 end_time: "2026-11-29T08:00:00Z".into(),

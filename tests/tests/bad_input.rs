@@ -1,6 +1,6 @@
 //! Nothing a caller puts into an error makes the conversion panic or produce invalid wire
-//! output: zero and huge retry-afters, details that fail to serialize, control characters,
-//! megabyte messages.
+//! output: zero and huge retry-afters, details that fail to serialize or nest without end,
+//! control characters, megabyte messages.
 
 use std::time::Duration;
 
@@ -15,6 +15,27 @@ struct Unserializable;
 impl Serialize for Unserializable {
     fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
         Err(serde::ser::Error::custom("refuses to serialize"))
+    }
+}
+
+/// A detail `levels` deep, whose `Serialize` nests a one-element array holding itself with
+/// one level less: deep input without a deep Rust value.
+#[derive(Debug)]
+struct Nest {
+    levels: u32,
+}
+
+impl Serialize for Nest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        if self.levels == 0 {
+            return serializer.serialize_str("bottom");
+        }
+        let mut seq = serializer.serialize_seq(Some(1))?;
+        seq.serialize_element(&Nest {
+            levels: self.levels - 1,
+        })?;
+        seq.end()
     }
 }
 
@@ -50,6 +71,13 @@ enum WeirdError {
     Nested {
         #[detail]
         tree: serde_json::Value,
+    },
+
+    #[error("endless")]
+    #[category(validation)]
+    Endless {
+        #[detail]
+        nest: Nest,
     },
 
     #[error("reading {path} failed")]
@@ -199,6 +227,31 @@ fn deep_details_are_cut_so_every_json_parser_can_read_them() {
     assert_eq!(depth, mcp_errors_core::mask::MAX_DETAIL_DEPTH);
     assert_eq!(node, mcp_errors_core::mask::TRUNCATED_DETAIL);
     assert_schema_valid(&error);
+}
+
+#[test]
+fn a_detail_of_any_depth_converts_on_a_small_stack() {
+    // Serializing 100 000 levels before cutting them would overflow this stack many times.
+    let wire = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let error = WeirdError::Endless {
+                nest: Nest { levels: 100_000 },
+            };
+            serde_json::to_string(&error.to_failure()).unwrap()
+        })
+        .unwrap()
+        .join()
+        .expect("the conversion stays within a 256 KiB stack");
+    let parsed: serde_json::Value = serde_json::from_str(&wire).expect("parseable");
+    let mut node = &parsed["_meta"][mcp_errors_core::META_KEY]["details"]["nest"];
+    let mut depth = 0;
+    while let Some(child) = node.get(0) {
+        node = child;
+        depth += 1;
+    }
+    assert_eq!(depth, mcp_errors_core::mask::MAX_DETAIL_DEPTH);
+    assert_eq!(node, mcp_errors_core::mask::TRUNCATED_DETAIL);
 }
 
 #[test]

@@ -1,9 +1,17 @@
 //! Property tests: secrets placed in a masked error's `Display` and source chain, or in any
-//! `#[sensitive]` field, never reach the wire, through any channel: the text block, `_meta`,
-//! `structuredContent`, the JSON-RPC `message` and `data`, and rmcp's types.
+//! `#[sensitive]` field, or in a malformed caller correlation id, never reach the wire, through
+//! any channel: the text block, `_meta`, `structuredContent`, the JSON-RPC `message` and
+//! `data`, and rmcp's types. Invisible and bidirectional characters never reach what the model
+//! reads, and a masked error's log line stays one line whatever its `Display` and sources hold.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
 use proptest::prelude::*;
+use tracing::field::{Field, Visit};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::{Context, SubscriberExt};
 
 #[derive(Debug, thiserror::Error)]
 #[error("driver said: {0}")]
@@ -50,6 +58,15 @@ enum Leaky {
         #[detail]
         field: String,
     },
+
+    #[error("{text}")]
+    #[category(business)]
+    #[hint("{hint}")]
+    Shown { text: String, hint: String },
+
+    #[error("{0}")]
+    #[protocol(invalid_params)]
+    ShownProtocol(String),
 }
 
 /// A secret the way one shows up in real errors, around a random core that cannot occur in
@@ -88,6 +105,9 @@ fn assert_never_emitted(error: &Leaky, core: &str) {
         FailureOptions::new()
             .with_correlation_id("c-1")
             .with_tool("t"),
+        // An id of the wrong shape is ignored, whatever it holds.
+        FailureOptions::new().with_correlation_id(format!("c-1 {core}")),
+        FailureOptions::new().with_correlation_id(format!("{core}\n")),
     ];
     for options in &option_sets {
         for wire in every_wire_form(error.to_failure_with(options)) {
@@ -130,5 +150,154 @@ proptest! {
         assert_never_emitted(&Leaky::ProtocolMasked(secret), &core);
         let error = Leaky::ProtocolSensitive { secret: secret2, field: "start".into() };
         assert_never_emitted(&error, &core2);
+    }
+}
+
+/// Characters that hide text from a person or reorder what they see: bidirectional controls,
+/// zero-width and invisible characters, the byte-order mark, tag characters.
+const INVISIBLE: [char; 16] = [
+    '\u{202A}',
+    '\u{202B}',
+    '\u{202C}',
+    '\u{202D}',
+    '\u{202E}',
+    '\u{2066}',
+    '\u{2067}',
+    '\u{2068}',
+    '\u{2069}',
+    '\u{200B}',
+    '\u{200E}',
+    '\u{200F}',
+    '\u{2060}',
+    '\u{FEFF}',
+    '\u{00AD}',
+    '\u{E0041}',
+];
+
+/// Characters that end a log line or drive a terminal.
+const LINE_BREAKING: [char; 5] = ['\n', '\r', '\u{1b}', '\u{2028}', '\u{2029}'];
+
+/// Any text, rich in the characters above.
+fn hostile_text() -> impl Strategy<Value = String> {
+    let one = prop_oneof![
+        4 => any::<char>(),
+        4 => prop::sample::select(('a'..='z').chain([' ', '.', ':']).collect::<Vec<_>>()),
+        2 => prop::sample::select(INVISIBLE.to_vec()),
+        2 => prop::sample::select(LINE_BREAKING.to_vec()),
+        1 => Just('\u{200D}'),
+    ];
+    prop::collection::vec(one, 0..64).prop_map(|chars| chars.into_iter().collect())
+}
+
+fn assert_no_invisible(text: &str, what: &str) -> Result<(), TestCaseError> {
+    prop_assert!(
+        !text.contains(INVISIBLE),
+        "an invisible character reached {}: {:?}",
+        what,
+        text
+    );
+    Ok(())
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A formatter that trusts field values: it writes each masked event as `name=value` pairs
+/// and a newline, escaping nothing, as a hand-rolled plain-text logger might.
+struct NaiveLines(Captured);
+
+struct NaiveLine(String);
+
+impl Visit for NaiveLine {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push_str(&format!(" {}={value:?}", field.name()));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push_str(&format!(" {}={value}", field.name()));
+    }
+}
+
+impl<S: tracing::Subscriber> Layer<S> for NaiveLines {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        if event.metadata().target() == "mcp_errors::masked" {
+            let mut line = NaiveLine(String::from("ERROR"));
+            event.record(&mut line);
+            line.0.push('\n');
+            self.0
+                .0
+                .lock()
+                .unwrap()
+                .extend_from_slice(line.0.as_bytes());
+        }
+    }
+}
+
+/// What this test binary logs, as the default `tracing` formatter writes it and as
+/// [`NaiveLines`] does. The subscriber is the global default: a scoped one would miss events
+/// whose callsites other test threads registered first.
+fn captured_logs() -> &'static (Captured, Captured) {
+    static LOGS: std::sync::OnceLock<(Captured, Captured)> = std::sync::OnceLock::new();
+    LOGS.get_or_init(|| {
+        let (formatted, naive) = (Captured::default(), Captured::default());
+        let writer = formatted.clone();
+        let subscriber = tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(move || writer.clone())
+                    .with_ansi(false),
+            )
+            .with(NaiveLines(naive.clone()));
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        (formatted, naive)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn invisible_characters_never_reach_what_the_model_reads(text in hostile_text(), hint in hostile_text()) {
+        let shown = Leaky::Shown { text: text.clone(), hint };
+        let failure = shown.to_failure();
+        let result = failure.as_execution().unwrap();
+        assert_no_invisible(result.content[0].as_text().unwrap(), "the text block")?;
+        let payload = result.error_payload().unwrap();
+        assert_no_invisible(&payload.message, "the message")?;
+        assert_no_invisible(payload.hint.as_deref().unwrap_or(""), "the hint")?;
+        let rpc = Leaky::ShownProtocol(text).to_failure();
+        assert_no_invisible(&rpc.as_protocol().unwrap().message, "the JSON-RPC message")?;
+    }
+
+    #[test]
+    fn a_masked_log_line_is_one_line(core in "[A-Za-z0-9]{16}", said in hostile_text(), source in hostile_text()) {
+        let (formatted, naive) = captured_logs();
+        let error = Leaky::Internal {
+            dsn: format!("START{core} {said}"),
+            source: DriverError(format!("{source} END{core}")),
+        };
+        let _ = error.to_failure();
+        for captured in [formatted, naive] {
+            // Taken out, so each case reads only what was written since the last one.
+            let bytes = std::mem::take(&mut *captured.0.lock().unwrap());
+            let log = String::from_utf8_lossy(&bytes);
+            // Every event is one line: the one with the start of this error's text also has
+            // its end.
+            let lines: Vec<&str> = log.lines().filter(|line| line.contains(&core)).collect();
+            prop_assert_eq!(lines.len(), 1, "{:?}", lines);
+            prop_assert!(lines[0].contains(&format!("END{core}")), "{:?}", lines[0]);
+            for c in LINE_BREAKING.iter().filter(|&&c| c != '\n').chain(&INVISIBLE) {
+                prop_assert!(!log.contains(*c), "{:?} reached the log: {:?}", c, lines[0]);
+            }
+        }
     }
 }

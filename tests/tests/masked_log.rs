@@ -1,16 +1,27 @@
 //! With the `tracing` feature, a masked error is logged in full (Display and source chain)
-//! under the correlation id the model sees.
+//! under the correlation id the model sees, each on one line: text from a source cannot forge
+//! another log line, drive a terminal or reorder what the reader sees.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use mcp_errors_core::{ToolError, ToolFailure};
+use tracing::field::{Field, Visit};
+use tracing_subscriber::layer::{Context, SubscriberExt};
 
 #[derive(Debug, thiserror::Error, ToolError)]
 enum StoreError {
     #[error("write to ledger failed")]
     #[category(internal)]
     Ledger(#[source] std::io::Error),
+
+    #[error("upstream said: {said}")]
+    #[category(internal)]
+    Upstream {
+        said: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 #[derive(Clone, Default)]
@@ -53,4 +64,97 @@ fn the_log_holds_what_the_wire_hides_under_the_same_id() {
     assert!(log.contains("LEDGER"), "{log}");
     let wire = serde_json::to_string(&failure).unwrap();
     assert!(!wire.contains("/dev/sdb1"));
+}
+
+/// A source and a `Display` that try to end the line and write one of their own, color the
+/// terminal, and flip the text a reader sees.
+fn forger() -> StoreError {
+    StoreError::Upstream {
+        said: "ok\r\u{1b}[2K2026-01-01T00:00:00Z  INFO granted \u{202e}nimda".into(),
+        source: std::io::Error::other("ok\n2026-01-01 ERROR admin logged in\u{2028}again"),
+    }
+}
+
+#[test]
+fn a_forged_line_in_the_sources_stays_on_the_masked_line() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let _ = forger().to_failure();
+    });
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let masked: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("masked tool error"))
+        .collect();
+    assert_eq!(masked.len(), 1, "{log}");
+    assert_eq!(
+        log.lines().count(),
+        2,
+        "one failure event, one masked event: {log}"
+    );
+    assert!(masked[0].contains("admin logged in"), "{log}");
+    assert!(masked[0].contains("INFO granted"), "{log}");
+    for forbidden in ['\r', '\u{1b}', '\u{2028}', '\u{202e}'] {
+        assert!(
+            !log.contains(forbidden),
+            "{forbidden:?} reached the log: {log:?}"
+        );
+    }
+}
+
+/// Records every field of the masked event as the subscriber receives it, before any
+/// formatter quotes or escapes it.
+struct RawFields(Arc<Mutex<Vec<(String, String)>>>);
+
+struct Visitor<'a>(&'a mut Vec<(String, String)>);
+
+impl Visit for Visitor<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push((field.name().to_owned(), format!("{value:?}")));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_owned(), value.to_owned()));
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RawFields {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        if event.metadata().target() == "mcp_errors::masked" {
+            event.record(&mut Visitor(&mut self.0.lock().unwrap()));
+        }
+    }
+}
+
+#[test]
+fn the_error_and_sources_fields_themselves_hold_no_line_break_or_escape() {
+    let fields = Arc::new(Mutex::new(Vec::new()));
+    let subscriber = tracing_subscriber::registry().with(RawFields(fields.clone()));
+    tracing::subscriber::with_default(subscriber, || {
+        let _ = forger().to_failure();
+    });
+    let fields = fields.lock().unwrap();
+    for name in ["error", "sources"] {
+        let (_, value) = fields
+            .iter()
+            .find(|(field, _)| field == name)
+            .unwrap_or_else(|| panic!("no field {name} in {fields:?}"));
+        assert!(
+            !value.contains(['\n', '\r', '\u{1b}', '\u{2028}', '\u{202e}']),
+            "{name} = {value:?}"
+        );
+    }
+    let sources = &fields
+        .iter()
+        .find(|(field, _)| field == "sources")
+        .unwrap()
+        .1;
+    assert_eq!(
+        sources,
+        "ok\\n2026-01-01 ERROR admin logged in\\u{2028}again"
+    );
 }

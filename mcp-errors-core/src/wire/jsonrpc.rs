@@ -50,7 +50,10 @@ impl ErrorCode {
     /// -32042: the user must complete a URL elicitation first (MCP).
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
 
-    /// Every code JSON-RPC or MCP defines, with the name `#[protocol(...)]` accepts for it.
+    /// Every code JSON-RPC or MCP defines, with its snake_case name, the one `#[protocol(...)]`
+    /// knows it by. `#[derive(ToolError)]` refuses [`PARSE_ERROR`](Self::PARSE_ERROR),
+    /// [`INVALID_REQUEST`](Self::INVALID_REQUEST) and [`METHOD_NOT_FOUND`](Self::METHOD_NOT_FOUND):
+    /// a tool runs only once its request was parsed, found valid and routed to it.
     pub const DEFINED: [(ErrorCode, &'static str); 10] = [
         (ErrorCode::PARSE_ERROR, "parse_error"),
         (ErrorCode::INVALID_REQUEST, "invalid_request"),
