@@ -88,6 +88,7 @@ pub mod category;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+mod derive_support;
 pub mod failure;
 pub mod mask;
 #[cfg(feature = "rmcp")]
@@ -111,6 +112,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::derive_support::Var;
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
     #[cfg(feature = "rmcp")]

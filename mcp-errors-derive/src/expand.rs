@@ -2,11 +2,11 @@
 
 use proc_macro2::{Literal, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
+use syn::{DeriveInput, Ident, LitStr, WherePredicate};
 
 use crate::ast::{Input, Variant};
 use crate::fallback;
-use crate::fmt::Template;
+use crate::fmt::{Arg, FormatTrait, Template, pointer_local};
 use crate::valid::{self, Channel, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
@@ -48,7 +48,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .iter()
         .zip(resolved)
         .map(|(variant, r)| {
-            let name = variant.ident.to_string();
+            let name = variant.name();
             let code = &r.code;
             let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
                 Some((_, name)) => name.clone(),
@@ -91,8 +91,8 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .zip(resolved)
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
-            let pattern = pattern(variant, &template.members);
-            let body = format_tokens(template, lit);
+            let pattern = pattern(variant, &template_fields(variant, template));
+            let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
         });
     let hint_arms = input
@@ -101,8 +101,8 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .zip(resolved)
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
-            let pattern = pattern(variant, &template.members);
-            let text = cow_tokens(template, lit);
+            let pattern = pattern(variant, &template_fields(variant, template));
+            let text = cow_tokens(variant, template, lit);
             Some(quote!(#pattern => ::std::option::Option::Some(#text),))
         });
     let detail_arms = input
@@ -113,12 +113,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             if r.details.is_empty() {
                 return None;
             }
-            let members: Vec<Member> = r
-                .details
-                .iter()
-                .map(|&i| variant.fields[i].member.clone())
-                .collect();
-            let pattern = pattern(variant, &members);
+            let pattern = pattern(variant, &r.details);
             let entries = r.details.iter().map(|&i| {
                 let field = &variant.fields[i];
                 let key = field.detail_key();
@@ -136,8 +131,9 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let field = &variant.fields[r.retry_after.as_ref()?.field];
-            let pattern = pattern(variant, std::slice::from_ref(&field.member));
+            let index = r.retry_after.as_ref()?.field;
+            let field = &variant.fields[index];
+            let pattern = pattern(variant, &[index]);
             let binding = &field.binding;
             let value = quote_spanned! {field.span=>
                 ::mcp_errors_core::__private::retry_after_value(#binding)
@@ -243,54 +239,70 @@ fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<
     })
 }
 
-/// A pattern matching `variant` that binds `members` (and nothing else) to their locals.
-fn pattern(variant: &Variant, members: &[Member]) -> TokenStream {
+/// A pattern matching `variant` that binds the fields at `used` (and nothing else) to their
+/// locals: `Self::V { r#type: __field_type, .. }`, `Self::V(_, __field_1, ..)`.
+fn pattern(variant: &Variant, used: &[usize]) -> TokenStream {
     let path = &variant.path;
     match variant.style {
         darling::ast::Style::Unit => quote!(#path),
         darling::ast::Style::Struct => {
-            let bindings = variant
-                .fields
-                .iter()
-                .filter(|field| members.contains(&field.member))
-                .map(|field| &field.binding);
+            let bindings = used.iter().map(|&i| {
+                let field = &variant.fields[i];
+                let (member, binding) = (&field.member, &field.binding);
+                quote!(#member: #binding)
+            });
             quote!(#path { #(#bindings,)* .. })
         }
         darling::ast::Style::Tuple => {
-            let used = variant
-                .fields
-                .iter()
-                .rposition(|field| members.contains(&field.member));
-            let slots = variant.fields[..used.map_or(0, |last| last + 1)]
-                .iter()
-                .map(|field| {
-                    if members.contains(&field.member) {
-                        field.binding.to_token_stream()
-                    } else {
-                        quote!(_)
-                    }
-                });
+            let last = used.iter().max();
+            let slots = (0..last.map_or(0, |last| last + 1)).map(|i| {
+                if used.contains(&i) {
+                    variant.fields[i].binding.to_token_stream()
+                } else {
+                    quote!(_)
+                }
+            });
             quote!(#path(#(#slots,)* ..))
         }
     }
 }
 
+/// The indices of the fields a checked template uses, shown or as a width or precision.
+fn template_fields(variant: &Variant, template: &Template) -> Vec<usize> {
+    template
+        .members()
+        .into_iter()
+        .filter_map(|member| variant.field_index(member))
+        .collect()
+}
+
 /// A checked template formatted into a string sized for it up front (`format!` would guess
-/// low and grow it), or a plain copy when there is nothing to format.
-fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
+/// low and grow it), or a plain copy when there is nothing to format. A field shown with
+/// `{field:p}` is wrapped, so its own `Pointer` is formatted and not the address of the
+/// borrowed field.
+fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
-    if template.has_placeholders || template.format.contains(['{', '}']) {
+    if template.has_placeholders() || template.format.contains(['{', '}']) {
         let capacity = template.capacity_hint();
-        quote!(::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format)))
+        let pointers = template.pointers().into_iter().filter_map(|member| {
+            let field = variant.field(member)?;
+            let local = pointer_local(member, lit.span());
+            let binding = &field.binding;
+            Some(quote!(let #local = ::mcp_errors_core::__private::Var(#binding);))
+        });
+        quote!({
+            #(#pointers)*
+            ::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
+        })
     } else {
         quote!(::std::string::String::from(#format))
     }
 }
 
 /// Like [`format_tokens`], as a `Cow<'static, str>` that borrows fixed text.
-fn cow_tokens(template: &Template, lit: &LitStr) -> TokenStream {
-    if template.has_placeholders || template.format.contains(['{', '}']) {
-        let text = format_tokens(template, lit);
+fn cow_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
+    if template.has_placeholders() || template.format.contains(['{', '}']) {
+        let text = format_tokens(variant, template, lit);
         quote!(::std::borrow::Cow::Owned(#text))
     } else {
         let format = LitStr::new(&template.format, lit.span());
@@ -329,7 +341,10 @@ fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate>
         }
         let templates = [&r.message, &r.hint];
         for template in templates.into_iter().flatten() {
-            for member in &template.members {
+            for placeholder in &template.placeholders {
+                let Arg::Field(member) = &placeholder.shown else {
+                    continue;
+                };
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
@@ -337,7 +352,7 @@ fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate>
                 if !mentions(ty.to_token_stream(), &params) {
                     continue;
                 }
-                let debug = uses_debug(&template.format, field);
+                let debug = placeholder.format_trait == FormatTrait::Debug;
                 push(if debug {
                     syn::parse_quote!(#ty: ::std::fmt::Debug)
                 } else {
@@ -347,11 +362,6 @@ fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate>
         }
     }
     predicates
-}
-
-fn uses_debug(format: &str, field: &crate::ast::Field) -> bool {
-    let binding = field.binding.to_string();
-    format.contains(&format!("{{{binding}:?")) || format.contains(&format!("{{{binding}:#?"))
 }
 
 fn mentions(tokens: TokenStream, params: &[Ident]) -> bool {

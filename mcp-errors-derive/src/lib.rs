@@ -231,10 +231,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[message("...{field}...")]`, `#[hint("...{field}...")]`: the text
 ///
 /// `message` is what the model reads, in place of `Display` (the default); `hint` says what to do
-/// next. Both interpolate the variant's fields as thiserror does: `{field}` for a named field,
-/// `{0}` for a tuple field, a format spec after a colon (`{0:?}`, `{wait:>8}`), and `{{` or `}}`
-/// for a literal brace. Nothing else is interpolated: no positional `{}`, no expressions such as
-/// `{a.b}`. Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
+/// next. Both interpolate the variant's fields as thiserror does:
+///
+/// - `{field}` for a named field, written without `r#` (`{type}` for a field `r#type`), `{0}`
+///   for a tuple field, and `{self}` for the whole value (its `Display`; `{self:?}` its
+///   `Debug`);
+/// - after a colon, Rust's format spec (`{0:?}`, `{wait:>8}`, `{count:#x}`, `{ratio:+.2e}`,
+///   `{ptr:p}`), whose width and precision may name a `usize` field of the variant:
+///   `{name:>width$}`, `{ratio:.digits$}`, `{ratio:width$.digits$}`, `{0:>1$}`;
+/// - `{{` or `}}` for a literal brace.
+///
+/// Nothing else is interpolated: no positional `{}` or `.*`, no expressions such as `{a.b}`.
+/// Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
 /// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
 ///
 /// ```
@@ -247,6 +255,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///     #[message("no seat {0:?} on this flight")]
 ///     #[hint("seats look like {{row}}{{letter}}, e.g. {1}")]
 ///     NoSuchSeat(String, &'static str),
+///
+///     #[error("fare too low")]
+///     #[category(business)]
+///     #[message("fare {fare:.digits$} is below {floor:.digits$} for {type}")]
+///     FareTooLow { fare: f64, floor: f64, digits: usize, r#type: &'static str },
 /// }
 ///
 /// let failure = ToolFailure::from(BookingError::NoSuchSeat("Z9".into(), "A1"));
@@ -257,6 +270,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///          Hint: seats look like {row}{letter}, e.g. A1"
 ///     ),
 /// );
+/// let low = BookingError::FareTooLow { fare: 9.5, floor: 12.0, digits: 2, r#type: "economy" };
+/// assert_eq!(low.message(), "fare 9.50 is below 12.00 for economy");
 /// ```
 ///
 /// # `#[mask]`, `#[expose]`: masking
@@ -414,7 +429,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// - `impl ToolError`: `catalog()`, a static slice with one `ErrorDescriptor` per variant in
 ///   declaration order (`ErrorDescriptor::execution(variant, code, category)` or
-///   `ErrorDescriptor::protocol(variant, code, error_code)`, then `.retryable(..)` and
+///   `ErrorDescriptor::protocol(variant, code, error_code)`, with `variant` the variant's name
+///   without `r#`, then `.retryable(..)` and
 ///   `.masked(..)` only where an attribute says so), and `descriptor`, `message`, `hint`,
 ///   `details` and `retry_after` for a value;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
@@ -525,7 +541,14 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `PROBLEM` one of `` `{}` has no argument to take: name a field instead, as in `{field}` or
 ///   `{0}` ``, ``unmatched `}` in format string: write `}}` for a literal brace``, ``unclosed `{`
 ///   in format string: write `{{` for a literal brace``, `` `{a.b}` is not a field: only field
-///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``.
+///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``,
+///   `` `{r#type}`: a template names a field without `r#`: write `{type}` `` (and the same for
+///   a width, `` `r#w$` ``), `` `{x:.*}` takes its precision from the next positional argument
+///   (`.*`), and a template has none: name a field, as in `{x:.precision$}`, or write a number,
+///   as in `{x:.2}` ``, `` `{x:.}` has a `.` without a precision: write a number or a field, as
+///   in `{x:.2}` or `{x:.precision$}` ``, `` `{x:z}` ends with `z`, which is not a format trait:
+///   end the spec with `?` (Debug), `x`, `X`, `o`, `b`, `e`, `E`, `p`, or nothing (Display) ``,
+///   `` `self$` is not a width or precision: name a field of type `usize`, as in `{x:>width$}` ``.
 ///
 /// Sensitive fields:
 ///

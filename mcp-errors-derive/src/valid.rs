@@ -443,7 +443,7 @@ fn check_template(
         }
     };
     let mut ok = true;
-    for member in &template.members {
+    for member in template.members() {
         match variant.field(member) {
             None => {
                 ok = false;
@@ -580,7 +580,7 @@ fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
             let Ok(template) = Template::parse(lit) else {
                 return;
             };
-            let shown = template.members.iter().find(|member| {
+            let shown = template.members().into_iter().find(|member| {
                 variant
                     .field(member)
                     .is_some_and(|f| f.attrs.sensitive.is_some())
