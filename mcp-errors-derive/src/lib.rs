@@ -341,6 +341,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// cannot also be `#[detail]`. When the model reads `Display` (no `#[message]`, not masked),
 /// thiserror's `#[error("...")]` must not show it, and must be a format string the derive can read
 /// (not `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`).
+/// No template may use it as a width or precision (`{user:>pin$}` would pad to its value), nor
+/// show `{self}` or `{self:?}` of its variant. A field `r#password` is `{password}` in a
+/// template, and is checked the same.
 ///
 /// ```
 /// use std::time::Duration;
@@ -552,15 +555,28 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Sensitive fields:
 ///
-/// - Not interpolated ([message-interpolates-sensitive-field]): `` `#[N]` interpolates `{f}`, a
-///   `#[sensitive]` field, which would reach the model: leave it out of the text ``.
+/// - Not interpolated ([message-interpolates-sensitive-field], [sensitive-raw-identifier-field]):
+///   `` `#[N]` interpolates `{f}`, a `#[sensitive]` field, which would reach the model: leave it
+///   out of the text ``.
+/// - Not a width or precision ([sensitive-field-as-width-or-precision]): `` `#[N]` uses `f$`, a
+///   `#[sensitive]` field, as a width or precision, which would reveal its value to the model:
+///   write a number instead, as in `{x:>8}`, or a field that is not `#[sensitive]` ``.
+/// - Not shown whole ([message-shows-self-with-sensitive-field],
+///   [hint-shows-self-with-sensitive-field]): `` `#[N]` shows `{self}`, the whole value, and `V`
+///   has the `#[sensitive]` field `f`, which would reach the model: name the fields to show
+///   instead, as in `{g}` `` (`{self:?}` likewise).
 /// - Not a detail ([detail-and-sensitive-field]): `` a field cannot be both `#[detail]` (sent to
 ///   the client) and `#[sensitive]` (never sent): keep one ``.
 /// - Not shown by a `Display` the model reads ([display-shows-sensitive-field]): ``the model
 ///   reads `Display` of `V`, and it shows the `#[sensitive]` field `f`: add `#[message("...")]`
-///   without it, or `#[mask]` the variant``; when that `Display` cannot be read: `` `V` has the
-///   `#[sensitive]` field `f`, and the model would read a `Display` that cannot be checked here:
-///   add `#[message("...")]`, or `#[mask]` the variant ``.
+///   without it, or `#[mask]` the variant``; as a width or precision: ``the model reads `Display`
+///   of `V`, and it uses the `#[sensitive]` field `f` as a width or precision, which reveals its
+///   value: add `#[message("...")]` without it, or `#[mask]` the variant``; whole
+///   ([display-shows-self-with-sensitive-field]): ``the model reads `Display` of `V`, and it
+///   shows `{self:?}`, the whole value with the `#[sensitive]` field `f`: add `#[message("...")]`
+///   that names the fields to show, as in `{g}`, or `#[mask]` the variant``; when that `Display`
+///   cannot be read: `` `V` has the `#[sensitive]` field `f`, and the model would read a
+///   `Display` that cannot be checked here: add `#[message("...")]`, or `#[mask]` the variant ``.
 ///
 /// After any of these errors the type still implements `ToolError` and converts to
 /// `ToolFailure` ([no-cascade-on-conversion]).
@@ -569,15 +585,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
 /// [code-on-the-enum]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/code-on-the-enum.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
+/// [hint-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-shows-self-with-sensitive-field.rs
 /// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
 /// [malformed-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-stable-code.rs
 /// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
+/// [message-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-shows-self-with-sensitive-field.rs
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
@@ -585,6 +604,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
 /// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
 /// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
+/// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs
+/// [sensitive-raw-identifier-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-raw-identifier-field.rs
 /// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs

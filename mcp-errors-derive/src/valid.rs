@@ -9,7 +9,7 @@ use crate::ast::{Field, Input, Variant};
 use crate::attr::Attrs;
 use crate::category::Category;
 use crate::codes::{self, ProtocolCode};
-use crate::fmt::Template;
+use crate::fmt::{Arg, FormatTrait, Template};
 use crate::suggest::did_you_mean;
 use crate::symbol::*;
 
@@ -444,38 +444,136 @@ fn check_template(
     };
     let mut ok = true;
     for member in template.members() {
-        match variant.field(member) {
-            None => {
-                ok = false;
-                let names: Vec<String> = variant.fields.iter().map(Field::detail_key).collect();
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                let wanted = member_name(member);
-                let mut message = format!(
-                    "`#[{attr}]` names `{{{wanted}}}`, but `{}` has no field `{wanted}`",
-                    variant.ident
-                );
-                match did_you_mean(&wanted, &names) {
-                    Some(best) => message.push_str(&format!("; did you mean `{{{best}}}`?")),
-                    None if names.is_empty() => message.push_str("; it has no fields at all"),
-                    None => message.push_str(&format!("; its fields are: {}", names.join(", "))),
-                }
-                errors.push(error(lit.span(), message));
-            }
-            Some(field) if field.attrs.sensitive.is_some() => {
-                ok = false;
-                errors.push(error(
-                    lit.span(),
-                    format!(
-                        "`#[{attr}]` interpolates `{{{}}}`, a `#[sensitive]` field, which would \
-                         reach the model: leave it out of the text",
-                        member_name(member)
-                    ),
-                ));
-            }
-            Some(_) => {}
+        if variant.field(member).is_some() {
+            continue;
         }
+        ok = false;
+        let names: Vec<String> = variant.fields.iter().map(Field::detail_key).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let wanted = member_name(member);
+        let mut message = format!(
+            "`#[{attr}]` names `{{{wanted}}}`, but `{}` has no field `{wanted}`",
+            variant.ident
+        );
+        match did_you_mean(&wanted, &names) {
+            Some(best) => message.push_str(&format!("; did you mean `{{{best}}}`?")),
+            None if names.is_empty() => message.push_str("; it has no fields at all"),
+            None => message.push_str(&format!("; its fields are: {}", names.join(", "))),
+        }
+        errors.push(error(lit.span(), message));
+    }
+    for leak in sensitive_uses(variant, &template) {
+        ok = false;
+        errors.push(error(lit.span(), leak.in_template(attr, variant)));
     }
     ok.then_some(template)
+}
+
+/// A way a template shows a `#[sensitive]` field.
+enum Leak<'a> {
+    /// `{password}`.
+    Shown(&'a Field),
+    /// `{user:>pin$}`, `{x:.pin$}`: its value as a width or precision.
+    Count(&'a Field),
+    /// `{self}` or `{self:?}` (as written: `{self}` or `{self:?}`) in a variant that has this
+    /// sensitive field.
+    WholeValue(&'static str, &'a Field),
+}
+
+/// Rule: no placeholder of a template shows a `#[sensitive]` field, whole or as a width or
+/// precision, and none shows the whole value of a variant that has one. One rule for
+/// `#[message]`, `#[hint]` and a `#[error]` the model reads.
+fn sensitive_uses<'a>(variant: &'a Variant, template: &Template) -> Vec<Leak<'a>> {
+    let sensitive = |member: &Member| {
+        variant
+            .field(member)
+            .filter(|field| field.attrs.sensitive.is_some())
+    };
+    let mut leaks = Vec::new();
+    for placeholder in &template.placeholders {
+        match &placeholder.shown {
+            Arg::Field(member) => leaks.extend(sensitive(member).map(Leak::Shown)),
+            Arg::SelfValue => {
+                let written = match placeholder.format_trait {
+                    FormatTrait::Debug => "{self:?}",
+                    _ => "{self}",
+                };
+                let first = variant.fields.iter().find(|f| f.attrs.sensitive.is_some());
+                leaks.extend(first.map(|field| Leak::WholeValue(written, field)));
+            }
+        }
+        leaks.extend(
+            placeholder
+                .counts
+                .iter()
+                .filter_map(sensitive)
+                .map(Leak::Count),
+        );
+    }
+    leaks
+}
+
+impl Leak<'_> {
+    /// The message for `#[message]` or `#[hint]`.
+    fn in_template(&self, attr: &str, variant: &Variant) -> String {
+        match self {
+            Leak::Shown(field) => format!(
+                "`#[{attr}]` interpolates `{{{}}}`, a `#[sensitive]` field, which would reach \
+                 the model: leave it out of the text",
+                field.detail_key()
+            ),
+            Leak::Count(field) => format!(
+                "`#[{attr}]` uses `{}$`, a `#[sensitive]` field, as a width or precision, which \
+                 would reveal its value to the model: write a number instead, as in `{{x:>8}}`, \
+                 or a field that is not `#[sensitive]`",
+                field.detail_key()
+            ),
+            Leak::WholeValue(written, field) => format!(
+                "`#[{attr}]` shows `{written}`, the whole value, and `{}` has the `#[sensitive]` \
+                 field `{}`, which would reach the model: name the fields to show instead, as \
+                 in `{{{}}}`",
+                variant.ident,
+                field.detail_key(),
+                shown_example(variant)
+            ),
+        }
+    }
+
+    /// The message for thiserror's `#[error]` when the model reads `Display`.
+    fn in_display(&self, variant: &Variant) -> String {
+        let fix = "add `#[message(\"...\")]` without it, or `#[mask]` the variant";
+        match self {
+            Leak::Shown(field) => format!(
+                "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field `{}`: \
+                 {fix}",
+                variant.ident,
+                field.detail_key()
+            ),
+            Leak::Count(field) => format!(
+                "the model reads `Display` of `{}`, and it uses the `#[sensitive]` field `{}` as \
+                 a width or precision, which reveals its value: {fix}",
+                variant.ident,
+                field.detail_key()
+            ),
+            Leak::WholeValue(written, field) => format!(
+                "the model reads `Display` of `{}`, and it shows `{written}`, the whole value \
+                 with the `#[sensitive]` field `{}`: add `#[message(\"...\")]` that names the \
+                 fields to show, as in `{{{}}}`, or `#[mask]` the variant",
+                variant.ident,
+                field.detail_key(),
+                shown_example(variant)
+            ),
+        }
+    }
+}
+
+/// A field the text may show, for a message's example: the first that is not sensitive.
+fn shown_example(variant: &Variant) -> String {
+    variant
+        .fields
+        .iter()
+        .find(|field| field.attrs.sensitive.is_none())
+        .map_or_else(|| "field".to_owned(), Field::detail_key)
 }
 
 fn member_name(member: &Member) -> String {
@@ -575,26 +673,14 @@ fn check_display_hides_sensitive(variant: &Variant, errors: &mut Errors) {
         return;
     };
     let name = sensitive.detail_key();
-    match &variant.attrs.display {
-        Some(Some(lit)) => {
-            let Ok(template) = Template::parse(lit) else {
-                return;
-            };
-            let shown = template.members().into_iter().find(|member| {
-                variant
-                    .field(member)
-                    .is_some_and(|f| f.attrs.sensitive.is_some())
-            });
-            if let Some(member) = shown {
-                errors.push(error(
-                    lit.span(),
-                    format!(
-                        "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
-                         `{}`: add `#[message(\"...\")]` without it, or `#[mask]` the variant",
-                        variant.ident,
-                        member_name(member)
-                    ),
-                ));
+    let readable = match &variant.attrs.display {
+        Some(Some(lit)) => Template::parse(lit).ok().map(|template| (lit, template)),
+        _ => None,
+    };
+    match readable {
+        Some((lit, template)) => {
+            if let Some(leak) = sensitive_uses(variant, &template).first() {
+                errors.push(error(lit.span(), leak.in_display(variant)));
             }
         }
         _ => errors.push(error(
