@@ -1,12 +1,13 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{Literal, TokenStream, TokenTree};
+use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::{DeriveInput, Ident, LitStr, WherePredicate};
+use syn::{DeriveInput, Ident, LitStr};
 
 use crate::ast::{Input, Variant};
 use crate::fallback;
-use crate::fmt::{Arg, FormatTrait, Template, pointer_local};
+use crate::fmt::{Arg, Template, pointer_local};
+use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
 use crate::valid::{self, Channel, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
@@ -37,7 +38,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let predicates = where_predicates(input, resolved);
+    let predicates =
+        inferred_bounds(input, resolved).predicates(&input.generics, &quote!(::mcp_errors_core));
+    let own_predicates = generics::own_predicates(&input.generics);
 
     // Few distinct categories and protocol codes among many variants: each is a local const,
     // named once per descriptor, so a large enum expands to fewer tokens. Retryability and
@@ -212,6 +215,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
             where
+                #(#own_predicates,)*
                 #self_ty: ::mcp_errors_core::ToolError,
             {
                 fn from(error: #self_ty) -> Self {
@@ -220,7 +224,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             }
 
             ::mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [Self: ::mcp_errors_core::ToolError,]
+                impl [#impl_generics] for #self_ty where [#(#own_predicates,)*]
             }
         };
     }
@@ -310,33 +314,17 @@ fn cow_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStre
     }
 }
 
-/// Bounds for generic field types used by the generated code: `Serialize` for details,
-/// `Display` or `Debug` for interpolated fields.
-fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate> {
-    let mut predicates: Vec<WherePredicate> = input
-        .generics
-        .where_clause
-        .as_ref()
-        .map(|clause| clause.predicates.iter().cloned().collect())
-        .unwrap_or_default();
-    let params: Vec<Ident> = input
-        .generics
-        .type_params()
-        .map(|param| param.ident.clone())
-        .collect();
-    if params.is_empty() {
-        return predicates;
-    }
-    let mut push = |predicate: WherePredicate| {
-        if !predicates.contains(&predicate) {
-            predicates.push(predicate);
-        }
-    };
+/// The bounds the generated `ToolError` impl needs on field types that mention a parameter:
+/// for each placeholder of `#[message]` and `#[hint]` that shows a field, the trait of its
+/// spec; `Serialize` for each `#[detail]`.
+fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
+    let params = ParamsInScope::new(&input.generics);
+    let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
         for &i in &r.details {
             let ty = &variant.fields[i].ty;
-            if mentions(ty.to_token_stream(), &params) {
-                push(syn::parse_quote!(#ty: ::mcp_errors_core::__private::Serialize));
+            if params.intersects(ty) {
+                bounds.insert(ty, Bound::Serialize);
             }
         }
         let templates = [&r.message, &r.hint];
@@ -348,26 +336,11 @@ fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate>
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
-                let ty = &field.ty;
-                if !mentions(ty.to_token_stream(), &params) {
-                    continue;
+                if params.intersects(&field.ty) {
+                    bounds.insert(&field.ty, Bound::Format(placeholder.format_trait));
                 }
-                let debug = placeholder.format_trait == FormatTrait::Debug;
-                push(if debug {
-                    syn::parse_quote!(#ty: ::std::fmt::Debug)
-                } else {
-                    syn::parse_quote!(#ty: ::std::fmt::Display)
-                });
             }
         }
     }
-    predicates
-}
-
-fn mentions(tokens: TokenStream, params: &[Ident]) -> bool {
-    tokens.into_iter().any(|token| match token {
-        TokenTree::Ident(ident) => params.contains(&ident),
-        TokenTree::Group(group) => mentions(group.stream(), params),
-        _ => false,
-    })
+    bounds
 }

@@ -6,17 +6,19 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
+use crate::generics;
+
 pub fn expand(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let predicates = where_clause.map(|clause| &clause.predicates);
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let predicates = generics::own_predicates(&input.generics);
     let self_ty = quote!(#ident #ty_generics);
     quote! {
         #[allow(unused_qualifications, clippy::all)]
         const _: () = {
             impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
             where
-                #predicates
+                #(#predicates,)*
                 Self: ::std::error::Error,
             {
                 fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
@@ -45,6 +47,7 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
 
             impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
             where
+                #(#predicates,)*
                 #self_ty: ::mcp_errors_core::ToolError,
             {
                 fn from(_: #self_ty) -> Self {
@@ -53,7 +56,7 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
             }
 
             ::mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [Self: ::mcp_errors_core::ToolError,]
+                impl [#impl_generics] for #self_ty where [#(#predicates,)*]
             }
         };
     }

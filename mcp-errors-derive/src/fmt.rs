@@ -51,6 +51,23 @@ pub enum FormatTrait {
     Pointer,
 }
 
+impl FormatTrait {
+    /// Its name in `::core::fmt`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormatTrait::Display => "Display",
+            FormatTrait::Debug => "Debug",
+            FormatTrait::LowerHex => "LowerHex",
+            FormatTrait::UpperHex => "UpperHex",
+            FormatTrait::Octal => "Octal",
+            FormatTrait::Binary => "Binary",
+            FormatTrait::LowerExp => "LowerExp",
+            FormatTrait::UpperExp => "UpperExp",
+            FormatTrait::Pointer => "Pointer",
+        }
+    }
+}
+
 /// The local a match arm binds a field to, and the name a template uses for it: `__field_name`
 /// for a named field (`r#type` gives `__field_type`), `__field_0` for a tuple field. Prefixed,
 /// so it can never be mistaken for a constant or unit struct of the user's in a pattern.

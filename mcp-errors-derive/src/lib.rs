@@ -8,7 +8,8 @@
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
 //! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation) and `fallback` is what is emitted when there are errors.
+//! interpolation and `generics` for the bounds of the impls) and `fallback` is what is emitted
+//! when there are errors.
 #![deny(missing_docs)]
 
 mod ast;
@@ -18,6 +19,7 @@ mod codes;
 mod expand;
 mod fallback;
 mod fmt;
+mod generics;
 mod suggest;
 mod symbol;
 mod valid;
@@ -242,7 +244,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `{{` or `}}` for a literal brace.
 ///
 /// Nothing else is interpolated: no positional `{}` or `.*`, no expressions such as `{a.b}`.
-/// Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
+/// A field of a generic type gets the bound of each trait it is shown with (see below).
 /// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
 ///
 /// ```
@@ -414,17 +416,31 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// assert_eq!(OrderNotFound::catalog()[0].code(), "ORDER_NOT_FOUND");
 ///
+/// // The generated impls keep the `where` clause, and add `K: LowerHex + Serialize` for the
+/// // hint and the detail (`K: Debug` is written already).
 /// #[derive(Debug, thiserror::Error, ToolError)]
-/// enum LookupError<K: std::fmt::Debug> {
+/// enum LookupError<K>
+/// where
+///     K: std::fmt::Debug,
+/// {
 ///     #[error("no entry for {key:?}")]
 ///     #[category(not_found)]
+///     #[hint("hashed keys look like {key:#x}")]
 ///     Missing { #[detail] key: K },
 /// }
 ///
 /// let failure = ToolFailure::from(LookupError::Missing { key: 42_u64 });
 /// let payload = failure.as_execution().unwrap().error_payload().unwrap();
 /// assert_eq!(payload.details.unwrap().get("key"), Some(&serde_json::json!(42)));
+/// assert_eq!(payload.hint.as_deref(), Some("hashed keys look like 0x2a"));
 /// ```
+///
+/// A generic type's `where` clause is repeated on every generated impl. A field whose type
+/// mentions a type or const parameter (`K`, `Vec<K>`, `[u8; N]`) gets a bound for each way the
+/// generated code uses it: the trait of each placeholder that shows it (`{v}` `Display`,
+/// `{v:?}` `Debug`, `{v:x}` `LowerHex`, `{v:X}` `UpperHex`, `{v:o}` `Octal`, `{v:b}` `Binary`,
+/// `{v:e}` `LowerExp`, `{v:E}` `UpperExp`, `{v:p}` `Pointer`), `serde::Serialize` for a
+/// `#[detail]`. A bound the type already has, inline or in its `where` clause, is not repeated.
 ///
 /// An enum without variants derives too; its catalog is empty. Unions are refused.
 ///

@@ -1,0 +1,275 @@
+//! The bounds of the generated impls, as thiserror infers them: the type's own `where` clause
+//! (every impl repeats it, or the type is not well formed), plus, for each field whose type
+//! mentions a type or const parameter, the trait the generated code uses it through: the
+//! format trait of each placeholder that shows it, `Serialize` for a `#[detail]`. A bound the
+//! user already wrote is not repeated.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::{GenericParam, Generics, Ident, Path, Type, TypeParamBound, WherePredicate};
+
+use crate::fmt::FormatTrait;
+
+/// The type and const parameters of the derived type, which a field's type may mention.
+pub struct ParamsInScope {
+    names: Vec<Ident>,
+}
+
+impl ParamsInScope {
+    pub fn new(generics: &Generics) -> Self {
+        let names = generics
+            .params
+            .iter()
+            .filter_map(|param| match param {
+                GenericParam::Type(param) => Some(param.ident.clone()),
+                GenericParam::Const(param) => Some(param.ident.clone()),
+                GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        ParamsInScope { names }
+    }
+
+    /// Whether `ty` names a parameter anywhere (`K`, `Vec<K>`, `&'a K`, `[u8; N]`, `K::Item`,
+    /// a macro's tokens): then a bound on it is not known to hold.
+    pub fn intersects(&self, ty: &Type) -> bool {
+        !self.names.is_empty() && self.mentioned_in(ty.to_token_stream())
+    }
+
+    fn mentioned_in(&self, tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            TokenTree::Ident(ident) => self.names.contains(&ident),
+            TokenTree::Group(group) => self.mentioned_in(group.stream()),
+            _ => false,
+        })
+    }
+}
+
+/// A trait the generated code uses a field through.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// `{field}`, `{field:?}`, `{field:x}`, ...
+    Format(FormatTrait),
+    /// `#[detail]`.
+    Serialize,
+}
+
+impl Bound {
+    /// The bound as the generated code writes it; `core` is the path of the core crate.
+    fn to_tokens(self, core: &TokenStream) -> TokenStream {
+        match self {
+            Bound::Format(format_trait) => {
+                let name = Ident::new(format_trait.name(), proc_macro2::Span::call_site());
+                quote!(::core::fmt::#name)
+            }
+            Bound::Serialize => quote!(#core::__private::Serialize),
+        }
+    }
+
+    /// Whether `path`, as a user would write it, names this trait: `Debug`, `fmt::Debug`,
+    /// `std::fmt::Debug` or `::core::fmt::Debug`; `Serialize` or `serde::Serialize`. Nothing
+    /// is resolved: a bound spelled another way is repeated, which is harmless.
+    fn written_as(self, path: &Path) -> bool {
+        if path
+            .segments
+            .iter()
+            .any(|segment| !segment.arguments.is_none())
+        {
+            return false;
+        }
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        match self {
+            Bound::Format(format_trait) => match names.as_slice() {
+                [name] | ["fmt", name] | ["std" | "core" | "alloc", "fmt", name] => {
+                    *name == format_trait.name()
+                }
+                _ => false,
+            },
+            Bound::Serialize => matches!(
+                names.as_slice(),
+                ["Serialize"] | ["serde", "Serialize"] | ["serde", "ser", "Serialize"]
+            ),
+        }
+    }
+}
+
+/// The bounds the generated code needs, per field type, in order of first use.
+#[derive(Default)]
+pub struct InferredBounds {
+    types: Vec<(String, Type, Vec<Bound>)>,
+}
+
+impl InferredBounds {
+    /// Records that the generated code uses a value of type `ty` through `bound`.
+    pub fn insert(&mut self, ty: &Type, bound: Bound) {
+        let key = ty.to_token_stream().to_string();
+        let index = match self.types.iter().position(|(known, ..)| *known == key) {
+            Some(index) => index,
+            None => {
+                self.types.push((key, ty.clone(), Vec::new()));
+                self.types.len() - 1
+            }
+        };
+        let bounds = &mut self.types[index].2;
+        if !bounds.contains(&bound) {
+            bounds.push(bound);
+        }
+    }
+
+    /// The type's own `where` predicates, then one predicate per field type with the bounds
+    /// the user has not written already, inline (`<K: Debug>`) or in the `where` clause.
+    pub fn predicates(&self, generics: &Generics, core: &TokenStream) -> Vec<TokenStream> {
+        let written = written_bounds(generics);
+        let mut predicates = own_predicates(generics);
+        for (key, ty, bounds) in &self.types {
+            let missing: Vec<TokenStream> = bounds
+                .iter()
+                .filter(|bound| {
+                    !written
+                        .iter()
+                        .any(|(ty, path)| ty == key && bound.written_as(path))
+                })
+                .map(|bound| bound.to_tokens(core))
+                .collect();
+            if !missing.is_empty() {
+                predicates.push(quote!(#ty: #(#missing)+*));
+            }
+        }
+        predicates
+    }
+}
+
+/// The type's own `where` predicates, which every impl for it repeats.
+pub fn own_predicates(generics: &Generics) -> Vec<TokenStream> {
+    generics
+        .where_clause
+        .iter()
+        .flat_map(|clause| &clause.predicates)
+        .map(ToTokens::to_token_stream)
+        .collect()
+}
+
+/// Every `Type: Trait` the user wrote, inline or in the `where` clause, as the type's tokens
+/// and the trait's path.
+fn written_bounds(generics: &Generics) -> Vec<(String, &Path)> {
+    let inline = generics
+        .type_params()
+        .map(|param| (param.ident.to_string(), &param.bounds));
+    let in_where = generics
+        .where_clause
+        .iter()
+        .flat_map(|clause| &clause.predicates)
+        .filter_map(|predicate| match predicate {
+            WherePredicate::Type(predicate) if predicate.lifetimes.is_none() => Some((
+                predicate.bounded_ty.to_token_stream().to_string(),
+                &predicate.bounds,
+            )),
+            _ => None,
+        });
+    inline
+        .chain(in_where)
+        .flat_map(|(ty, bounds)| {
+            bounds.iter().filter_map(move |bound| match bound {
+                TypeParamBound::Trait(bound)
+                    if bound.maybe.is_none() && bound.lifetimes.is_none() =>
+                {
+                    Some((ty.clone(), &bound.path))
+                }
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn predicates(generics: &Generics, inferred: &[(Type, Bound)]) -> Vec<String> {
+        let mut bounds = InferredBounds::default();
+        for (ty, bound) in inferred {
+            bounds.insert(ty, *bound);
+        }
+        bounds
+            .predicates(generics, &quote!(::mcp_errors_core))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_bound_the_user_wrote_is_not_repeated() {
+        let input: syn::DeriveInput = parse_quote! {
+            enum E<K: std::fmt::Debug, V: Serialize> where K: fmt::Display, Vec<V>: Clone {}
+        };
+        let (k, v): (Type, Type) = (parse_quote!(K), parse_quote!(V));
+        let got = predicates(
+            &input.generics,
+            &[
+                (k.clone(), Bound::Format(FormatTrait::Debug)),
+                (k.clone(), Bound::Format(FormatTrait::Display)),
+                (k.clone(), Bound::Format(FormatTrait::LowerHex)),
+                (k.clone(), Bound::Format(FormatTrait::Debug)),
+                (v.clone(), Bound::Serialize),
+                (parse_quote!(Vec<V>), Bound::Format(FormatTrait::Debug)),
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                "K : fmt :: Display",
+                "Vec < V > : Clone",
+                "K : :: core :: fmt :: LowerHex",
+                "Vec < V > : :: core :: fmt :: Debug",
+            ]
+        );
+    }
+
+    #[test]
+    fn one_predicate_per_type_with_every_trait_once() {
+        let input: syn::DeriveInput = parse_quote!(
+            enum E<K> {}
+        );
+        let k: Type = parse_quote!(K);
+        let got = predicates(
+            &input.generics,
+            &[
+                (k.clone(), Bound::Format(FormatTrait::Display)),
+                (k.clone(), Bound::Format(FormatTrait::Debug)),
+                (k.clone(), Bound::Format(FormatTrait::Display)),
+                (k.clone(), Bound::Serialize),
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                "K : :: core :: fmt :: Display + :: core :: fmt :: Debug + :: mcp_errors_core :: __private :: Serialize"
+            ]
+        );
+    }
+
+    #[test]
+    fn params_are_found_anywhere_in_a_type() {
+        let input: syn::DeriveInput = parse_quote!(
+            enum E<'a, K, const N: usize> {}
+        );
+        let params = ParamsInScope::new(&input.generics);
+        for ty in [
+            quote!(K),
+            quote!(Vec<K>),
+            quote!(&'a K),
+            quote!([u8; N]),
+            quote!(<K as Iterator>::Item),
+            quote!(Box<dyn Fn(K) -> u8>),
+        ] {
+            assert!(params.intersects(&syn::parse2(ty.clone()).unwrap()), "{ty}");
+        }
+        for ty in [quote!(&'a str), quote!(String), quote!(Kind)] {
+            assert!(
+                !params.intersects(&syn::parse2(ty.clone()).unwrap()),
+                "{ty}"
+            );
+        }
+    }
+}
