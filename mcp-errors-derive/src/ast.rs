@@ -127,6 +127,21 @@ impl Input {
     }
 }
 
+impl Input {
+    /// The path the generated code imports the core from: `#[tool_error(crate = "...")]` on
+    /// the type, or `::mcp_errors_core`.
+    pub fn core_path(&self) -> TokenStream {
+        let attrs = match (self.is_enum, self.variants.first()) {
+            (false, Some(variant)) => &variant.attrs,
+            _ => &self.container,
+        };
+        match &attrs.krate {
+            Some(path) => quote!(#path),
+            None => quote!(::mcp_errors_core),
+        }
+    }
+}
+
 impl Variant {
     fn new(
         ident: Ident,

@@ -23,23 +23,30 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let resolved = parsed
         .as_ref()
         .map(|parsed| valid::check(parsed, &mut errors));
+    let core = parsed
+        .as_ref()
+        .map_or_else(|| quote!(::mcp_errors_core), Input::core_path);
     match (errors.finish(), parsed, resolved) {
-        (Ok(()), Some(parsed), Some(resolved)) => expand(&parsed, &resolved),
+        (Ok(()), Some(parsed), Some(resolved)) => expand(&parsed, &resolved, &core),
         (Err(error), _, _) => {
-            let stubs = fallback::expand(input);
+            let stubs = fallback::expand(input, &core);
             let errors = error.write_errors();
             quote!(#errors #stubs)
         }
         // `finish` succeeds only when parsing did.
-        (Ok(()), _, _) => fallback::expand(input),
+        (Ok(()), _, _) => fallback::expand(input, &core),
     }
 }
 
-fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
+/// The generated code, inside `const _: () = { ... };`. It names the core only as
+/// `__mcp_errors_core`, imported once at the top of the block from `core` (the path of
+/// `#[tool_error(crate = "...")]`, or `::mcp_errors_core`), and the standard library only by
+/// absolute paths (`::core::...`, `::std::...`), so no name in the user's scope can shadow one.
+fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates =
-        inferred_bounds(input, resolved).predicates(&input.generics, &quote!(::mcp_errors_core));
+        inferred_bounds(input, resolved).predicates(&input.generics, &quote!(__mcp_errors_core));
     let own_predicates = generics::own_predicates(&input.generics);
 
     // Few distinct categories and protocol codes among many variants: each is a local const,
@@ -72,9 +79,9 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .collect();
     let channel_consts = channels.iter().map(|(channel, name)| match channel {
         Channel::Execution(category) => {
-            quote!(const #name: ::mcp_errors_core::Category = #category;)
+            quote!(const #name: __mcp_errors_core::Category = #category;)
         }
-        Channel::Protocol(code) => quote!(const #name: ::mcp_errors_core::ErrorCode = #code;),
+        Channel::Protocol(code) => quote!(const #name: __mcp_errors_core::ErrorCode = #code;),
     });
     let retryable_assertions = input
         .variants
@@ -122,11 +129,11 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                 let key = field.detail_key();
                 let binding = &field.binding;
                 quote_spanned! {field.span=>
-                    ::mcp_errors_core::__private::detail(#key, #binding)
+                    __mcp_errors_core::__private::detail(#key, #binding)
                 }
             });
             Some(quote! {
-                #pattern => ::mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
+                #pattern => __mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
             })
         });
     let retry_after_arms = input
@@ -139,7 +146,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             let pattern = pattern(variant, &[index]);
             let binding = &field.binding;
             let value = quote_spanned! {field.span=>
-                ::mcp_errors_core::__private::retry_after_value(#binding)
+                __mcp_errors_core::__private::retry_after_value(#binding)
             };
             Some(quote!(#pattern => ::std::option::Option::Some(#value),))
         });
@@ -156,30 +163,32 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     quote! {
         #[allow(non_upper_case_globals, unused_qualifications, unreachable_code, clippy::all)]
         const _: () = {
+            use #core as __mcp_errors_core;
+
             #[automatically_derived]
-            impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
+            impl #impl_generics __mcp_errors_core::ToolError for #self_ty
             where
                 #(#predicates,)*
                 Self: ::std::error::Error,
             {
-                fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
-                    use ::mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
+                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
+                    use __mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
                     #(#channel_consts)*
-                    const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
+                    const CATALOG: &[__mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
                     #(#retryable_assertions)*
                     CATALOG
                 }
 
-                fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
+                fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
                     let index: usize = #descriptor_index;
-                    &<Self as ::mcp_errors_core::ToolError>::catalog()[index]
+                    &<Self as __mcp_errors_core::ToolError>::catalog()[index]
                 }
 
                 fn message(&self) -> ::std::string::String {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#message_arms)*
-                        _ => ::mcp_errors_core::__private::display_string(self),
+                        _ => __mcp_errors_core::__private::display_string(self),
                     }
                 }
 
@@ -193,17 +202,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     }
                 }
 
-                fn details(&self) -> ::mcp_errors_core::Details {
+                fn details(&self) -> __mcp_errors_core::Details {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#detail_arms)*
-                        _ => ::mcp_errors_core::Details::new(),
+                        _ => __mcp_errors_core::Details::new(),
                     }
                 }
 
                 fn retry_after(
                     &self,
-                ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
+                ) -> ::std::option::Option<__mcp_errors_core::__private::Duration> {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#retry_after_arms)*
@@ -213,17 +222,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
+            impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
                 #(#own_predicates,)*
-                #self_ty: ::mcp_errors_core::ToolError,
+                #self_ty: __mcp_errors_core::ToolError,
             {
                 fn from(error: #self_ty) -> Self {
-                    ::mcp_errors_core::ToolError::to_failure(&error)
+                    __mcp_errors_core::ToolError::to_failure(&error)
                 }
             }
 
-            ::mcp_errors_core::__impl_rmcp! {
+            __mcp_errors_core::__impl_rmcp! {
                 impl [#impl_generics] for #self_ty where [#(#own_predicates,)*]
             }
         };
@@ -292,11 +301,11 @@ fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenS
             let field = variant.field(member)?;
             let local = pointer_local(member, lit.span());
             let binding = &field.binding;
-            Some(quote!(let #local = ::mcp_errors_core::__private::Var(#binding);))
+            Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
         });
         quote!({
             #(#pointers)*
-            ::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
+            __mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
         })
     } else {
         quote!(::std::string::String::from(#format))
@@ -343,4 +352,64 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
         }
     }
     bounds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::TokenTree;
+    use syn::parse_quote;
+
+    fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                TokenTree::Ident(ident) => out.push(ident.to_string()),
+                TokenTree::Group(group) => idents(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    /// Nothing of the expansion, real or stub, names the core other than through the path of
+    /// `#[tool_error(crate = "...")]`.
+    #[test]
+    fn every_path_to_the_core_goes_through_the_crate_option() {
+        let valid: DeriveInput = parse_quote! {
+            #[tool_error(crate = "facade::core")]
+            #[category(transient)]
+            enum E<K> {
+                #[error("a")]
+                #[message("{k:?} {k:p} {k:x}")]
+                #[hint("{k}")]
+                A { #[detail] k: K, #[retry_after] wait: Duration },
+                #[error("b")]
+                #[protocol(invalid_params)]
+                B,
+                #[error("c")]
+                #[protocol(4001)]
+                C,
+            }
+        };
+        let broken: DeriveInput = parse_quote! {
+            #[tool_error(crate = "facade::core")]
+            #[error("s")]
+            #[category(transiant)]
+            struct S;
+        };
+        for input in [valid, broken] {
+            let expanded = derive(&input);
+            let mut names = Vec::new();
+            idents(expanded.clone(), &mut names);
+            assert!(
+                !names.iter().any(|name| name == "mcp_errors_core"),
+                "{expanded}"
+            );
+            assert!(
+                expanded
+                    .to_string()
+                    .contains("use facade :: core as __mcp_errors_core ;"),
+                "{expanded}"
+            );
+        }
+    }
 }

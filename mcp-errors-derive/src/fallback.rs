@@ -8,7 +8,8 @@ use syn::DeriveInput;
 
 use crate::generics;
 
-pub fn expand(input: &DeriveInput) -> TokenStream {
+/// Stub impls for `input`, importing the core from `core` as the real expansion does.
+pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = generics::own_predicates(&input.generics);
@@ -16,15 +17,17 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
     quote! {
         #[allow(unused_qualifications, clippy::all)]
         const _: () = {
-            impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
+            use #core as __mcp_errors_core;
+
+            impl #impl_generics __mcp_errors_core::ToolError for #self_ty
             where
                 #(#predicates,)*
                 Self: ::std::error::Error,
             {
-                fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
+                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     &[]
                 }
-                fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
+                fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
                     ::core::unreachable!()
                 }
                 fn message(&self) -> ::std::string::String {
@@ -35,27 +38,27 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     ::core::unreachable!()
                 }
-                fn details(&self) -> ::mcp_errors_core::Details {
+                fn details(&self) -> __mcp_errors_core::Details {
                     ::core::unreachable!()
                 }
                 fn retry_after(
                     &self,
-                ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
+                ) -> ::std::option::Option<__mcp_errors_core::__private::Duration> {
                     ::core::unreachable!()
                 }
             }
 
-            impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
+            impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
                 #(#predicates,)*
-                #self_ty: ::mcp_errors_core::ToolError,
+                #self_ty: __mcp_errors_core::ToolError,
             {
                 fn from(_: #self_ty) -> Self {
                     ::core::unreachable!()
                 }
             }
 
-            ::mcp_errors_core::__impl_rmcp! {
+            __mcp_errors_core::__impl_rmcp! {
                 impl [#impl_generics] for #self_ty where [#(#predicates,)*]
             }
         };

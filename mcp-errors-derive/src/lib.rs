@@ -129,6 +129,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `detail` | | | yes |
 /// | `retry_after` | | | yes |
 /// | `sensitive` | | | yes |
+/// | `tool_error(crate = "PATH")` | yes | on a struct | |
 ///
 /// Each attribute is written at most once per item. A variant's own attribute wins over the
 /// enum's; a variant's own `category` or `protocol` replaces the enum's mapping as a whole. A
@@ -374,6 +375,30 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert!(!wire.contains("pw123") && wire.contains("ann"));
 /// ```
 ///
+/// # `#[tool_error(crate = "PATH")]`: the path of the core crate
+///
+/// On the enum or struct. The generated code names the core as `::mcp_errors_core`; when your
+/// crate reaches it another way, give the path: a renamed dependency
+/// (`errs = { package = "mcp-errors-core", version = "0.1" }` and `crate = "errs"`), or a
+/// facade crate that re-exports the core and the derive (`crate = "my_facade::mcp_errors_core"`).
+/// Every path of the generated code goes through it, as with serde's `#[serde(crate = "...")]`.
+///
+/// ```
+/// mod facade {
+///     pub use mcp_errors_core as errors;
+/// }
+///
+/// use facade::errors::ToolError as _;
+///
+/// #[derive(Debug, thiserror::Error, facade::errors::ToolError)]
+/// #[tool_error(crate = "facade::errors")]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// struct SeatTaken;
+///
+/// assert_eq!(SeatTaken::catalog()[0].code(), "SEAT_TAKEN");
+/// ```
+///
 /// # Enum-level defaults, structs and generics
 ///
 /// ```
@@ -455,8 +480,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
 /// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
 ///
-/// Everything is inside `const _: () = { ... };` and names the core by its absolute path
-/// `::mcp_errors_core`. When the input breaks a rule, the derive reports every mistake at once
+/// Everything is inside `const _: () = { ... };`, which imports the core once, from
+/// `::mcp_errors_core` or the path of `#[tool_error(crate = "...")]`, and names the standard
+/// library only by absolute paths (`::core::...`, `::std::...`): no name in your scope can
+/// shadow one. When the input breaks a rule, the derive reports every mistake at once
 /// and still emits stub impls, so the mistakes are the only errors: nothing else fails where the
 /// type is used.
 ///
@@ -474,7 +501,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// - An attribute stands where it has a meaning ([code-on-the-enum], [field-attribute-on-variant],
 ///   [variant-attribute-on-field]): `` `#[N]` is not allowed on PLACE: it belongs WHERE ``, with
 ///   `PLACE` one of `the enum`, `a variant`, `the struct`, `a field`, and `WHERE` one of
-///   `on a variant or on the enum`, `on a variant (or on a struct)`, `on a field of a variant`.
+///   `on a variant or on the enum`, `on a variant (or on a struct)`, `on a field of a variant`,
+///   `on the enum or struct itself` ([tool-error-on-a-variant]).
 /// - An attribute is written once per item ([duplicate-attribute]):
 ///   ``duplicate `#[N]`: write it once on this item``.
 /// - Each attribute has one syntax ([malformed-attribute-syntax]): `` expected `SYNTAX` `` when
@@ -482,6 +510,12 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `` `N` takes no arguments: write `#[N]` `` for `mask`, `expose`, `detail`, `retry_after` and
 ///   `sensitive`. `SYNTAX` is `#[category(validation)]`, `#[retryable] or #[retryable(false)]`,
 ///   `#[code("STABLE_CODE")]`, `#[message("text with {field}")]` or `#[hint("text with {field}")]`.
+/// - `#[tool_error(...)]` takes the path of the core as a string
+///   ([tool-error-crate-not-a-string]): `` `crate` takes the path as a string: write
+///   `#[tool_error(crate = "path::to::mcp_errors_core")]` ``, `` `TEXT` is not a path: write
+///   the path of the core crate, such as `::mcp_errors_core` or `my_facade::mcp_errors_core` ``;
+///   and no other option ([tool-error-unknown-option]): ``unknown option `NAME` of
+///   `#[tool_error]`; did you mean `crate`?`` (else ``...; the syntax is `SYNTAX` ``).
 /// - Unions are refused ([union-is-not-supported]): `` `ToolError` cannot be derived for a
 ///   union: derive it for an enum of failures, or for a struct that is a single failure ``.
 ///
@@ -622,6 +656,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
 /// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs
 /// [sensitive-raw-identifier-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-raw-identifier-field.rs
+/// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
+/// [tool-error-on-a-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-on-a-variant.rs
+/// [tool-error-unknown-option]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-unknown-option.rs
 /// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs
@@ -640,7 +677,8 @@ use syn::{DeriveInput, parse_macro_input};
         expose,
         detail,
         retry_after,
-        sensitive
+        sensitive,
+        tool_error
     )
 )]
 pub fn derive_tool_error(input: TokenStream) -> TokenStream {

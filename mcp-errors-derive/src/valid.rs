@@ -83,12 +83,12 @@ pub fn check(input: &Input, errors: &mut Errors) -> Vec<Resolved> {
 }
 
 fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resolved {
-    let place = if input.is_enum {
-        "a variant"
+    let (place, allowed): (_, &[&str]) = if input.is_enum {
+        ("a variant", &ON_VARIANT)
     } else {
-        "the struct"
+        ("the struct", &ON_STRUCT)
     };
-    check_placement(&variant.attrs, &ON_VARIANT, place, errors);
+    check_placement(&variant.attrs, allowed, place, errors);
     for field in &variant.fields {
         check_placement(&field.attrs, &ON_FIELD, "a field", errors);
         check_field_flags(field, errors);
@@ -135,7 +135,9 @@ fn check_placement(attrs: &Attrs, allowed: &[&str], place: &str, errors: &mut Er
         if allowed.contains(name) {
             continue;
         }
-        let belongs = if ON_FIELD.contains(name) {
+        let belongs = if *name == TOOL_ERROR {
+            "on the enum or struct itself"
+        } else if ON_FIELD.contains(name) {
             "on a field of a variant"
         } else if ON_CONTAINER.contains(name) {
             "on a variant or on the enum"
