@@ -161,7 +161,13 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 
     let self_ty = quote!(#ident #ty_generics);
     quote! {
-        #[allow(non_upper_case_globals, unused_qualifications, unreachable_code, clippy::all)]
+        #[allow(
+            deprecated,
+            non_upper_case_globals,
+            unused_qualifications,
+            unreachable_code,
+            clippy::all
+        )]
         const _: () = {
             use #core as __mcp_errors_core;
 
@@ -180,7 +186,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 }
 
                 fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
-                    let index: usize = #descriptor_index;
+                    let index: ::core::primitive::usize = #descriptor_index;
                     &<Self as __mcp_errors_core::ToolError>::catalog()[index]
                 }
 

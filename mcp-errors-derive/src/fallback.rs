@@ -15,7 +15,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let predicates = generics::own_predicates(&input.generics);
     let self_ty = quote!(#ident #ty_generics);
     quote! {
-        #[allow(unused_qualifications, clippy::all)]
+        #[allow(deprecated, unused_qualifications, clippy::all)]
         const _: () = {
             use #core as __mcp_errors_core;
 

@@ -483,7 +483,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// Everything is inside `const _: () = { ... };`, which imports the core once, from
 /// `::mcp_errors_core` or the path of `#[tool_error(crate = "...")]`, and names the standard
 /// library only by absolute paths (`::core::...`, `::std::...`): no name in your scope can
-/// shadow one. When the input breaks a rule, the derive reports every mistake at once
+/// shadow one, and it compiles under `#![no_implicit_prelude]`. It allows `deprecated`, so
+/// deprecated variants and fields derive under `#![deny(deprecated)]`. When the input breaks a rule, the derive reports every mistake at once
 /// and still emits stub impls, so the mistakes are the only errors: nothing else fails where the
 /// type is used.
 ///
