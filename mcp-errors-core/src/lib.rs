@@ -112,7 +112,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::derive_support::Var;
+    pub use crate::derive_support::{RetryAfter, Var};
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
     #[cfg(feature = "rmcp")]
@@ -154,12 +154,6 @@ pub mod __private {
         let mut text = String::with_capacity(capacity);
         let _ = std::fmt::Write::write_fmt(&mut text, args);
         text
-    }
-
-    /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`
-    /// fails to compile on the field's own span.
-    pub fn retry_after_value(value: &Duration) -> Duration {
-        *value
     }
 }
 

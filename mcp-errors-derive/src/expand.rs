@@ -2,6 +2,7 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 use syn::{DeriveInput, Ident, LitStr};
 
 use crate::ast::{Input, Variant};
@@ -144,11 +145,15 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             let index = r.retry_after.as_ref()?.field;
             let field = &variant.fields[index];
             let pattern = pattern(variant, &[index]);
-            let binding = &field.binding;
-            let value = quote_spanned! {field.span=>
-                __mcp_errors_core::__private::retry_after_value(#binding)
+            // Spanned at the field's type: a type that is not a `Duration` or an
+            // `Option<Duration>` is reported there, by `RetryAfter`'s own message.
+            let span = field.ty.span();
+            let mut binding = field.binding.clone();
+            binding.set_span(span);
+            let value = quote_spanned! {span=>
+                __mcp_errors_core::__private::RetryAfter::retry_after(#binding)
             };
-            Some(quote!(#pattern => ::std::option::Option::Some(#value),))
+            Some(quote!(#pattern => #value,))
         });
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
@@ -331,7 +336,7 @@ fn cow_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStre
 
 /// The bounds the generated `ToolError` impl needs on field types that mention a parameter:
 /// for each placeholder of `#[message]` and `#[hint]` that shows a field, the trait of its
-/// spec; `Serialize` for each `#[detail]`.
+/// spec; `Serialize` for each `#[detail]`; `RetryAfter` for the `#[retry_after]` field.
 fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
     let params = ParamsInScope::new(&input.generics);
     let mut bounds = InferredBounds::default();
@@ -340,6 +345,12 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
             let ty = &variant.fields[i].ty;
             if params.intersects(ty) {
                 bounds.insert(ty, Bound::Serialize);
+            }
+        }
+        if let Some(retry_after) = &r.retry_after {
+            let ty = &variant.fields[retry_after.field].ty;
+            if params.intersects(ty) {
+                bounds.insert(ty, Bound::RetryAfter);
             }
         }
         let templates = [&r.message, &r.hint];

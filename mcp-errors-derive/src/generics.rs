@@ -1,8 +1,8 @@
 //! The bounds of the generated impls, as thiserror infers them: the type's own `where` clause
 //! (every impl repeats it, or the type is not well formed), plus, for each field whose type
 //! mentions a type or const parameter, the trait the generated code uses it through: the
-//! format trait of each placeholder that shows it, `Serialize` for a `#[detail]`. A bound the
-//! user already wrote is not repeated.
+//! format trait of each placeholder that shows it, `Serialize` for a `#[detail]`, the core's
+//! `RetryAfter` for a `#[retry_after]`. A bound the user already wrote is not repeated.
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, quote};
@@ -51,6 +51,8 @@ pub enum Bound {
     Format(FormatTrait),
     /// `#[detail]`.
     Serialize,
+    /// `#[retry_after]`: a `Duration` or `Option<Duration>`, decided by the type checker.
+    RetryAfter,
 }
 
 impl Bound {
@@ -62,6 +64,7 @@ impl Bound {
                 quote!(::core::fmt::#name)
             }
             Bound::Serialize => quote!(#core::__private::Serialize),
+            Bound::RetryAfter => quote!(#core::__private::RetryAfter),
         }
     }
 
@@ -89,6 +92,8 @@ impl Bound {
                 names.as_slice(),
                 ["Serialize"] | ["serde", "Serialize"] | ["serde", "ser", "Serialize"]
             ),
+            // Not a trait users name: the core's support for the generated code.
+            Bound::RetryAfter => false,
         }
     }
 }

@@ -335,8 +335,27 @@ use syn::{DeriveInput, parse_macro_input};
 /// ## `#[retry_after]`
 ///
 /// A `std::time::Duration` field that says how long to wait: it becomes `retryAfterMs` in the
-/// payload and `Retryable after 3s.` in the text. One per variant, on a retryable variant (by its
-/// category's default or by `#[retryable]`).
+/// payload and `Retryable after 3s.` in the text. An `Option<Duration>` says it may be unknown
+/// (`None`: no `retryAfterMs`). The type checker decides, so a reference to either, a
+/// `Box<Duration>`, a type alias or a generic field (which gets the bound) works too. One per
+/// variant, on a retryable variant (by its category's default or by `#[retryable]`).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("rate limited")]
+/// #[category(rate_limited)]
+/// struct RateLimited {
+///     #[retry_after]
+///     wait: Option<Duration>, // from a `Retry-After` header, when there was one
+/// }
+///
+/// let two = Some(Duration::from_secs(2));
+/// assert_eq!(RateLimited { wait: two }.retry_after(), two);
+/// assert_eq!(RateLimited { wait: None }.retry_after(), None);
+/// ```
 ///
 /// ## `#[sensitive]`
 ///
@@ -556,9 +575,12 @@ use syn::{DeriveInput, parse_macro_input};
 /// - No retry advice on a protocol variant ([retryable-on-protocol-variant]): `` `#[retryable]`
 ///   has no meaning on `V`, a protocol error: retry advice reaches the model only on
 ///   tool-execution errors; map it with `#[category(...)]` instead, or drop `#[retryable]` ``.
-/// - `#[retry_after]` goes on a `Duration` ([retry-after-not-duration]): `` `#[retry_after]` goes
-///   on a `std::time::Duration` field: convert the value to a `Duration` when you build the
-///   error ``.
+/// - `#[retry_after]` goes on a `Duration` or an `Option<Duration>` ([retry-after-not-duration],
+///   [retry-after-not-duration-string]): the type checker reports, on the field's type,
+///   ``error[E0277]: `#[retry_after]` goes on a `std::time::Duration` or `Option<Duration>`
+///   field, not on `TYPE` `` with the note `convert the value to a `Duration` when you build the
+///   error (`Duration::from_secs`, `Duration::from_millis`), or use `Option<Duration>` when the
+///   wait may be unknown`.
 /// - Once per variant ([retry-after-twice]): `` `V` has more than one `#[retry_after]` field:
 ///   keep it on the one field that says how long to wait ``.
 /// - On a retryable variant ([retry-after-on-non-retryable]): `` `#[retry_after]` on `V`, which
@@ -652,6 +674,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
 /// [retry-after-not-duration]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration.rs
+/// [retry-after-not-duration-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration-string.rs
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
 /// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
 /// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs

@@ -2,7 +2,6 @@
 //! is wrong and what to write instead; all errors of an input are reported at once.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{LitStr, Member};
 
 use crate::ast::{Field, Input, Variant};
@@ -596,9 +595,10 @@ fn check_field_flags(field: &Field, errors: &mut Errors) {
     }
 }
 
-/// Rules of `#[retry_after]`: one per variant, on a `Duration`, on a retryable variant.
-/// Whether a variant that takes its category's default is retryable is known to the core
-/// only, so that last rule becomes an assertion in the generated code.
+/// Rules of `#[retry_after]`: one per variant, on a retryable variant. Whether a variant that
+/// takes its category's default is retryable is known to the core only, so that rule becomes
+/// an assertion in the generated code; whether the field is a `Duration` is the type
+/// checker's, through the core's `RetryAfter`.
 fn check_retry_after(
     variant: &Variant,
     retryable: Option<bool>,
@@ -620,13 +620,6 @@ fn check_retry_after(
                 ),
             ));
             continue;
-        }
-        if !is_duration(&field.ty) {
-            errors.push(error(
-                field.ty.span(),
-                "`#[retry_after]` goes on a `std::time::Duration` field: convert the value to \
-                 a `Duration` when you build the error",
-            ));
         }
         let not_retryable = |why: &str| {
             format!(
@@ -654,19 +647,6 @@ fn check_retry_after(
         });
     }
     found
-}
-
-fn is_duration(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "Duration" && segment.arguments.is_none()),
-        syn::Type::Reference(reference) => is_duration(&reference.elem),
-        syn::Type::Group(group) => is_duration(&group.elem),
-        _ => false,
-    }
 }
 
 /// Rule: when the model reads `Display`, it must not show a `#[sensitive]` field.
