@@ -578,9 +578,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `#[retry_after]` goes on a `Duration` or an `Option<Duration>` ([retry-after-not-duration],
 ///   [retry-after-not-duration-string]): the type checker reports, on the field's type,
 ///   ``error[E0277]: `#[retry_after]` goes on a `std::time::Duration` or `Option<Duration>`
-///   field, not on `TYPE` `` with the note `convert the value to a `Duration` when you build the
-///   error (`Duration::from_secs`, `Duration::from_millis`), or use `Option<Duration>` when the
-///   wait may be unknown`.
+///   field, not on `TYPE` `` with the note `` convert the value to a `Duration` when you build
+///   the error (`Duration::from_secs`, `Duration::from_millis`), or use `Option<Duration>` when
+///   the wait may be unknown ``.
 /// - Once per variant ([retry-after-twice]): `` `V` has more than one `#[retry_after]` field:
 ///   keep it on the one field that says how long to wait ``.
 /// - On a retryable variant ([retry-after-on-non-retryable]): `` `#[retry_after]` on `V`, which
