@@ -4,6 +4,28 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::{ToolError, ToolFailure};
+
+/// Every [`ToolError`]. The generated `From<T> for ToolFailure` converts through it, so when
+/// `T` derives `ToolError` without being a `std::error::Error` (the supertrait), that
+/// conversion is the one place the compiler reports it, with this message, at the type's name.
+/// The generated `ToolError` impl of a type without parameters is bounded by
+/// `for<'a> Self: Error`: a bound with a binder is not checked where the impl is written, so
+/// the impl itself does not report the same error again with a less helpful message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` derives `ToolError`, which extends `std::error::Error`, but does not implement it",
+    label = "`{Self}` is not a `std::error::Error`",
+    note = "derive `thiserror::Error` for `{Self}` (with an `#[error(\"...\")]` on each variant), or implement `Display` and `std::error::Error` for it"
+)]
+pub trait DerivedToolError: ToolError {}
+
+impl<T: ToolError + ?Sized> DerivedToolError for T {}
+
+/// The generated `From<T> for ToolFailure`: [`ToolError::to_failure`].
+pub fn tool_failure<T: DerivedToolError + ?Sized>(error: &T) -> ToolFailure {
+    error.to_failure()
+}
+
 /// A field shown with `{field:p}` in `#[message]` or `#[hint]`: formats the field's own
 /// `Pointer`, where the borrowed field would format its address.
 pub struct Var<'a, T: ?Sized>(pub &'a T);

@@ -165,6 +165,15 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     };
 
     let self_ty = quote!(#ident #ty_generics);
+    let self_is_error = generics::self_is_error(&input.generics);
+    let tool_error_trait = quote_spanned!(ident.span()=> __mcp_errors_core::ToolError);
+    let core_alias = quote!(__mcp_errors_core);
+    let is_tool_error = generics::is_tool_error(&input.generics, &self_ty, &core_alias)
+        .map(|bound| quote!(#bound,));
+    // At the type's name: when the type is not an `Error`, this is the one place that says so.
+    let to_failure = quote_spanned! {ident.span()=>
+        __mcp_errors_core::__private::tool_failure(&error)
+    };
     quote! {
         #[allow(
             deprecated,
@@ -177,10 +186,10 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             use #core as __mcp_errors_core;
 
             #[automatically_derived]
-            impl #impl_generics __mcp_errors_core::ToolError for #self_ty
+            impl #impl_generics #tool_error_trait for #self_ty
             where
                 #(#predicates,)*
-                Self: ::std::error::Error,
+                #self_is_error,
             {
                 fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     use __mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
@@ -236,15 +245,15 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
                 #(#own_predicates,)*
-                #self_ty: __mcp_errors_core::ToolError,
+                #is_tool_error
             {
                 fn from(error: #self_ty) -> Self {
-                    __mcp_errors_core::ToolError::to_failure(&error)
+                    #to_failure
                 }
             }
 
             __mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [#(#own_predicates,)*]
+                impl [#impl_generics] for #self_ty where [#(#own_predicates,)* #is_tool_error]
             }
         };
     }

@@ -14,6 +14,10 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = generics::own_predicates(&input.generics);
     let self_ty = quote!(#ident #ty_generics);
+    let self_is_error = generics::self_is_error(&input.generics);
+    let is_tool_error =
+        generics::is_tool_error(&input.generics, &self_ty, &quote!(__mcp_errors_core))
+            .map(|bound| quote!(#bound,));
     quote! {
         #[allow(deprecated, unused_qualifications, clippy::all)]
         const _: () = {
@@ -22,7 +26,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
             impl #impl_generics __mcp_errors_core::ToolError for #self_ty
             where
                 #(#predicates,)*
-                Self: ::std::error::Error,
+                #self_is_error,
             {
                 fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     &[]
@@ -51,7 +55,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
             impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
                 #(#predicates,)*
-                #self_ty: __mcp_errors_core::ToolError,
+                #is_tool_error
             {
                 fn from(_: #self_ty) -> Self {
                     ::core::unreachable!()
@@ -59,7 +63,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
             }
 
             __mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [#(#predicates,)*]
+                impl [#impl_generics] for #self_ty where [#(#predicates,)* #is_tool_error]
             }
         };
     }

@@ -154,6 +154,30 @@ pub fn own_predicates(generics: &Generics) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The bound of the `ToolError` impl that `Self` is an `Error` (`ToolError`'s supertrait).
+/// For a type without parameters it has a binder (`for<'a>`): a bound without parameters is
+/// checked where the impl is written, and would report "`T: Error` is not satisfied" there,
+/// with a note about an unstable feature, when the user forgot `thiserror::Error`; that case
+/// is reported once, with its own message, by the `From` impl.
+pub fn self_is_error(generics: &Generics) -> TokenStream {
+    if generics.params.is_empty() {
+        quote!(for<'__mcp_errors> Self: ::std::error::Error)
+    } else {
+        quote!(Self: ::std::error::Error)
+    }
+}
+
+/// The bound of the `From<T> for ToolFailure` and rmcp impls that `T` is a `ToolError`: for a
+/// generic type only. For a type without parameters it would be checked where the impl is
+/// written; without it the impl holds unconditionally and its body reports a missing `Error`.
+pub fn is_tool_error(
+    generics: &Generics,
+    ty: &TokenStream,
+    core: &TokenStream,
+) -> Option<TokenStream> {
+    (!generics.params.is_empty()).then(|| quote!(#ty: #core::ToolError))
+}
+
 /// Every `Type: Trait` the user wrote, inline or in the `where` clause, as the type's tokens
 /// and the trait's path.
 fn written_bounds(generics: &Generics) -> Vec<(String, &Path)> {

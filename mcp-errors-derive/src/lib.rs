@@ -516,6 +516,17 @@ use syn::{DeriveInput, parse_macro_input};
 /// ([all-errors-at-once]). In the messages below, `V` stands for the variant (or struct), `f` for
 /// a field and `N` for an attribute.
 ///
+/// The type:
+///
+/// - It is a `std::error::Error`, which `ToolError` extends ([missing-display-and-error]): a
+///   type that derives `ToolError` without `thiserror::Error` (or a hand-written `Display` and
+///   `Error`) gets one error, at its name: ``error[E0277]: `T` derives `ToolError`, which extends
+///   `std::error::Error`, but does not implement it``, with the note ``derive `thiserror::Error`
+///   for `T` (with an `#[error("...")]` on each variant), or implement `Display` and
+///   `std::error::Error` for it``. Converting the type into a `ToolFailure` still compiles. (A
+///   generic type's impls are bounded by `Self: Error`, so there the error shows where the type
+///   is used.)
+///
 /// Placement and syntax:
 ///
 /// - An attribute stands where it has a meaning ([code-on-the-enum], [field-attribute-on-variant],
@@ -652,7 +663,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `Display` that cannot be checked here: add `#[message("...")]`, or `#[mask]` the variant ``.
 ///
 /// After any of these errors the type still implements `ToolError` and converts to
-/// `ToolFailure` ([no-cascade-on-conversion]).
+/// `ToolFailure` ([no-cascade-on-conversion]); the stub impls keep a generic type's `where`
+/// clause ([generic-enum-keeps-where-clause]).
 ///
 /// [all-errors-at-once]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/all-errors-at-once.rs
 /// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
@@ -663,6 +675,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
+/// [generic-enum-keeps-where-clause]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/generic-enum-keeps-where-clause.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
 /// [hint-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-shows-self-with-sensitive-field.rs
 /// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
@@ -670,6 +683,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
 /// [message-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-shows-self-with-sensitive-field.rs
+/// [missing-display-and-error]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/missing-display-and-error.rs
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
