@@ -317,16 +317,24 @@ fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenS
     let format = LitStr::new(&template.format, lit.span());
     if template.has_placeholders() || template.format.contains(['{', '}']) {
         let capacity = template.capacity_hint();
-        let pointers = template.pointers().into_iter().filter_map(|member| {
-            let field = variant.field(member)?;
-            let local = pointer_local(member, lit.span());
-            let binding = &field.binding;
-            Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
-        });
-        quote!({
-            #(#pointers)*
+        let pointers: Vec<TokenStream> = template
+            .pointers()
+            .into_iter()
+            .filter_map(|member| {
+                let field = variant.field(member)?;
+                let local = pointer_local(member, lit.span());
+                let binding = &field.binding;
+                Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
+            })
+            .collect();
+        let text = quote! {
             __mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
-        })
+        };
+        if pointers.is_empty() {
+            text
+        } else {
+            quote!({ #(#pointers)* #text })
+        }
     } else {
         quote!(::std::string::String::from(#format))
     }

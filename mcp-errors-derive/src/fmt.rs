@@ -81,7 +81,8 @@ pub fn local(member: &Member, span: Span) -> Ident {
 /// The local a `{field:p}` placeholder formats: the field's own `Pointer`, not the address of
 /// the borrowed field.
 pub fn pointer_local(member: &Member, span: Span) -> Ident {
-    format_ident!("__pointer{}", local(member, span), span = span)
+    let local = local(member, span).to_string();
+    format_ident!("__pointer_{}", local.trim_start_matches('_'), span = span)
 }
 
 /// A name without its `r#`.
@@ -427,7 +428,7 @@ mod tests {
                 "{template}"
             );
         }
-        assert_eq!(parse("{v:p}").unwrap().format, "{__pointer__field_v:p}");
+        assert_eq!(parse("{v:p}").unwrap().format, "{__pointer_field_v:p}");
     }
 
     #[test]
