@@ -166,6 +166,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 
     let self_ty = quote!(#ident #ty_generics);
     let self_is_error = generics::self_is_error(&input.generics);
+    let own_predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
     let tool_error_trait = quote_spanned!(ident.span()=> __mcp_errors_core::ToolError);
     let core_alias = quote!(__mcp_errors_core);
     let is_tool_error = generics::is_tool_error(&input.generics, &self_ty, &core_alias)
@@ -244,7 +245,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             #[automatically_derived]
             impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
-                #(#own_predicates,)*
+                #(#own_predicates_in_from,)*
                 #is_tool_error
             {
                 fn from(error: #self_ty) -> Self {

@@ -15,6 +15,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let predicates = generics::own_predicates(&input.generics);
     let self_ty = quote!(#ident #ty_generics);
     let self_is_error = generics::self_is_error(&input.generics);
+    let predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
     let is_tool_error =
         generics::is_tool_error(&input.generics, &self_ty, &quote!(__mcp_errors_core))
             .map(|bound| quote!(#bound,));
@@ -54,7 +55,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
 
             impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
-                #(#predicates,)*
+                #(#predicates_in_from,)*
                 #is_tool_error
             {
                 fn from(_: #self_ty) -> Self {

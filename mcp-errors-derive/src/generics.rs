@@ -154,6 +154,33 @@ pub fn own_predicates(generics: &Generics) -> Vec<TokenStream> {
         .collect()
 }
 
+/// [`own_predicates`] for an impl whose `Self` is another type (`From<T> for ToolFailure`):
+/// `Self` in them is spelled out as `self_ty`.
+pub fn own_predicates_as(generics: &Generics, self_ty: &TokenStream) -> Vec<TokenStream> {
+    own_predicates(generics)
+        .into_iter()
+        .map(|predicate| replace_self(predicate, self_ty))
+        .collect()
+}
+
+fn replace_self(tokens: TokenStream, self_ty: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Ident(ident) if ident == "Self" => self_ty.clone(),
+            TokenTree::Group(group) => {
+                let mut replaced = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_self(group.stream(), self_ty),
+                );
+                replaced.set_span(group.span());
+                TokenTree::Group(replaced).into()
+            }
+            other => other.into(),
+        })
+        .collect()
+}
+
 /// The bound of the `ToolError` impl that `Self` is an `Error` (`ToolError`'s supertrait).
 /// For a type without parameters it has a binder (`for<'a>`): a bound without parameters is
 /// checked where the impl is written, and would report "`T: Error` is not satisfied" there,
@@ -274,6 +301,29 @@ mod tests {
             got,
             [
                 "K : :: core :: fmt :: Display + :: core :: fmt :: Debug + :: mcp_errors_core :: __private :: Serialize"
+            ]
+        );
+    }
+
+    #[test]
+    fn self_is_spelled_out_for_another_impl() {
+        let input: syn::DeriveInput = parse_quote!(
+            enum E<K>
+            where
+                Self: Sized,
+                Vec<Self>: Clone,
+                K: Into<u8>, {}
+        );
+        let got: Vec<String> = own_predicates_as(&input.generics, &quote!(E<K>))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "E < K > : Sized",
+                "Vec < E < K > > : Clone",
+                "K : Into < u8 >"
             ]
         );
     }

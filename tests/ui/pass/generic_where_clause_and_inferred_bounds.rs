@@ -1,4 +1,5 @@
-// A generic enum keeps its `where` clause in every generated impl, and each field whose type
+// A generic enum keeps its `where` clause in every generated impl (with `Self` spelled out
+// where the impl's `Self` is another type), and each field whose type
 // mentions a type or const parameter gets a bound for what the generated code does with it:
 // the trait of each placeholder's spec (`{v}` Display, `{v:?}` Debug, `{v:x}` LowerHex, ...;
 // `{v} {v:?}` both), `Serialize` for a `#[detail]`. A bound the enum already has is not
@@ -6,10 +7,14 @@
 use mcp_errors_core::{ToolError, ToolFailure};
 use std::fmt::Debug;
 
+trait Lookup {}
+impl<K: Debug, H, const N: usize> Lookup for LookupError<K, H, N> {}
+
 #[derive(Debug, thiserror::Error, ToolError)]
 enum LookupError<K, H, const N: usize>
 where
     K: Debug,
+    Self: Lookup,
 {
     #[error("no entry for {key:?}")]
     #[category(not_found)]
