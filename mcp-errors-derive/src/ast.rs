@@ -125,9 +125,7 @@ impl Input {
             }
         }
     }
-}
 
-impl Input {
     /// The path the generated code imports the core from: `#[tool_error(crate = "...")]` on
     /// the type, or `::mcp_errors_core`.
     pub fn core_path(&self) -> TokenStream {

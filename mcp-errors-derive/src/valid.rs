@@ -476,14 +476,25 @@ enum Leak<'a> {
     Shown(&'a Field),
     /// `{user:>pin$}`, `{x:.pin$}`: its value as a width or precision.
     Count(&'a Field),
-    /// `{self}` or `{self:?}` (as written: `{self}` or `{self:?}`) in a variant that has this
-    /// sensitive field.
+    /// `{self}` or `{self:?}`, as written, in a variant that has this sensitive field.
     WholeValue(&'static str, &'a Field),
+}
+
+impl Leak<'_> {
+    fn same_as(&self, other: &Leak<'_>) -> bool {
+        match (self, other) {
+            (Leak::Shown(a), Leak::Shown(b)) | (Leak::Count(a), Leak::Count(b)) => {
+                a.detail_key() == b.detail_key()
+            }
+            (Leak::WholeValue(a, _), Leak::WholeValue(b, _)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// Rule: no placeholder of a template shows a `#[sensitive]` field, whole or as a width or
 /// precision, and none shows the whole value of a variant that has one. One rule for
-/// `#[message]`, `#[hint]` and a `#[error]` the model reads.
+/// `#[message]`, `#[hint]` and a `#[error]` the model reads. Each leak once, in order.
 fn sensitive_uses<'a>(variant: &'a Variant, template: &Template) -> Vec<Leak<'a>> {
     let sensitive = |member: &Member| {
         variant
@@ -511,7 +522,13 @@ fn sensitive_uses<'a>(variant: &'a Variant, template: &Template) -> Vec<Leak<'a>
                 .map(Leak::Count),
         );
     }
-    leaks
+    let mut unique: Vec<Leak<'a>> = Vec::with_capacity(leaks.len());
+    for leak in leaks {
+        if !unique.iter().any(|seen| seen.same_as(&leak)) {
+            unique.push(leak);
+        }
+    }
+    unique
 }
 
 impl Leak<'_> {
@@ -710,6 +727,31 @@ mod tests {
              -32602, -32603, -32002, -32020, -32021, -32022, -32042), an implementation-defined \
              one in -32019..=-32000, or an application code outside the reserved range"
         );
+    }
+
+    #[test]
+    fn one_rule_finds_every_sensitive_use_once() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            enum E { V { user: String, #[sensitive] r#pin: usize } }
+        };
+        let mut errors = darling::Error::accumulator();
+        let input = Input::from_syn(&input, &mut errors).unwrap();
+        errors.finish().unwrap();
+        let lit = LitStr::new(
+            "{pin} {user:>pin$} {pin} {user:.pin$} {self:?} {user}",
+            Span::call_site(),
+        );
+        let template = Template::parse(&lit).unwrap();
+        let variant = &input.variants[0];
+        let leaks: Vec<String> = sensitive_uses(variant, &template)
+            .iter()
+            .map(|leak| leak.in_template("hint", variant))
+            .collect();
+        assert_eq!(leaks.len(), 3, "{leaks:#?}");
+        assert!(leaks[0].starts_with("`#[hint]` interpolates `{pin}`"));
+        assert!(leaks[1].starts_with("`#[hint]` uses `pin$`"));
+        assert!(leaks[2].starts_with("`#[hint]` shows `{self:?}`"));
+        assert!(leaks[2].ends_with("as in `{user}`"));
     }
 
     #[test]
