@@ -46,8 +46,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let predicates =
-        inferred_bounds(input, resolved).predicates(&input.generics, &quote!(__mcp_errors_core));
+    let core_alias = quote!(__mcp_errors_core);
+    let predicates = inferred_bounds(input, resolved).predicates(&input.generics, &core_alias);
     let own_predicates = generics::own_predicates(&input.generics);
 
     // Few distinct categories and protocol codes among many variants: each is a local const,
@@ -167,8 +167,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let self_ty = quote!(#ident #ty_generics);
     let self_is_error = generics::self_is_error(&input.generics);
     let own_predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
+    // The trait path carries the type's span, so an unmet bound of this impl is not presented
+    // as one a `derive` added to a type parameter.
     let tool_error_trait = quote_spanned!(ident.span()=> __mcp_errors_core::ToolError);
-    let core_alias = quote!(__mcp_errors_core);
     let is_tool_error = generics::is_tool_error(&input.generics, &self_ty, &core_alias)
         .map(|bound| quote!(#bound,));
     // At the type's name: when the type is not an `Error`, this is the one place that says so.
