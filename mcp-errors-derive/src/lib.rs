@@ -624,7 +624,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// - A template names fields of the variant ([hint-names-missing-field]): `` `#[N]` names `{f}`,
 ///   but `V` has no field `f`; did you mean `{g}`? `` when one is close, else ``...; its fields
 ///   are: a, b`` or ``...; it has no fields at all``.
-/// - A template is well formed ([positional-placeholder]): ``in `#[N]`: PROBLEM``, with
+/// - A template is well formed ([positional-placeholder], [malformed-format-spec]): ``in `#[N]`: PROBLEM``, with
 ///   `PROBLEM` one of `` `{}` has no argument to take: name a field instead, as in `{field}` or
 ///   `{0}` ``, ``unmatched `}` in format string: write `}}` for a literal brace``, ``unclosed `{`
 ///   in format string: write `{{` for a literal brace``, `` `{a.b}` is not a field: only field
@@ -679,6 +679,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
 /// [hint-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-shows-self-with-sensitive-field.rs
 /// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
+/// [malformed-format-spec]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-format-spec.rs
 /// [malformed-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-stable-code.rs
 /// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
