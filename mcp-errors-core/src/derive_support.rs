@@ -37,8 +37,9 @@ impl<T: fmt::Pointer + ?Sized> fmt::Pointer for Var<'_, T> {
 }
 
 /// What a `#[retry_after]` field may be: a `Duration`, or an `Option<Duration>` that is `None`
-/// when the wait is unknown; also behind a reference or a `Box`, or through a type alias. The
-/// type checker decides, so a field of any other type is one error on its type.
+/// when the wait is unknown; also behind a reference or a `Box` (`&'a Duration`,
+/// `Option<&'a Duration>`), or through a type alias. The type checker decides, so a field of
+/// any other type is one error on its type.
 #[diagnostic::on_unimplemented(
     message = "`#[retry_after]` goes on a `std::time::Duration` or `Option<Duration>` field, not on `{Self}`",
     label = "not a `Duration` or `Option<Duration>`",
@@ -55,9 +56,9 @@ impl RetryAfter for Duration {
     }
 }
 
-impl RetryAfter for Option<Duration> {
+impl<T: RetryAfter> RetryAfter for Option<T> {
     fn retry_after(&self) -> Option<Duration> {
-        *self
+        self.as_ref().and_then(RetryAfter::retry_after)
     }
 }
 

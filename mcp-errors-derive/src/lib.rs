@@ -336,8 +336,9 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A `std::time::Duration` field that says how long to wait: it becomes `retryAfterMs` in the
 /// payload and `Retryable after 3s.` in the text. An `Option<Duration>` says it may be unknown
-/// (`None`: no `retryAfterMs`). The type checker decides, so a reference to either, a
-/// `Box<Duration>`, a type alias or a generic field (which gets the bound) works too. One per
+/// (`None`: no `retryAfterMs`). The type checker decides, so a reference to either, an
+/// `Option<&Duration>`, a `Box<Duration>`, a type alias or a generic field (which gets the
+/// bound) works too. One per
 /// variant, on a retryable variant (by its category's default or by `#[retryable]`).
 ///
 /// ```

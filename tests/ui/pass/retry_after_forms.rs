@@ -1,6 +1,7 @@
 // `#[retry_after]` takes whatever the type checker accepts as a wait: a `Duration`, an
-// `Option<Duration>` (`None`: no `retryAfterMs`), a reference to one, a `Box<Duration>`, a
-// type alias of these, or a generic field (which gets the bound).
+// `Option<Duration>` (`None`: no `retryAfterMs`), a reference to either, an
+// `Option<&Duration>`, a `Box<Duration>`, a type alias of these, or a generic field (which gets
+// the bound).
 use mcp_errors_core::{ToolError, ToolFailure};
 use std::time::Duration;
 
@@ -17,6 +18,9 @@ enum LimitError<'a, D: std::fmt::Debug> {
 
     #[error("borrowed")]
     Borrowed { #[retry_after] wait: &'a Duration },
+
+    #[error("maybe borrowed")]
+    MaybeBorrowed { #[retry_after] wait: Option<&'a Duration> },
 
     #[error("static")]
     Static { #[retry_after] wait: &'static Duration },
@@ -44,6 +48,8 @@ fn main() {
     assert_eq!(retry_after_ms(LimitError::Maybe(Some(one))), Some(1000));
     assert_eq!(retry_after_ms(LimitError::Maybe(None)), None);
     assert_eq!(retry_after_ms(LimitError::Borrowed { wait: &one }), Some(1000));
+    assert_eq!(retry_after_ms(LimitError::MaybeBorrowed { wait: Some(&one) }), Some(1000));
+    assert_eq!(retry_after_ms(LimitError::MaybeBorrowed { wait: None }), None);
     assert_eq!(retry_after_ms(LimitError::Static { wait: &TWO }), Some(2000));
     assert_eq!(retry_after_ms(LimitError::Boxed { wait: Box::new(one) }), Some(1000));
     assert_eq!(retry_after_ms(LimitError::Aliased { wait: None }), None);
