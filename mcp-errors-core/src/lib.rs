@@ -88,6 +88,7 @@ pub mod category;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+mod derive_support;
 pub mod failure;
 pub mod mask;
 #[cfg(feature = "rmcp")]
@@ -111,6 +112,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::derive_support::{DerivedToolError, RetryAfter, Var, tool_failure};
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
     #[cfg(feature = "rmcp")]
@@ -153,12 +155,6 @@ pub mod __private {
         let _ = std::fmt::Write::write_fmt(&mut text, args);
         text
     }
-
-    /// Accepts only a `Duration` (by value or reference), so a misplaced `#[retry_after]`
-    /// fails to compile on the field's own span.
-    pub fn retry_after_value(value: &Duration) -> Duration {
-        *value
-    }
 }
 
 /// Expands to the rmcp glue for a derived type when the `rmcp` feature is on, to nothing
@@ -170,15 +166,21 @@ macro_rules! __impl_rmcp {
     ($($tt:tt)*) => {};
 }
 
-/// Implements rmcp's `IntoCallToolResult` for a type that implements [`ToolError`], so a
-/// tool method can return `Result<T, ThatType>`: an execution variant becomes a result with
-/// `isError: true`, a protocol variant a JSON-RPC error (see [`rmcp::into_call_tool_response`]).
+/// Implements rmcp's `IntoCallToolResult` for a type that converts into [`ToolFailure`]
+/// (`#[derive(ToolError)]` writes that `From` impl), so a tool method can return
+/// `Result<T, ThatType>`: an execution variant becomes a result with `isError: true`, a
+/// protocol variant a JSON-RPC error (see [`rmcp::into_call_tool_response`]).
 ///
 /// `#[derive(ToolError)]` emits one call per derived type, in this form (the generics and
-/// the predicates may be empty; the predicates may end with a comma):
+/// the predicates may be empty; the predicates may end with a comma). A generic type's
+/// predicates are its own `where` clause and `Self: ToolError`; a type without parameters
+/// has none, so its impl holds unconditionally (a bound without parameters would be checked
+/// where the impl is written, and fail there when the type is not an `Error`):
 ///
 /// ```ignore
-/// ::mcp_errors_core::__impl_rmcp! { impl [<T: Bound>] for MyError<T> where [T: Send,] }
+/// ::mcp_errors_core::__impl_rmcp! {
+///     impl [<T: Bound>] for MyError<T> where [T: Send, Self: ::mcp_errors_core::ToolError,]
+/// }
 /// ```
 #[doc(hidden)]
 #[macro_export]
@@ -188,7 +190,6 @@ macro_rules! __impl_rmcp {
         impl $($generics)* $crate::__private::rmcp::handler::server::tool::IntoCallToolResult
             for $ty
         where
-            Self: $crate::ToolError,
             $($predicates)*
         {
             fn into_call_tool_result(
@@ -197,7 +198,7 @@ macro_rules! __impl_rmcp {
                 $crate::__private::rmcp::model::CallToolResponse,
                 $crate::__private::rmcp::ErrorData,
             > {
-                $crate::__private::into_call_tool_response(&self)
+                $crate::__private::into_call_tool_response(self)
             }
         }
     };

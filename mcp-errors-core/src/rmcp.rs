@@ -214,15 +214,18 @@ fn result_type(value: Cow<'static, str>) -> ResultType {
 }
 
 /// What the `IntoCallToolResult` impl written by `#[derive(ToolError)]` returns: the error
-/// converted with default [`FailureOptions`], then [`ToolFailure::into_rmcp`].
+/// converted by its `From` impl (with default [`FailureOptions`]), then
+/// [`ToolFailure::into_rmcp`]. Through `From`, so a type that is not a `ToolError` is reported
+/// once, where `From` is generated, and not again here.
 ///
 /// Not for direct use; call [`ToolError::to_failure_with`] and [`ToolFailure::into_rmcp`] to
 /// choose the options.
 #[doc(hidden)]
-pub fn into_call_tool_response<E: ToolError + ?Sized>(
-    error: &E,
-) -> Result<rmcp_model::CallToolResponse, ErrorData> {
-    ToolFailure::from_error_with(error, &FailureOptions::default())
+pub fn into_call_tool_response<E>(error: E) -> Result<rmcp_model::CallToolResponse, ErrorData>
+where
+    ToolFailure: From<E>,
+{
+    ToolFailure::from(error)
         .into_rmcp()
         .map(rmcp_model::CallToolResponse::from)
 }

@@ -2,8 +2,9 @@
 //! rmcp's client over an in-process duplex: each `Err` reaches its channel, `Json<T>` still
 //! gives the tool its `outputSchema`, and the catalog is published in `tools/list`.
 //!
-//! `OrderError` implements `ToolError` by hand (what the derive writes), and gets its
-//! `IntoCallToolResult` from `__impl_rmcp!`, called exactly as the derive calls it.
+//! `OrderError` implements `ToolError` and `From<OrderError> for ToolFailure` by hand (what the
+//! derive writes), and gets its `IntoCallToolResult` from `__impl_rmcp!`, called exactly as the
+//! derive calls it.
 
 use std::borrow::Cow;
 use std::fmt::{self, Debug, Display};
@@ -12,7 +13,7 @@ use std::time::Duration;
 use mcp_errors_core::rmcp::{RMCP_ARGUMENT_ERROR_PREFIX, publish_error_catalog};
 use mcp_errors_core::{
     CATALOG_META_KEY, Category, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY,
-    ToolError,
+    ToolError, ToolFailure,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -98,7 +99,14 @@ impl ToolError for OrderError {
     }
 }
 
-// Exactly what `#[derive(ToolError)]` emits for a type without generics.
+// What `#[derive(ToolError)]` emits for a type without generics: `From`, then the rmcp glue,
+// which converts through it.
+impl From<OrderError> for ToolFailure {
+    fn from(error: OrderError) -> Self {
+        error.to_failure()
+    }
+}
+
 const _: () = {
     mcp_errors_core::__impl_rmcp! { impl [] for OrderError where [] }
 };
@@ -142,9 +150,18 @@ impl<T: Debug + Display> ToolError for Upstream<T> {
     }
 }
 
+impl<T: Debug> From<Upstream<T>> for ToolFailure
+where
+    Upstream<T>: ToolError,
+{
+    fn from(error: Upstream<T>) -> Self {
+        error.to_failure()
+    }
+}
+
 const _: () = {
     mcp_errors_core::__impl_rmcp! {
-        impl [<T: Debug>] for Upstream<T> where [T: Display, Self: ::std::error::Error,]
+        impl [<T: Debug>] for Upstream<T> where [T: Display, Self: ToolError,]
     }
 };
 

@@ -3,7 +3,7 @@
 
 use darling::{FromDeriveInput, FromField, FromVariant};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
 
@@ -60,7 +60,8 @@ pub struct Variant {
 /// One field of a variant.
 pub struct Field {
     pub member: Member,
-    /// The local a pattern binds the field to: its name, or `__0` for a tuple field.
+    /// The local a pattern binds the field to (`fmt::local`): `__field_name`, or `__field_0`
+    /// for a tuple field.
     pub binding: Ident,
     pub ty: Type,
     pub attrs: Attrs,
@@ -124,6 +125,19 @@ impl Input {
             }
         }
     }
+
+    /// The path the generated code imports the core from: `#[tool_error(crate = "...")]` on
+    /// the type, or `::mcp_errors_core`.
+    pub fn core_path(&self) -> TokenStream {
+        let attrs = match (self.is_enum, self.variants.first()) {
+            (false, Some(variant)) => &variant.attrs,
+            _ => &self.container,
+        };
+        match &attrs.krate {
+            Some(path) => quote!(#path),
+            None => quote!(::mcp_errors_core),
+        }
+    }
 }
 
 impl Variant {
@@ -143,9 +157,23 @@ impl Variant {
         }
     }
 
-    /// The field a format string or rule names.
+    /// The field a format string or rule names; a template names `r#type` as `type`.
     pub fn field(&self, member: &Member) -> Option<&Field> {
-        self.fields.iter().find(|field| field.member == *member)
+        let key = member_key(member);
+        self.fields.iter().find(|field| field.detail_key() == key)
+    }
+
+    /// The index of that field.
+    pub fn field_index(&self, member: &Member) -> Option<usize> {
+        let key = member_key(member);
+        self.fields
+            .iter()
+            .position(|field| field.detail_key() == key)
+    }
+
+    /// The variant's name without `r#`, as `ErrorDescriptor::variant` gives it.
+    pub fn name(&self) -> String {
+        crate::fmt::unraw(&self.ident)
     }
 }
 
@@ -163,16 +191,14 @@ impl Field {
                     .ident
                     .as_ref()
                     .map_or_else(|| field.ty.span(), Ident::span);
-                let (member, binding) = match field.ident {
-                    Some(ident) => (Member::Named(ident.clone()), ident),
-                    None => (
-                        Member::Unnamed(syn::Index {
-                            index: index as u32,
-                            span,
-                        }),
-                        format_ident!("__{}", index, span = span),
-                    ),
+                let member = match field.ident {
+                    Some(ident) => Member::Named(ident),
+                    None => Member::Unnamed(syn::Index {
+                        index: index as u32,
+                        span,
+                    }),
                 };
+                let binding = crate::fmt::local(&member, span);
                 Field {
                     member,
                     binding,
@@ -184,11 +210,16 @@ impl Field {
             .collect()
     }
 
-    /// The field's name in `details`: its name, or its index for a tuple field.
+    /// The field's name in `details`: its name without `r#`, or its index for a tuple field.
     pub fn detail_key(&self) -> String {
-        match &self.member {
-            Member::Named(ident) => ident.to_string().trim_start_matches("r#").to_owned(),
-            Member::Unnamed(index) => index.index.to_string(),
-        }
+        member_key(&self.member)
+    }
+}
+
+/// A field's name without `r#`, or its index.
+pub fn member_key(member: &Member) -> String {
+    match member {
+        Member::Named(ident) => crate::fmt::unraw(ident),
+        Member::Unnamed(index) => index.index.to_string(),
     }
 }

@@ -2,6 +2,7 @@
 //! is allowed there is a rule of `valid.rs`.
 
 use proc_macro2::Span;
+use quote::ToTokens as _;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
 use syn::{
@@ -51,6 +52,8 @@ pub struct Attrs {
     pub detail: Option<Span>,
     pub retry_after: Option<Span>,
     pub sensitive: Option<Span>,
+    /// `#[tool_error(crate = "...")]`: the path of the core crate in the generated code.
+    pub krate: Option<syn::Path>,
     /// thiserror's `#[error(...)]`, read (never interpreted) to see whether `Display` shows a
     /// sensitive field.
     pub display: Option<Display>,
@@ -140,6 +143,8 @@ impl Attrs {
                 };
                 *slot = Some(span);
             }
+            // Parse #[tool_error(crate = "path::to::mcp_errors_core")]
+            TOOL_ERROR => self.krate = Some(parse_tool_error(attr)?),
             _ => unreachable!("every name of symbol::ALL has a branch"),
         }
         Ok(())
@@ -280,6 +285,48 @@ fn quoted_code(lit: &LitStr) -> syn::Error {
         lit.span(),
         format!("a protocol error code is written without quotes: {instead}"),
     )
+}
+
+/// The options of `#[tool_error(...)]`; `crate` is the only one.
+fn parse_tool_error(attr: &Attribute) -> darling::Result<syn::Path> {
+    const SYNTAX: &str = "#[tool_error(crate = \"path::to::mcp_errors_core\")]";
+    if !matches!(attr.meta, syn::Meta::List(_)) {
+        return Err(spanned(attr, format!("expected `{SYNTAX}`")));
+    }
+    let mut krate = None;
+    attr.parse_nested_meta(|meta| {
+        if !meta.path.is_ident(CRATE) {
+            let name = meta.path.to_token_stream().to_string().replace(' ', "");
+            let mut message = format!("unknown option `{name}` of `#[tool_error]`");
+            match did_you_mean(&name, &TOOL_ERROR_OPTIONS) {
+                Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
+                None => message.push_str(&format!("; the syntax is `{SYNTAX}`")),
+            }
+            return Err(meta.error(message));
+        }
+        let value = meta
+            .value()
+            .map_err(|error| syn::Error::new(error.span(), format!("expected `{SYNTAX}`")))?;
+        let lit: LitStr = value.parse().map_err(|error| {
+            syn::Error::new(
+                error.span(),
+                format!("`crate` takes the path as a string: write `{SYNTAX}`"),
+            )
+        })?;
+        let path = lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{}` is not a path: write the path of the core crate, such as \
+                     `::mcp_errors_core` or `my_facade::mcp_errors_core`",
+                    lit.value()
+                ),
+            )
+        })?;
+        krate = Some(path);
+        Ok(())
+    })?;
+    krate.ok_or_else(|| spanned(attr, format!("expected `{SYNTAX}`")))
 }
 
 /// What thiserror's `#[error(...)]` shows: its format string, `transparent`, or something

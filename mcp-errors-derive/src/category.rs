@@ -55,11 +55,12 @@ impl Category {
     }
 }
 
-/// `::mcp_errors_core::Category::Variant`.
+/// `__mcp_errors_core::Category::Variant`, in the generated code that imports the core as
+/// `__mcp_errors_core`.
 impl ToTokens for Category {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         let variant = Ident::new(self.core_variant(), Span::call_site());
-        tokens.extend(quote!(::mcp_errors_core::Category::#variant));
+        tokens.extend(quote!(__mcp_errors_core::Category::#variant));
     }
 }
 
@@ -76,7 +77,7 @@ mod tests {
         assert_eq!(Category::from_name("RateLimited"), None);
         assert_eq!(
             Category::NotFound.to_token_stream().to_string(),
-            ":: mcp_errors_core :: Category :: NotFound"
+            "__mcp_errors_core :: Category :: NotFound"
         );
         assert_eq!(Category::names().len(), 9);
     }

@@ -89,18 +89,18 @@ pub fn is_allowed(code: i64) -> bool {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ProtocolCode(pub i32);
 
-/// `::mcp_errors_core::ErrorCode::NAME` for a defined code, `::mcp_errors_core::ErrorCode(n)`
-/// for any other.
+/// `__mcp_errors_core::ErrorCode::NAME` for a defined code, `__mcp_errors_core::ErrorCode(n)`
+/// for any other, in the generated code that imports the core as `__mcp_errors_core`.
 impl ToTokens for ProtocolCode {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match NAMED.iter().find(|named| named.code == self.0) {
             Some(named) => {
                 let constant = Ident::new(named.constant, Span::call_site());
-                tokens.extend(quote!(::mcp_errors_core::ErrorCode::#constant));
+                tokens.extend(quote!(__mcp_errors_core::ErrorCode::#constant));
             }
             None => {
                 let code = Literal::i32_unsuffixed(self.0);
-                tokens.extend(quote!(::mcp_errors_core::ErrorCode(#code)));
+                tokens.extend(quote!(__mcp_errors_core::ErrorCode(#code)));
             }
         }
     }
@@ -131,11 +131,11 @@ mod tests {
         assert!(!names().contains(&"parse_error"));
         assert_eq!(
             ProtocolCode(-32602).to_token_stream().to_string(),
-            ":: mcp_errors_core :: ErrorCode :: INVALID_PARAMS"
+            "__mcp_errors_core :: ErrorCode :: INVALID_PARAMS"
         );
         assert_eq!(
             ProtocolCode(-32010).to_token_stream().to_string(),
-            ":: mcp_errors_core :: ErrorCode (- 32010)"
+            "__mcp_errors_core :: ErrorCode (- 32010)"
         );
     }
 }

@@ -1,12 +1,14 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{Literal, TokenStream, TokenTree};
+use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::{DeriveInput, Ident, LitStr, Member, WherePredicate};
+use syn::spanned::Spanned as _;
+use syn::{DeriveInput, Ident, LitStr};
 
 use crate::ast::{Input, Variant};
 use crate::fallback;
-use crate::fmt::Template;
+use crate::fmt::{Arg, Template, pointer_local};
+use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
 use crate::valid::{self, Channel, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
@@ -22,22 +24,31 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let resolved = parsed
         .as_ref()
         .map(|parsed| valid::check(parsed, &mut errors));
+    let core = parsed
+        .as_ref()
+        .map_or_else(|| quote!(::mcp_errors_core), Input::core_path);
     match (errors.finish(), parsed, resolved) {
-        (Ok(()), Some(parsed), Some(resolved)) => expand(&parsed, &resolved),
+        (Ok(()), Some(parsed), Some(resolved)) => expand(&parsed, &resolved, &core),
         (Err(error), _, _) => {
-            let stubs = fallback::expand(input);
+            let stubs = fallback::expand(input, &core);
             let errors = error.write_errors();
             quote!(#errors #stubs)
         }
         // `finish` succeeds only when parsing did.
-        (Ok(()), _, _) => fallback::expand(input),
+        (Ok(()), _, _) => fallback::expand(input, &core),
     }
 }
 
-fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
+/// The generated code, inside `const _: () = { ... };`. It names the core only as
+/// `__mcp_errors_core`, imported once at the top of the block from `core` (the path of
+/// `#[tool_error(crate = "...")]`, or `::mcp_errors_core`), and the standard library only by
+/// absolute paths (`::core::...`, `::std::...`), so no name in the user's scope can shadow one.
+fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
-    let predicates = where_predicates(input, resolved);
+    let core_alias = quote!(__mcp_errors_core);
+    let predicates = inferred_bounds(input, resolved).predicates(&input.generics, &core_alias);
+    let own_predicates = generics::own_predicates(&input.generics);
 
     // Few distinct categories and protocol codes among many variants: each is a local const,
     // named once per descriptor, so a large enum expands to fewer tokens. Retryability and
@@ -48,7 +59,7 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .iter()
         .zip(resolved)
         .map(|(variant, r)| {
-            let name = variant.ident.to_string();
+            let name = variant.name();
             let code = &r.code;
             let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
                 Some((_, name)) => name.clone(),
@@ -69,9 +80,9 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .collect();
     let channel_consts = channels.iter().map(|(channel, name)| match channel {
         Channel::Execution(category) => {
-            quote!(const #name: ::mcp_errors_core::Category = #category;)
+            quote!(const #name: __mcp_errors_core::Category = #category;)
         }
-        Channel::Protocol(code) => quote!(const #name: ::mcp_errors_core::ErrorCode = #code;),
+        Channel::Protocol(code) => quote!(const #name: __mcp_errors_core::ErrorCode = #code;),
     });
     let retryable_assertions = input
         .variants
@@ -91,8 +102,8 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .zip(resolved)
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
-            let pattern = pattern(variant, &template.members);
-            let body = format_tokens(template, lit);
+            let pattern = pattern(variant, &template_fields(variant, template));
+            let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
         });
     let hint_arms = input
@@ -101,8 +112,8 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .zip(resolved)
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
-            let pattern = pattern(variant, &template.members);
-            let text = cow_tokens(template, lit);
+            let pattern = pattern(variant, &template_fields(variant, template));
+            let text = cow_tokens(variant, template, lit);
             Some(quote!(#pattern => ::std::option::Option::Some(#text),))
         });
     let detail_arms = input
@@ -113,22 +124,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             if r.details.is_empty() {
                 return None;
             }
-            let members: Vec<Member> = r
-                .details
-                .iter()
-                .map(|&i| variant.fields[i].member.clone())
-                .collect();
-            let pattern = pattern(variant, &members);
+            let pattern = pattern(variant, &r.details);
             let entries = r.details.iter().map(|&i| {
                 let field = &variant.fields[i];
                 let key = field.detail_key();
                 let binding = &field.binding;
                 quote_spanned! {field.span=>
-                    ::mcp_errors_core::__private::detail(#key, #binding)
+                    __mcp_errors_core::__private::detail(#key, #binding)
                 }
             });
             Some(quote! {
-                #pattern => ::mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
+                #pattern => __mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
             })
         });
     let retry_after_arms = input
@@ -136,13 +142,18 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let field = &variant.fields[r.retry_after.as_ref()?.field];
-            let pattern = pattern(variant, std::slice::from_ref(&field.member));
-            let binding = &field.binding;
-            let value = quote_spanned! {field.span=>
-                ::mcp_errors_core::__private::retry_after_value(#binding)
+            let index = r.retry_after.as_ref()?.field;
+            let field = &variant.fields[index];
+            let pattern = pattern(variant, &[index]);
+            // Spanned at the field's type: a type that is not a `Duration` or an
+            // `Option<Duration>` is reported there, by `RetryAfter`'s own message.
+            let span = field.ty.span();
+            let mut binding = field.binding.clone();
+            binding.set_span(span);
+            let value = quote_spanned! {span=>
+                __mcp_errors_core::__private::RetryAfter::retry_after(#binding)
             };
-            Some(quote!(#pattern => ::std::option::Option::Some(#value),))
+            Some(quote!(#pattern => #value,))
         });
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
@@ -154,33 +165,52 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
     };
 
     let self_ty = quote!(#ident #ty_generics);
+    let self_is_error = generics::self_is_error(&input.generics);
+    let own_predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
+    // The trait path carries the type's span, so an unmet bound of this impl is not presented
+    // as one a `derive` added to a type parameter.
+    let tool_error_trait = quote_spanned!(ident.span()=> __mcp_errors_core::ToolError);
+    let is_tool_error = generics::is_tool_error(&input.generics, &self_ty, &core_alias)
+        .map(|bound| quote!(#bound,));
+    // At the type's name: when the type is not an `Error`, this is the one place that says so.
+    let to_failure = quote_spanned! {ident.span()=>
+        __mcp_errors_core::__private::tool_failure(&error)
+    };
     quote! {
-        #[allow(non_upper_case_globals, unused_qualifications, unreachable_code, clippy::all)]
+        #[allow(
+            deprecated,
+            non_upper_case_globals,
+            unused_qualifications,
+            unreachable_code,
+            clippy::all
+        )]
         const _: () = {
+            use #core as __mcp_errors_core;
+
             #[automatically_derived]
-            impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
+            impl #impl_generics #tool_error_trait for #self_ty
             where
                 #(#predicates,)*
-                Self: ::std::error::Error,
+                #self_is_error,
             {
-                fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
-                    use ::mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
+                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
+                    use __mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
                     #(#channel_consts)*
-                    const CATALOG: &[::mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
+                    const CATALOG: &[__mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
                     #(#retryable_assertions)*
                     CATALOG
                 }
 
-                fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
-                    let index: usize = #descriptor_index;
-                    &<Self as ::mcp_errors_core::ToolError>::catalog()[index]
+                fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
+                    let index: ::core::primitive::usize = #descriptor_index;
+                    &<Self as __mcp_errors_core::ToolError>::catalog()[index]
                 }
 
                 fn message(&self) -> ::std::string::String {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#message_arms)*
-                        _ => ::mcp_errors_core::__private::display_string(self),
+                        _ => __mcp_errors_core::__private::display_string(self),
                     }
                 }
 
@@ -194,17 +224,17 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
                     }
                 }
 
-                fn details(&self) -> ::mcp_errors_core::Details {
+                fn details(&self) -> __mcp_errors_core::Details {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#detail_arms)*
-                        _ => ::mcp_errors_core::Details::new(),
+                        _ => __mcp_errors_core::Details::new(),
                     }
                 }
 
                 fn retry_after(
                     &self,
-                ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
+                ) -> ::std::option::Option<__mcp_errors_core::__private::Duration> {
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#retry_after_arms)*
@@ -214,17 +244,18 @@ fn expand(input: &Input, resolved: &[Resolved]) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
+            impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
-                #self_ty: ::mcp_errors_core::ToolError,
+                #(#own_predicates_in_from,)*
+                #is_tool_error
             {
                 fn from(error: #self_ty) -> Self {
-                    ::mcp_errors_core::ToolError::to_failure(&error)
+                    #to_failure
                 }
             }
 
-            ::mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [Self: ::mcp_errors_core::ToolError,]
+            __mcp_errors_core::__impl_rmcp! {
+                impl [#impl_generics] for #self_ty where [#(#own_predicates,)* #is_tool_error]
             }
         };
     }
@@ -243,54 +274,78 @@ fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<
     })
 }
 
-/// A pattern matching `variant` that binds `members` (and nothing else) to their locals.
-fn pattern(variant: &Variant, members: &[Member]) -> TokenStream {
+/// A pattern matching `variant` that binds the fields at `used` (and nothing else) to their
+/// locals: `Self::V { r#type: __field_type, .. }`, `Self::V(_, __field_1, ..)`.
+fn pattern(variant: &Variant, used: &[usize]) -> TokenStream {
     let path = &variant.path;
     match variant.style {
         darling::ast::Style::Unit => quote!(#path),
         darling::ast::Style::Struct => {
-            let bindings = variant
-                .fields
-                .iter()
-                .filter(|field| members.contains(&field.member))
-                .map(|field| &field.binding);
+            let bindings = used.iter().map(|&i| {
+                let field = &variant.fields[i];
+                let (member, binding) = (&field.member, &field.binding);
+                quote!(#member: #binding)
+            });
             quote!(#path { #(#bindings,)* .. })
         }
         darling::ast::Style::Tuple => {
-            let used = variant
-                .fields
-                .iter()
-                .rposition(|field| members.contains(&field.member));
-            let slots = variant.fields[..used.map_or(0, |last| last + 1)]
-                .iter()
-                .map(|field| {
-                    if members.contains(&field.member) {
-                        field.binding.to_token_stream()
-                    } else {
-                        quote!(_)
-                    }
-                });
+            let last = used.iter().max();
+            let slots = (0..last.map_or(0, |last| last + 1)).map(|i| {
+                if used.contains(&i) {
+                    variant.fields[i].binding.to_token_stream()
+                } else {
+                    quote!(_)
+                }
+            });
             quote!(#path(#(#slots,)* ..))
         }
     }
 }
 
+/// The indices of the fields a checked template uses, shown or as a width or precision.
+fn template_fields(variant: &Variant, template: &Template) -> Vec<usize> {
+    template
+        .members()
+        .into_iter()
+        .filter_map(|member| variant.field_index(member))
+        .collect()
+}
+
 /// A checked template formatted into a string sized for it up front (`format!` would guess
-/// low and grow it), or a plain copy when there is nothing to format.
-fn format_tokens(template: &Template, lit: &LitStr) -> TokenStream {
+/// low and grow it), or a plain copy when there is nothing to format. A field shown with
+/// `{field:p}` is wrapped, so its own `Pointer` is formatted and not the address of the
+/// borrowed field.
+fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
-    if template.has_placeholders || template.format.contains(['{', '}']) {
+    if template.has_placeholders() || template.format.contains(['{', '}']) {
         let capacity = template.capacity_hint();
-        quote!(::mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format)))
+        let pointers: Vec<TokenStream> = template
+            .pointers()
+            .into_iter()
+            .filter_map(|member| {
+                let field = variant.field(member)?;
+                let local = pointer_local(member, lit.span());
+                let binding = &field.binding;
+                Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
+            })
+            .collect();
+        let text = quote! {
+            __mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
+        };
+        if pointers.is_empty() {
+            text
+        } else {
+            quote!({ #(#pointers)* #text })
+        }
     } else {
         quote!(::std::string::String::from(#format))
     }
 }
 
 /// Like [`format_tokens`], as a `Cow<'static, str>` that borrows fixed text.
-fn cow_tokens(template: &Template, lit: &LitStr) -> TokenStream {
-    if template.has_placeholders || template.format.contains(['{', '}']) {
-        let text = format_tokens(template, lit);
+fn cow_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
+    if template.has_placeholders() || template.format.contains(['{', '}']) {
+        let text = format_tokens(variant, template, lit);
         quote!(::std::borrow::Cow::Owned(#text))
     } else {
         let format = LitStr::new(&template.format, lit.span());
@@ -298,66 +353,99 @@ fn cow_tokens(template: &Template, lit: &LitStr) -> TokenStream {
     }
 }
 
-/// Bounds for generic field types used by the generated code: `Serialize` for details,
-/// `Display` or `Debug` for interpolated fields.
-fn where_predicates(input: &Input, resolved: &[Resolved]) -> Vec<WherePredicate> {
-    let mut predicates: Vec<WherePredicate> = input
-        .generics
-        .where_clause
-        .as_ref()
-        .map(|clause| clause.predicates.iter().cloned().collect())
-        .unwrap_or_default();
-    let params: Vec<Ident> = input
-        .generics
-        .type_params()
-        .map(|param| param.ident.clone())
-        .collect();
-    if params.is_empty() {
-        return predicates;
-    }
-    let mut push = |predicate: WherePredicate| {
-        if !predicates.contains(&predicate) {
-            predicates.push(predicate);
-        }
-    };
+/// The bounds the generated `ToolError` impl needs on field types that mention a parameter:
+/// for each placeholder of `#[message]` and `#[hint]` that shows a field, the trait of its
+/// spec; `Serialize` for each `#[detail]`; `RetryAfter` for the `#[retry_after]` field.
+fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
+    let params = ParamsInScope::new(&input.generics);
+    let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
         for &i in &r.details {
             let ty = &variant.fields[i].ty;
-            if mentions(ty.to_token_stream(), &params) {
-                push(syn::parse_quote!(#ty: ::mcp_errors_core::__private::Serialize));
+            if params.intersects(ty) {
+                bounds.insert(ty, Bound::Serialize);
+            }
+        }
+        if let Some(retry_after) = &r.retry_after {
+            let ty = &variant.fields[retry_after.field].ty;
+            if params.intersects(ty) {
+                bounds.insert(ty, Bound::RetryAfter);
             }
         }
         let templates = [&r.message, &r.hint];
         for template in templates.into_iter().flatten() {
-            for member in &template.members {
+            for placeholder in &template.placeholders {
+                let Arg::Field(member) = &placeholder.shown else {
+                    continue;
+                };
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
-                let ty = &field.ty;
-                if !mentions(ty.to_token_stream(), &params) {
-                    continue;
+                if params.intersects(&field.ty) {
+                    bounds.insert(&field.ty, Bound::Format(placeholder.format_trait));
                 }
-                let debug = uses_debug(&template.format, field);
-                push(if debug {
-                    syn::parse_quote!(#ty: ::std::fmt::Debug)
-                } else {
-                    syn::parse_quote!(#ty: ::std::fmt::Display)
-                });
             }
         }
     }
-    predicates
+    bounds
 }
 
-fn uses_debug(format: &str, field: &crate::ast::Field) -> bool {
-    let binding = field.binding.to_string();
-    format.contains(&format!("{{{binding}:?")) || format.contains(&format!("{{{binding}:#?"))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::TokenTree;
+    use syn::parse_quote;
 
-fn mentions(tokens: TokenStream, params: &[Ident]) -> bool {
-    tokens.into_iter().any(|token| match token {
-        TokenTree::Ident(ident) => params.contains(&ident),
-        TokenTree::Group(group) => mentions(group.stream(), params),
-        _ => false,
-    })
+    fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                TokenTree::Ident(ident) => out.push(ident.to_string()),
+                TokenTree::Group(group) => idents(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    /// Nothing of the expansion, real or stub, names the core other than through the path of
+    /// `#[tool_error(crate = "...")]`.
+    #[test]
+    fn every_path_to_the_core_goes_through_the_crate_option() {
+        let valid: DeriveInput = parse_quote! {
+            #[tool_error(crate = "facade::core")]
+            #[category(transient)]
+            enum E<K> {
+                #[error("a")]
+                #[message("{k:?} {k:p} {k:x}")]
+                #[hint("{k}")]
+                A { #[detail] k: K, #[retry_after] wait: Duration },
+                #[error("b")]
+                #[protocol(invalid_params)]
+                B,
+                #[error("c")]
+                #[protocol(4001)]
+                C,
+            }
+        };
+        let broken: DeriveInput = parse_quote! {
+            #[tool_error(crate = "facade::core")]
+            #[error("s")]
+            #[category(transiant)]
+            struct S;
+        };
+        for input in [valid, broken] {
+            let expanded = derive(&input);
+            let mut names = Vec::new();
+            idents(expanded.clone(), &mut names);
+            assert!(
+                !names.iter().any(|name| name == "mcp_errors_core"),
+                "{expanded}"
+            );
+            assert!(
+                expanded
+                    .to_string()
+                    .contains("use facade :: core as __mcp_errors_core ;"),
+                "{expanded}"
+            );
+        }
+    }
 }

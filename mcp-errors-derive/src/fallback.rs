@@ -6,23 +6,33 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-pub fn expand(input: &DeriveInput) -> TokenStream {
+use crate::generics;
+
+/// Stub impls for `input`, importing the core from `core` as the real expansion does.
+pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let predicates = where_clause.map(|clause| &clause.predicates);
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let predicates = generics::own_predicates(&input.generics);
     let self_ty = quote!(#ident #ty_generics);
+    let self_is_error = generics::self_is_error(&input.generics);
+    let predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
+    let is_tool_error =
+        generics::is_tool_error(&input.generics, &self_ty, &quote!(__mcp_errors_core))
+            .map(|bound| quote!(#bound,));
     quote! {
-        #[allow(unused_qualifications, clippy::all)]
+        #[allow(deprecated, unused_qualifications, clippy::all)]
         const _: () = {
-            impl #impl_generics ::mcp_errors_core::ToolError for #self_ty
+            use #core as __mcp_errors_core;
+
+            impl #impl_generics __mcp_errors_core::ToolError for #self_ty
             where
-                #predicates
-                Self: ::std::error::Error,
+                #(#predicates,)*
+                #self_is_error,
             {
-                fn catalog() -> &'static [::mcp_errors_core::ErrorDescriptor] {
+                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     &[]
                 }
-                fn descriptor(&self) -> &'static ::mcp_errors_core::ErrorDescriptor {
+                fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
                     ::core::unreachable!()
                 }
                 fn message(&self) -> ::std::string::String {
@@ -33,27 +43,28 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     ::core::unreachable!()
                 }
-                fn details(&self) -> ::mcp_errors_core::Details {
+                fn details(&self) -> __mcp_errors_core::Details {
                     ::core::unreachable!()
                 }
                 fn retry_after(
                     &self,
-                ) -> ::std::option::Option<::mcp_errors_core::__private::Duration> {
+                ) -> ::std::option::Option<__mcp_errors_core::__private::Duration> {
                     ::core::unreachable!()
                 }
             }
 
-            impl #impl_generics ::core::convert::From<#self_ty> for ::mcp_errors_core::ToolFailure
+            impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
-                #self_ty: ::mcp_errors_core::ToolError,
+                #(#predicates_in_from,)*
+                #is_tool_error
             {
                 fn from(_: #self_ty) -> Self {
                     ::core::unreachable!()
                 }
             }
 
-            ::mcp_errors_core::__impl_rmcp! {
-                impl [#impl_generics] for #self_ty where [Self: ::mcp_errors_core::ToolError,]
+            __mcp_errors_core::__impl_rmcp! {
+                impl [#impl_generics] for #self_ty where [#(#predicates,)* #is_tool_error]
             }
         };
     }

@@ -8,7 +8,8 @@
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
 //! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation) and `fallback` is what is emitted when there are errors.
+//! interpolation and `generics` for the bounds of the impls) and `fallback` is what is emitted
+//! when there are errors.
 #![deny(missing_docs)]
 
 mod ast;
@@ -18,6 +19,7 @@ mod codes;
 mod expand;
 mod fallback;
 mod fmt;
+mod generics;
 mod suggest;
 mod symbol;
 mod valid;
@@ -127,6 +129,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `detail` | | | yes |
 /// | `retry_after` | | | yes |
 /// | `sensitive` | | | yes |
+/// | `tool_error(crate = "PATH")` | yes | on a struct | |
 ///
 /// Each attribute is written at most once per item. A variant's own attribute wins over the
 /// enum's; a variant's own `category` or `protocol` replaces the enum's mapping as a whole. A
@@ -274,10 +277,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[message("...{field}...")]`, `#[hint("...{field}...")]`: the text
 ///
 /// `message` is what the model reads, in place of `Display` (the default); `hint` says what to do
-/// next. Both interpolate the variant's fields as thiserror does: `{field}` for a named field,
-/// `{0}` for a tuple field, a format spec after a colon (`{0:?}`, `{wait:>8}`), and `{{` or `}}`
-/// for a literal brace. Nothing else is interpolated: no positional `{}`, no expressions such as
-/// `{a.b}`. Interpolated fields of a generic type get a `Display` (or, for `:?`, `Debug`) bound.
+/// next. Both interpolate the variant's fields as thiserror does:
+///
+/// - `{field}` for a named field, written without `r#` (`{type}` for a field `r#type`), `{0}`
+///   for a tuple field, and `{self}` for the whole value (its `Display`; `{self:?}` its
+///   `Debug`);
+/// - after a colon, Rust's format spec (`{0:?}`, `{wait:>8}`, `{count:#x}`, `{ratio:+.2e}`,
+///   `{ptr:p}`), whose width and precision may name a `usize` field of the variant:
+///   `{name:>width$}`, `{ratio:.digits$}`, `{ratio:width$.digits$}`, `{0:>1$}`;
+/// - `{{` or `}}` for a literal brace.
+///
+/// Nothing else is interpolated: no positional `{}` or `.*`, no expressions such as `{a.b}`.
+/// A field of a generic type gets the bound of each trait it is shown with (see below).
 /// A text without placeholders is not formatted at all: a fixed hint is borrowed, never copied.
 /// Neither is empty or only whitespace: drop the attribute instead.
 ///
@@ -291,6 +302,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///     #[message("no seat {0:?} on this flight")]
 ///     #[hint("seats look like {{row}}{{letter}}, e.g. {1}")]
 ///     NoSuchSeat(String, &'static str),
+///
+///     #[error("fare too low")]
+///     #[category(business)]
+///     #[message("fare {fare:.digits$} is below {floor:.digits$} for {type}")]
+///     FareTooLow { fare: f64, floor: f64, digits: usize, r#type: &'static str },
 /// }
 ///
 /// let failure = ToolFailure::from(BookingError::NoSuchSeat("Z9".into(), "A1"));
@@ -301,6 +317,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///          Hint: seats look like {row}{letter}, e.g. A1"
 ///     ),
 /// );
+/// let low = BookingError::FareTooLow { fare: 9.5, floor: 12.0, digits: 2, r#type: "economy" };
+/// assert_eq!(low.message(), "fare 9.50 is below 12.00 for economy");
 /// ```
 ///
 /// # `#[mask]`, `#[expose]`: masking
@@ -367,8 +385,28 @@ use syn::{DeriveInput, parse_macro_input};
 /// ## `#[retry_after]`
 ///
 /// A `std::time::Duration` field that says how long to wait: it becomes `retryAfterMs` in the
-/// payload and `Retryable after 3s.` in the text. One per variant, on a retryable variant (by its
-/// category's default or by `#[retryable]`).
+/// payload and `Retryable after 3s.` in the text. An `Option<Duration>` says it may be unknown
+/// (`None`: no `retryAfterMs`). The type checker decides, so a reference to either, an
+/// `Option<&Duration>`, a `Box<Duration>`, a type alias or a generic field (which gets the
+/// bound) works too. One per
+/// variant, on a retryable variant (by its category's default or by `#[retryable]`).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("rate limited")]
+/// #[category(rate_limited)]
+/// struct RateLimited {
+///     #[retry_after]
+///     wait: Option<Duration>, // from a `Retry-After` header, when there was one
+/// }
+///
+/// let two = Some(Duration::from_secs(2));
+/// assert_eq!(RateLimited { wait: two }.retry_after(), two);
+/// assert_eq!(RateLimited { wait: None }.retry_after(), None);
+/// ```
 ///
 /// ## `#[sensitive]`
 ///
@@ -416,6 +454,30 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert!(!wire.contains("pw123") && wire.contains("ann"));
 /// ```
 ///
+/// # `#[tool_error(crate = "PATH")]`: the path of the core crate
+///
+/// On the enum or struct. The generated code names the core as `::mcp_errors_core`; when your
+/// crate reaches it another way, give the path: a renamed dependency
+/// (`errs = { package = "mcp-errors-core", version = "0.1" }` and `crate = "errs"`), or a
+/// facade crate that re-exports the core and the derive (`crate = "my_facade::mcp_errors_core"`).
+/// Every path of the generated code goes through it, as with serde's `#[serde(crate = "...")]`.
+///
+/// ```
+/// mod facade {
+///     pub use mcp_errors_core as errors;
+/// }
+///
+/// use facade::errors::ToolError as _;
+///
+/// #[derive(Debug, thiserror::Error, facade::errors::ToolError)]
+/// #[tool_error(crate = "facade::errors")]
+/// #[error("seat taken")]
+/// #[category(conflict)]
+/// struct SeatTaken;
+///
+/// assert_eq!(SeatTaken::catalog()[0].code(), "SEAT_TAKEN");
+/// ```
+///
 /// # Enum-level defaults, structs and generics
 ///
 /// ```
@@ -458,17 +520,31 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// assert_eq!(OrderNotFound::catalog()[0].code(), "ORDER_NOT_FOUND");
 ///
+/// // The generated impls keep the `where` clause, and add `K: LowerHex + Serialize` for the
+/// // hint and the detail (`K: Debug` is written already).
 /// #[derive(Debug, thiserror::Error, ToolError)]
-/// enum LookupError<K: std::fmt::Debug> {
+/// enum LookupError<K>
+/// where
+///     K: std::fmt::Debug,
+/// {
 ///     #[error("no entry for {key:?}")]
 ///     #[category(not_found)]
+///     #[hint("hashed keys look like {key:#x}")]
 ///     Missing { #[detail] key: K },
 /// }
 ///
 /// let failure = ToolFailure::from(LookupError::Missing { key: 42_u64 });
 /// let payload = failure.as_execution().unwrap().error_payload().unwrap();
 /// assert_eq!(payload.details.unwrap().get("key"), Some(&serde_json::json!(42)));
+/// assert_eq!(payload.hint.as_deref(), Some("hashed keys look like 0x2a"));
 /// ```
+///
+/// A generic type's `where` clause is repeated on every generated impl. A field whose type
+/// mentions a type or const parameter (`K`, `Vec<K>`, `[u8; N]`) gets a bound for each way the
+/// generated code uses it: the trait of each placeholder that shows it (`{v}` `Display`,
+/// `{v:?}` `Debug`, `{v:x}` `LowerHex`, `{v:X}` `UpperHex`, `{v:o}` `Octal`, `{v:b}` `Binary`,
+/// `{v:e}` `LowerExp`, `{v:E}` `UpperExp`, `{v:p}` `Pointer`), `serde::Serialize` for a
+/// `#[detail]`. A bound the type already has, inline or in its `where` clause, is not repeated.
 ///
 /// An enum without variants derives too; its catalog is empty. Unions are refused.
 ///
@@ -476,14 +552,18 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// - `impl ToolError`: `catalog()`, a static slice with one `ErrorDescriptor` per variant in
 ///   declaration order (`ErrorDescriptor::execution(variant, code, category)` or
-///   `ErrorDescriptor::protocol(variant, code, error_code)`, then `.retryable(..)` and
+///   `ErrorDescriptor::protocol(variant, code, error_code)`, with `variant` the variant's name
+///   without `r#`, then `.retryable(..)` and
 ///   `.masked(..)` only where an attribute says so), and `descriptor`, `message`, `hint`,
 ///   `details` and `retry_after` for a value;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
 /// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
 ///
-/// Everything is inside `const _: () = { ... };` and names the core by its absolute path
-/// `::mcp_errors_core`. When the input breaks a rule, the derive reports every mistake at once
+/// Everything is inside `const _: () = { ... };`, which imports the core once, from
+/// `::mcp_errors_core` or the path of `#[tool_error(crate = "...")]`, and names the standard
+/// library only by absolute paths (`::core::...`, `::std::...`): no name in your scope can
+/// shadow one, and it compiles under `#![no_implicit_prelude]`. It allows `deprecated`, so
+/// deprecated variants and fields derive under `#![deny(deprecated)]`. When the input breaks a rule, the derive reports every mistake at once
 /// and still emits stub impls, so the mistakes are the only errors: nothing else fails where the
 /// type is used.
 ///
@@ -496,12 +576,24 @@ use syn::{DeriveInput, parse_macro_input};
 /// ([all-errors-at-once]). In the messages below, `V` stands for the variant (or struct), `f` for
 /// a field and `N` for an attribute.
 ///
+/// The type:
+///
+/// - It is a `std::error::Error`, which `ToolError` extends ([missing-display-and-error]): a
+///   type that derives `ToolError` without `thiserror::Error` (or a hand-written `Display` and
+///   `Error`) gets one error, at its name: ``error[E0277]: `T` derives `ToolError`, which extends
+///   `std::error::Error`, but does not implement it``, with the note ``derive `thiserror::Error`
+///   for `T` (with an `#[error("...")]` on each variant), or implement `Display` and
+///   `std::error::Error` for it``. Converting the type into a `ToolFailure` still compiles. (A
+///   generic type's impls are bounded by `Self: Error`, so there the error shows where the type
+///   is used.)
+///
 /// Placement and syntax:
 ///
 /// - An attribute stands where it has a meaning ([code-on-the-enum], [field-attribute-on-variant],
 ///   [variant-attribute-on-field]): `` `#[N]` is not allowed on PLACE: it belongs WHERE ``, with
 ///   `PLACE` one of `the enum`, `a variant`, `the struct`, `a field`, and `WHERE` one of
-///   `on a variant or on the enum`, `on a variant (or on a struct)`, `on a field of a variant`.
+///   `on a variant or on the enum`, `on a variant (or on a struct)`, `on a field of a variant`,
+///   `on the enum or struct itself` ([tool-error-on-a-variant]).
 /// - An attribute is written once per item ([duplicate-attribute]):
 ///   ``duplicate `#[N]`: write it once on this item``.
 /// - Each attribute has one syntax ([malformed-attribute-syntax]): `` expected `SYNTAX` `` when
@@ -509,6 +601,12 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `` `N` takes no arguments: write `#[N]` `` for `mask`, `expose`, `detail`, `retry_after` and
 ///   `sensitive`. `SYNTAX` is `#[category(validation)]`, `#[retryable] or #[retryable(false)]`,
 ///   `#[code("STABLE_CODE")]`, `#[message("text with {field}")]` or `#[hint("text with {field}")]`.
+/// - `#[tool_error(...)]` takes the path of the core as a string
+///   ([tool-error-crate-not-a-string]): `` `crate` takes the path as a string: write
+///   `#[tool_error(crate = "path::to::mcp_errors_core")]` ``, `` `TEXT` is not a path: write
+///   the path of the core crate, such as `::mcp_errors_core` or `my_facade::mcp_errors_core` ``;
+///   and no other option ([tool-error-unknown-option]): ``unknown option `NAME` of
+///   `#[tool_error]`; did you mean `crate`?`` (else ``...; the syntax is `SYNTAX` ``).
 /// - Unions are refused ([union-is-not-supported]): `` `ToolError` cannot be derived for a
 ///   union: derive it for an enum of failures, or for a struct that is a single failure ``.
 ///
@@ -568,9 +666,12 @@ use syn::{DeriveInput, parse_macro_input};
 ///   of its tool-execution variants, but the enum's `#[protocol]` makes its variants protocol
 ///   errors, which the model never retries: put `#[retryable]` on the variants that have a
 ///   `#[category(...)]`, or drop it ``.
-/// - `#[retry_after]` goes on a `Duration` ([retry-after-not-duration]): `` `#[retry_after]` goes
-///   on a `std::time::Duration` field: convert the value to a `Duration` when you build the
-///   error ``.
+/// - `#[retry_after]` goes on a `Duration` or an `Option<Duration>` ([retry-after-not-duration],
+///   [retry-after-not-duration-string]): the type checker reports, on the field's type,
+///   ``error[E0277]: `#[retry_after]` goes on a `std::time::Duration` or `Option<Duration>`
+///   field, not on `TYPE` `` with the note `` convert the value to a `Duration` when you build
+///   the error (`Duration::from_secs`, `Duration::from_millis`), or use `Option<Duration>` when
+///   the wait may be unknown ``.
 /// - Once per variant ([retry-after-twice]): `` `V` has more than one `#[retry_after]` field:
 ///   keep it on the one field that says how long to wait ``.
 /// - On a retryable variant ([retry-after-on-non-retryable]): `` `#[retry_after]` on `V`, which
@@ -603,11 +704,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// - A template names fields of the variant ([hint-names-missing-field]): `` `#[N]` names `{f}`,
 ///   but `V` has no field `f`; did you mean `{g}`? `` when one is close, else ``...; its fields
 ///   are: a, b`` or ``...; it has no fields at all``.
-/// - A template is well formed ([positional-placeholder]): ``in `#[N]`: PROBLEM``, with
+/// - A template is well formed ([positional-placeholder], [malformed-format-spec]): ``in `#[N]`: PROBLEM``, with
 ///   `PROBLEM` one of `` `{}` has no argument to take: name a field instead, as in `{field}` or
 ///   `{0}` ``, ``unmatched `}` in format string: write `}}` for a literal brace``, ``unclosed `{`
 ///   in format string: write `{{` for a literal brace``, `` `{a.b}` is not a field: only field
-///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``.
+///   names and tuple indices can be interpolated, as in `{field}` or `{0:?}` ``,
+///   `` `{r#type}`: a template names a field without `r#`: write `{type}` `` (and the same for
+///   a width, `` `r#w$` ``), `` `{x:.*}` takes its precision from the next positional argument
+///   (`.*`), and a template has none: name a field, as in `{x:.precision$}`, or write a number,
+///   as in `{x:.2}` ``, `` `{x:.}` has a `.` without a precision: write a number or a field, as
+///   in `{x:.2}` or `{x:.precision$}` ``, `` `{x:z}` ends with `z`, which is not a format trait:
+///   end the spec with `?` (Debug), `x`, `X`, `o`, `b`, `e`, `E`, `p`, or nothing (Display) ``,
+///   `` `self$` is not a width or precision: name a field of type `usize`, as in `{x:>width$}` ``.
 /// - A text says something ([empty-message-or-hint]): `` `#[message]` PROBLEM: write what went
 ///   wrong, for the model, or drop `#[message]` to show `Display` ``, `` `#[hint]` PROBLEM: write
 ///   what the model should do next, or drop `#[hint]` ``, with `PROBLEM` one of `is empty`,
@@ -624,8 +732,16 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Sensitive fields:
 ///
-/// - Not interpolated ([message-interpolates-sensitive-field]): `` `#[N]` interpolates `{f}`, a
-///   `#[sensitive]` field, which would reach the model: leave it out of the text ``.
+/// - Not interpolated ([message-interpolates-sensitive-field], [sensitive-raw-identifier-field]):
+///   `` `#[N]` interpolates `{f}`, a `#[sensitive]` field, which would reach the model: leave it
+///   out of the text ``.
+/// - Not a width or precision ([sensitive-field-as-width-or-precision]): `` `#[N]` uses `f$`, a
+///   `#[sensitive]` field, as a width or precision, which would reveal its value to the model:
+///   write a number instead, as in `{x:>8}`, or a field that is not `#[sensitive]` ``.
+/// - Not shown whole ([message-shows-self-with-sensitive-field],
+///   [hint-shows-self-with-sensitive-field]): `` `#[N]` shows `{self}`, the whole value, and `V`
+///   has the `#[sensitive]` field `f`, which would reach the model: name the fields to show
+///   instead, as in `{g}` `` (`{self:?}` likewise).
 /// - Not a detail ([detail-and-sensitive-field]): `` a field cannot be both `#[detail]` (sent to
 ///   the client) and `#[sensitive]` (never sent): keep one ``.
 /// - Not a retry-after ([retry-after-and-sensitive-field]): `` a field cannot be both
@@ -633,20 +749,27 @@ use syn::{DeriveInput, parse_macro_input};
 ///   keep one ``.
 /// - Not shown by a `Display` the model reads ([display-shows-sensitive-field]): ``the model
 ///   reads `Display` of `V`, and it shows the `#[sensitive]` field `f`: add `#[message("...")]`
-///   without it, or leave `{f}` out of `#[error("...")]` ``; by `#[error(transparent)]`: ``the
-///   model reads `Display` of `V`, and `#[error(transparent)]` shows the `#[sensitive]` field `f`:
-///   add `#[message("...")]` without it``; when that `Display` cannot be read: `` `V` has the
-///   `#[sensitive]` field `f`, and the model would read a `Display` that cannot be checked here:
-///   add `#[message("...")]`, or `#[mask]` the variant ``.
+///   without it, or leave `{f}` out of `#[error("...")]` ``; as a width or precision: ``the
+///   model reads `Display` of `V`, and it uses the `#[sensitive]` field `f` as a width or
+///   precision, which reveals its value: write a number instead, as in `{x:>8}`, or add
+///   `#[message("...")]` without it``; whole ([display-shows-self-with-sensitive-field]): ``the
+///   model reads `Display` of `V`, and it shows `{self:?}`, the whole value with the
+///   `#[sensitive]` field `f`: add `#[message("...")]` that names the fields to show, as in
+///   `{g}` ``; by `#[error(transparent)]`: ``the model reads `Display` of `V`, and
+///   `#[error(transparent)]` shows the `#[sensitive]` field `f`: add `#[message("...")]` without
+///   it``; when that `Display` cannot be read: `` `V` has the `#[sensitive]` field `f`, and the
+///   model would read a `Display` that cannot be checked here: add `#[message("...")]`, or
+///   `#[mask]` the variant ``.
 /// - Not shown by the `Display` a masked variant logs ([masked-display-shows-sensitive-field]):
 ///   `` `V` is masked, so its `Display` is logged, and it shows the `#[sensitive]` field `f`,
-///   which must not reach the log either: leave `{f}` out of `#[error("...")]` ``; by
-///   `#[error(transparent)]`: `` `V` is masked, so its `Display` is logged, and
-///   `#[error(transparent)]` shows the `#[sensitive]` field `f`, which must not reach the log
-///   either: write `#[error("...")]` without it ``.
+///   which must not reach the log either: leave `{f}` out of `#[error("...")]` `` (as a width or
+///   precision, or through `{self}`, likewise); by `#[error(transparent)]`: `` `V` is masked, so
+///   its `Display` is logged, and `#[error(transparent)]` shows the `#[sensitive]` field `f`,
+///   which must not reach the log either: write `#[error("...")]` without it ``.
 ///
 /// After any of these errors the type still implements `ToolError` and converts to
-/// `ToolFailure` ([no-cascade-on-conversion]).
+/// `ToolFailure` ([no-cascade-on-conversion]); the stub impls keep a generic type's `where`
+/// clause ([generic-enum-keeps-where-clause]).
 ///
 /// [all-errors-at-once]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/all-errors-at-once.rs
 /// [application_protocol_codes]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/application_protocol_codes.rs
@@ -655,17 +778,23 @@ use syn::{DeriveInput, parse_macro_input};
 /// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
+/// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [empty-message-or-hint]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/empty-message-or-hint.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
+/// [generic-enum-keeps-where-clause]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/generic-enum-keeps-where-clause.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
+/// [hint-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-shows-self-with-sensitive-field.rs
 /// [malformed-attribute-syntax]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-attribute-syntax.rs
+/// [malformed-format-spec]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-format-spec.rs
 /// [malformed-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/malformed-stable-code.rs
 /// [mask-and-expose-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/mask-and-expose-together.rs
 /// [masked-display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/masked-display-shows-sensitive-field.rs
 /// [message-interpolates-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-interpolates-sensitive-field.rs
+/// [message-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/message-shows-self-with-sensitive-field.rs
+/// [missing-display-and-error]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/missing-display-and-error.rs
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
 /// [protocol-code-a-tool-cannot-send]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-a-tool-cannot-send.rs
@@ -674,12 +803,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs
 /// [retry-after-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-and-sensitive-field.rs
 /// [retry-after-not-duration]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration.rs
+/// [retry-after-not-duration-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration-string.rs
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
 /// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
 /// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
 /// [retryable-on-the-enum-with-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-the-enum-with-protocol.rs
 /// [retryable-under-enum-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-under-enum-protocol.rs
 /// [sensitive_field_on_masked_variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/sensitive_field_on_masked_variant.rs
+/// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs
+/// [sensitive-raw-identifier-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-raw-identifier-field.rs
+/// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
+/// [tool-error-on-a-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-on-a-variant.rs
+/// [tool-error-unknown-option]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-unknown-option.rs
 /// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs
@@ -698,7 +833,8 @@ use syn::{DeriveInput, parse_macro_input};
         expose,
         detail,
         retry_after,
-        sensitive
+        sensitive,
+        tool_error
     )
 )]
 pub fn derive_tool_error(input: TokenStream) -> TokenStream {

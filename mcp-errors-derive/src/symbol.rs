@@ -11,12 +11,18 @@ pub const EXPOSE: &str = "expose";
 pub const DETAIL: &str = "detail";
 pub const RETRY_AFTER: &str = "retry_after";
 pub const SENSITIVE: &str = "sensitive";
+/// Options of the type as a whole: `#[tool_error(crate = "...")]`.
+pub const TOOL_ERROR: &str = "tool_error";
+
+/// The options of `#[tool_error(...)]`.
+pub const CRATE: &str = "crate";
+pub const TOOL_ERROR_OPTIONS: [&str; 1] = [CRATE];
 
 /// thiserror's attribute, read to know what `Display` shows.
 pub const ERROR: &str = "error";
 
 /// Every helper attribute of the derive.
-pub const ALL: [&str; 11] = [
+pub const ALL: [&str; 12] = [
     CATEGORY,
     PROTOCOL,
     RETRYABLE,
@@ -28,11 +34,15 @@ pub const ALL: [&str; 11] = [
     DETAIL,
     RETRY_AFTER,
     SENSITIVE,
+    TOOL_ERROR,
 ];
 
 /// Where each attribute may stand.
-pub const ON_CONTAINER: [&str; 5] = [CATEGORY, PROTOCOL, RETRYABLE, MASK, EXPOSE];
+pub const ON_CONTAINER: [&str; 6] = [CATEGORY, PROTOCOL, RETRYABLE, MASK, EXPOSE, TOOL_ERROR];
 pub const ON_VARIANT: [&str; 8] = [
     CATEGORY, PROTOCOL, RETRYABLE, CODE, MESSAGE, HINT, MASK, EXPOSE,
+];
+pub const ON_STRUCT: [&str; 9] = [
+    CATEGORY, PROTOCOL, RETRYABLE, CODE, MESSAGE, HINT, MASK, EXPOSE, TOOL_ERROR,
 ];
 pub const ON_FIELD: [&str; 3] = [DETAIL, RETRY_AFTER, SENSITIVE];

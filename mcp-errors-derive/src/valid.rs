@@ -2,14 +2,13 @@
 //! is wrong and what to write instead; all errors of an input are reported at once.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{LitStr, Member};
 
 use crate::ast::{Field, Input, Variant};
 use crate::attr::{Attrs, Display};
 use crate::category::Category;
 use crate::codes::{self, ProtocolCode};
-use crate::fmt::Template;
+use crate::fmt::{Arg, FormatTrait, Template};
 use crate::suggest::did_you_mean;
 use crate::symbol::*;
 
@@ -83,12 +82,12 @@ pub fn check(input: &Input, errors: &mut Errors) -> Vec<Resolved> {
 }
 
 fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resolved {
-    let place = if input.is_enum {
-        "a variant"
+    let (place, allowed): (_, &[&str]) = if input.is_enum {
+        ("a variant", &ON_VARIANT)
     } else {
-        "the struct"
+        ("the struct", &ON_STRUCT)
     };
-    check_placement(&variant.attrs, &ON_VARIANT, place, errors);
+    check_placement(&variant.attrs, allowed, place, errors);
     for field in &variant.fields {
         check_placement(&field.attrs, &ON_FIELD, "a field", errors);
         check_field_flags(field, errors);
@@ -139,7 +138,9 @@ fn check_placement(attrs: &Attrs, allowed: &[&str], place: &str, errors: &mut Er
         if allowed.contains(name) {
             continue;
         }
-        let belongs = if ON_FIELD.contains(name) {
+        let belongs = if *name == TOOL_ERROR {
+            "on the enum or struct itself"
+        } else if ON_FIELD.contains(name) {
             "on a field of a variant"
         } else if ON_CONTAINER.contains(name) {
             "on a variant or on the enum"
@@ -539,39 +540,183 @@ fn check_template(
         }
     };
     let mut ok = true;
-    for member in &template.members {
-        match variant.field(member) {
-            None => {
-                ok = false;
-                let names: Vec<String> = variant.fields.iter().map(Field::detail_key).collect();
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                let wanted = member_name(member);
-                let mut message = format!(
-                    "`#[{attr}]` names `{{{wanted}}}`, but `{}` has no field `{wanted}`",
-                    variant.ident
-                );
-                match did_you_mean(&wanted, &names) {
-                    Some(best) => message.push_str(&format!("; did you mean `{{{best}}}`?")),
-                    None if names.is_empty() => message.push_str("; it has no fields at all"),
-                    None => message.push_str(&format!("; its fields are: {}", names.join(", "))),
-                }
-                errors.push(error(lit.span(), message));
-            }
-            Some(field) if field.attrs.sensitive.is_some() => {
-                ok = false;
-                errors.push(error(
-                    lit.span(),
-                    format!(
-                        "`#[{attr}]` interpolates `{{{}}}`, a `#[sensitive]` field, which would \
-                         reach the model: leave it out of the text",
-                        member_name(member)
-                    ),
-                ));
-            }
-            Some(_) => {}
+    for member in template.members() {
+        if variant.field(member).is_some() {
+            continue;
         }
+        ok = false;
+        let names: Vec<String> = variant.fields.iter().map(Field::detail_key).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let wanted = member_name(member);
+        let mut message = format!(
+            "`#[{attr}]` names `{{{wanted}}}`, but `{}` has no field `{wanted}`",
+            variant.ident
+        );
+        match did_you_mean(&wanted, &names) {
+            Some(best) => message.push_str(&format!("; did you mean `{{{best}}}`?")),
+            None if names.is_empty() => message.push_str("; it has no fields at all"),
+            None => message.push_str(&format!("; its fields are: {}", names.join(", "))),
+        }
+        errors.push(error(lit.span(), message));
+    }
+    for leak in sensitive_uses(variant, &template) {
+        ok = false;
+        errors.push(error(lit.span(), leak.in_template(attr, variant)));
     }
     ok.then_some(template)
+}
+
+/// A way a template shows a `#[sensitive]` field.
+enum Leak<'a> {
+    /// `{password}`.
+    Shown(&'a Field),
+    /// `{user:>pin$}`, `{x:.pin$}`: its value as a width or precision.
+    Count(&'a Field),
+    /// `{self}` or `{self:?}`, as written, in a variant that has this sensitive field.
+    WholeValue(&'static str, &'a Field),
+}
+
+impl Leak<'_> {
+    fn same_as(&self, other: &Leak<'_>) -> bool {
+        match (self, other) {
+            (Leak::Shown(a), Leak::Shown(b)) | (Leak::Count(a), Leak::Count(b)) => {
+                a.detail_key() == b.detail_key()
+            }
+            (Leak::WholeValue(a, _), Leak::WholeValue(b, _)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Rule: no placeholder of a template shows a `#[sensitive]` field, whole or as a width or
+/// precision, and none shows the whole value of a variant that has one. One rule for
+/// `#[message]`, `#[hint]` and a `#[error]` the model reads. Each leak once, in order.
+fn sensitive_uses<'a>(variant: &'a Variant, template: &Template) -> Vec<Leak<'a>> {
+    let sensitive = |member: &Member| {
+        variant
+            .field(member)
+            .filter(|field| field.attrs.sensitive.is_some())
+    };
+    let mut leaks = Vec::new();
+    for placeholder in &template.placeholders {
+        match &placeholder.shown {
+            Arg::Field(member) => leaks.extend(sensitive(member).map(Leak::Shown)),
+            Arg::SelfValue => {
+                let written = match placeholder.format_trait {
+                    FormatTrait::Debug => "{self:?}",
+                    _ => "{self}",
+                };
+                let first = variant.fields.iter().find(|f| f.attrs.sensitive.is_some());
+                leaks.extend(first.map(|field| Leak::WholeValue(written, field)));
+            }
+        }
+        leaks.extend(
+            placeholder
+                .counts
+                .iter()
+                .filter_map(sensitive)
+                .map(Leak::Count),
+        );
+    }
+    let mut unique: Vec<Leak<'a>> = Vec::with_capacity(leaks.len());
+    for leak in leaks {
+        if !unique.iter().any(|seen| seen.same_as(&leak)) {
+            unique.push(leak);
+        }
+    }
+    unique
+}
+
+impl Leak<'_> {
+    /// The message for `#[message]` or `#[hint]`.
+    fn in_template(&self, attr: &str, variant: &Variant) -> String {
+        match self {
+            Leak::Shown(field) => format!(
+                "`#[{attr}]` interpolates `{{{}}}`, a `#[sensitive]` field, which would reach \
+                 the model: leave it out of the text",
+                field.detail_key()
+            ),
+            Leak::Count(field) => format!(
+                "`#[{attr}]` uses `{}$`, a `#[sensitive]` field, as a width or precision, which \
+                 would reveal its value to the model: write a number instead, as in `{{x:>8}}`, \
+                 or a field that is not `#[sensitive]`",
+                field.detail_key()
+            ),
+            Leak::WholeValue(written, field) => format!(
+                "`#[{attr}]` shows `{written}`, the whole value, and `{}` has the `#[sensitive]` \
+                 field `{}`, which would reach the model: name the fields to show instead, as \
+                 in `{{{}}}`",
+                variant.ident,
+                field.detail_key(),
+                shown_example(variant)
+            ),
+        }
+    }
+
+    /// The message for thiserror's `#[error]` when the model reads `Display`. Masking the
+    /// variant is no way out: a masked variant's `Display` is logged, and must not show the
+    /// field either.
+    fn in_display(&self, variant: &Variant) -> String {
+        match self {
+            Leak::Shown(field) => format!(
+                "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field `{}`: \
+                 add `#[message(\"...\")]` without it, or leave `{{{}}}` out of \
+                 `#[error(\"...\")]`",
+                variant.ident,
+                field.detail_key(),
+                field.detail_key()
+            ),
+            Leak::Count(field) => format!(
+                "the model reads `Display` of `{}`, and it uses the `#[sensitive]` field `{}` as \
+                 a width or precision, which reveals its value: write a number instead, as in \
+                 `{{x:>8}}`, or add `#[message(\"...\")]` without it",
+                variant.ident,
+                field.detail_key()
+            ),
+            Leak::WholeValue(written, field) => format!(
+                "the model reads `Display` of `{}`, and it shows `{written}`, the whole value \
+                 with the `#[sensitive]` field `{}`: add `#[message(\"...\")]` that names the \
+                 fields to show, as in `{{{}}}`",
+                variant.ident,
+                field.detail_key(),
+                shown_example(variant)
+            ),
+        }
+    }
+
+    /// The message for thiserror's `#[error]` of a masked variant, whose `Display` is logged.
+    fn in_log(&self, variant: &Variant) -> String {
+        let prefix = format!("`{}` is masked, so its `Display` is logged", variant.ident);
+        match self {
+            Leak::Shown(field) => format!(
+                "{prefix}, and it shows the `#[sensitive]` field `{}`, which must not reach the \
+                 log either: leave `{{{}}}` out of `#[error(\"...\")]`",
+                field.detail_key(),
+                field.detail_key()
+            ),
+            Leak::Count(field) => format!(
+                "{prefix}, and it uses the `#[sensitive]` field `{}` as a width or precision, \
+                 which reveals its value in the log: write a number instead, as in `{{x:>8}}`",
+                field.detail_key()
+            ),
+            Leak::WholeValue(written, field) => format!(
+                "{prefix}, and it shows `{written}`, the whole value with the `#[sensitive]` \
+                 field `{}`, which must not reach the log either: name the fields to show \
+                 instead, as in `{{{}}}`",
+                field.detail_key(),
+                shown_example(variant)
+            ),
+        }
+    }
+}
+
+/// A field the text may show, for a message's example: the first that is not sensitive.
+fn shown_example(variant: &Variant) -> String {
+    variant
+        .fields
+        .iter()
+        .find(|field| field.attrs.sensitive.is_none())
+        .map_or_else(|| "field".to_owned(), Field::detail_key)
 }
 
 fn member_name(member: &Member) -> String {
@@ -631,9 +776,10 @@ fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
     }
 }
 
-/// Rules of `#[retry_after]`: one per variant, on a `Duration`, on a retryable variant.
-/// Whether a variant that takes its category's default is retryable is known to the core
-/// only, so that last rule becomes an assertion in the generated code.
+/// Rules of `#[retry_after]`: one per variant, on a retryable variant. Whether a variant that
+/// takes its category's default is retryable is known to the core only, so that rule becomes
+/// an assertion in the generated code; whether the field is a `Duration` is the type
+/// checker's, through the core's `RetryAfter`.
 fn check_retry_after(
     variant: &Variant,
     retryable: Option<bool>,
@@ -655,13 +801,6 @@ fn check_retry_after(
                 ),
             ));
             continue;
-        }
-        if !is_duration(&field.ty) {
-            errors.push(error(
-                field.ty.span(),
-                "`#[retry_after]` goes on a `std::time::Duration` field: convert the value to \
-                 a `Duration` when you build the error",
-            ));
         }
         let not_retryable = |why: &str| {
             format!(
@@ -691,19 +830,6 @@ fn check_retry_after(
     found
 }
 
-fn is_duration(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "Duration" && segment.arguments.is_none()),
-        syn::Type::Reference(reference) => is_duration(&reference.elem),
-        syn::Type::Group(group) => is_duration(&group.elem),
-        _ => false,
-    }
-}
-
 /// Who reads a variant's `Display`.
 #[derive(Clone, Copy, PartialEq)]
 enum DisplayReader {
@@ -714,42 +840,38 @@ enum DisplayReader {
 }
 
 /// Rules: the `Display` the model reads, or the one a masked variant logs, does not show a
-/// `#[sensitive]` field; the model reads only a `Display` the derive can check.
+/// `#[sensitive]` field (whole, as a width or precision, or through `{self}`); the model reads
+/// only a `Display` the derive can check.
 fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, errors: &mut Errors) {
     let Some(sensitive) = variant.fields.iter().find(|f| f.attrs.sensitive.is_some()) else {
         return;
     };
     let name = sensitive.detail_key();
-    let is_sensitive = |member: &Member| {
-        variant
-            .field(member)
-            .is_some_and(|f| f.attrs.sensitive.is_some())
+    let unreadable = || {
+        error(
+            variant.ident.span(),
+            format!(
+                "`{}` has the `#[sensitive]` field `{name}`, and the model would read a \
+                 `Display` that cannot be checked here: add `#[message(\"...\")]`, or `#[mask]` \
+                 the variant",
+                variant.ident
+            ),
+        )
     };
     match (&variant.attrs.display, reader) {
-        (Some(Display::Format(lit)), _) => {
-            let Ok(template) = Template::parse(lit) else {
-                return;
-            };
-            let Some(member) = template.members.iter().find(|m| is_sensitive(m)) else {
-                return;
-            };
-            let field = member_name(member);
-            let message = match reader {
-                DisplayReader::Model => format!(
-                    "the model reads `Display` of `{}`, and it shows the `#[sensitive]` field \
-                     `{field}`: add `#[message(\"...\")]` without it, or leave `{{{field}}}` out \
-                     of `#[error(\"...\")]`",
-                    variant.ident
-                ),
-                DisplayReader::Log => format!(
-                    "`{}` is masked, so its `Display` is logged, and it shows the `#[sensitive]` \
-                     field `{field}`, which must not reach the log either: leave `{{{field}}}` \
-                     out of `#[error(\"...\")]`",
-                    variant.ident
-                ),
-            };
-            errors.push(error(lit.span(), message));
-        }
+        (Some(Display::Format(lit)), _) => match Template::parse(lit) {
+            Ok(template) => {
+                if let Some(leak) = sensitive_uses(variant, &template).first() {
+                    let message = match reader {
+                        DisplayReader::Model => leak.in_display(variant),
+                        DisplayReader::Log => leak.in_log(variant),
+                    };
+                    errors.push(error(lit.span(), message));
+                }
+            }
+            Err(_) if reader == DisplayReader::Model => errors.push(unreadable()),
+            Err(_) => {}
+        },
         // `#[error(transparent)]` stands on a variant of one field: the sensitive one.
         (Some(Display::Transparent(span)), _) => {
             let message = match reader {
@@ -770,15 +892,7 @@ fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, error
         // A masked variant's `Display` that cannot be read is trusted: the log is for
         // operators, and many such variants wrap an error with `#[error(transparent)]`.
         (_, DisplayReader::Log) => {}
-        (_, DisplayReader::Model) => errors.push(error(
-            variant.ident.span(),
-            format!(
-                "`{}` has the `#[sensitive]` field `{name}`, and the model would read a \
-                 `Display` that cannot be checked here: add `#[message(\"...\")]`, or `#[mask]` \
-                 the variant",
-                variant.ident
-            ),
-        )),
+        (_, DisplayReader::Model) => errors.push(unreadable()),
     }
 }
 
@@ -851,6 +965,31 @@ mod tests {
             let message = errors.finish().unwrap_err().to_string();
             assert!(message.contains("no tool error can say"), "{message}");
         }
+    }
+
+    #[test]
+    fn one_rule_finds_every_sensitive_use_once() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            enum E { V { user: String, #[sensitive] r#pin: usize } }
+        };
+        let mut errors = darling::Error::accumulator();
+        let input = Input::from_syn(&input, &mut errors).unwrap();
+        errors.finish().unwrap();
+        let lit = LitStr::new(
+            "{pin} {user:>pin$} {pin} {user:.pin$} {self:?} {user}",
+            Span::call_site(),
+        );
+        let template = Template::parse(&lit).unwrap();
+        let variant = &input.variants[0];
+        let leaks: Vec<String> = sensitive_uses(variant, &template)
+            .iter()
+            .map(|leak| leak.in_template("hint", variant))
+            .collect();
+        assert_eq!(leaks.len(), 3, "{leaks:#?}");
+        assert!(leaks[0].starts_with("`#[hint]` interpolates `{pin}`"));
+        assert!(leaks[1].starts_with("`#[hint]` uses `pin$`"));
+        assert!(leaks[2].starts_with("`#[hint]` shows `{self:?}`"));
+        assert!(leaks[2].ends_with("as in `{user}`"));
     }
 
     #[test]

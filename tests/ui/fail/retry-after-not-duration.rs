@@ -1,4 +1,5 @@
-// Rule: `#[retry_after]` goes on a `std::time::Duration` field.
+// Rule: `#[retry_after]` goes on a `std::time::Duration` (or `Option<Duration>`) field, not on
+// a number of seconds.
 use mcp_errors_core::ToolError;
 
 #[derive(Debug, thiserror::Error, ToolError)]
