@@ -71,7 +71,7 @@ fn main() {
     ];
 
     println!("The error catalog of SearchError:");
-    let catalog = mcp_errors_core::ErrorCatalog::new(SearchError::catalog());
+    let catalog = SearchError::catalog();
     println!(
         "{}\n",
         serde_json::to_string_pretty(&catalog).expect("a catalog serializes")

@@ -327,6 +327,20 @@ impl ErrorCatalog {
         catalog
     }
 
+    /// The catalog of an error type's own descriptors: each one not yet marked
+    /// [`defined_in`](ErrorDescriptor::defined_in) an origin is marked defined in `origin`
+    /// (the type's name), so that composing it with another type's catalog can tell whose
+    /// code is whose.
+    pub fn defined_by(errors: &[ErrorDescriptor], origin: &'static str) -> Self {
+        let mut catalog = ErrorCatalog::new(errors);
+        for descriptor in &mut catalog.errors {
+            if descriptor.origin.is_empty() {
+                descriptor.origin = origin;
+            }
+        }
+        catalog
+    }
+
     /// This catalog and the codes of `other` (the catalog of a wrapped error type). A code
     /// both define is kept once when it comes from the same error type (a type wrapped on two
     /// paths), and is a [`CodeConflict`] otherwise.
@@ -358,6 +372,11 @@ impl ErrorCatalog {
         if !self.conflicts.contains(&conflict) {
             self.conflicts.push(conflict);
         }
+    }
+
+    /// Every stable code, in the catalog's order.
+    pub fn codes(&self) -> impl Iterator<Item = &str> + '_ {
+        self.errors.iter().map(ErrorDescriptor::code)
     }
 
     /// The descriptor of a stable code.
@@ -530,7 +549,7 @@ impl ErrorCatalog {
 ///
 /// #[test]
 /// fn error_codes_are_a_contract() {
-///     let catalog = ErrorCatalog::new(MyError::catalog());
+///     let catalog = MyError::catalog();
 ///     assert_catalog_snapshot(&catalog, "tests/snapshots/my_error_catalog.json");
 /// }
 /// ```

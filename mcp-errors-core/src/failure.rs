@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use crate::wire::{CallToolResult, Content, Details, ErrorPayload, JsonRpcError, ResultMeta};
-use crate::{Channel, ErrorCode, ErrorDescriptor};
+use crate::{Channel, ErrorCatalog, ErrorCode, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
 ///
@@ -36,13 +36,33 @@ use crate::{Channel, ErrorCode, ErrorDescriptor};
 ///     result.content[0].as_text(),
 ///     Some("TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
 /// );
-/// assert_eq!(SeatError::catalog()[0].code(), "TAKEN");
+/// assert_eq!(SeatError::descriptors()[0].code(), "TAKEN");
+/// assert!(SeatError::catalog().get("TAKEN").is_some());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `ToolError`",
+    label = "`{Self}` does not implement `ToolError`",
+    note = "derive it with `#[derive(ToolError)]` on `{Self}` (a `#[transparent]` variant forwards to the error type it wraps, which must be a `ToolError` too)"
+)]
 pub trait ToolError: Error {
-    /// Every variant's descriptor, in declaration order.
-    fn catalog() -> &'static [ErrorDescriptor]
+    /// The descriptors of this type's own variants, in declaration order: every variant but
+    /// the `#[transparent]` ones, whose descriptors are those of the error types they wrap.
+    fn descriptors() -> &'static [ErrorDescriptor]
     where
         Self: Sized;
+
+    /// Every code a value of this type can produce: its own variants' and, after them, those
+    /// of the error types its `#[transparent]` variants wrap. A code two error types define is
+    /// kept once and listed in [`ErrorCatalog::conflicts`].
+    ///
+    /// The default is the catalog of [`descriptors`](Self::descriptors), defined by this type;
+    /// the derive composes the wrapped types' catalogs when there are any.
+    fn catalog() -> ErrorCatalog
+    where
+        Self: Sized,
+    {
+        ErrorCatalog::defined_by(Self::descriptors(), std::any::type_name::<Self>())
+    }
 
     /// The descriptor of this value's variant.
     fn descriptor(&self) -> &'static ErrorDescriptor;

@@ -70,7 +70,7 @@ use serde_json::Value;
 use crate::wire::{
     CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
 };
-use crate::{CATALOG_META_KEY, ErrorCatalog, ErrorCode, FailureOptions, ToolError, ToolFailure};
+use crate::{CATALOG_META_KEY, ErrorCode, FailureOptions, ToolError, ToolFailure};
 
 /// The start of the -32602 messages that rmcp's tool router rewrites into tool errors
 /// (it reserves them for arguments that failed to deserialize).
@@ -257,7 +257,7 @@ pub fn error_catalog_meta<E: ToolError>() -> MetaObject {
 
 fn catalog_value<E: ToolError>() -> Value {
     // Cannot fail: a catalog holds strings, numbers and booleans only.
-    serde_json::to_value(ErrorCatalog::new(E::catalog())).unwrap_or(Value::Null)
+    serde_json::to_value(E::catalog()).unwrap_or(Value::Null)
 }
 
 /// Publishes the error catalog of a [`ToolError`] type in an rmcp [`Tool`]'s `_meta`, under

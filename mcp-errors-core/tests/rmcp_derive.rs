@@ -205,6 +205,6 @@ async fn the_tool_list_keeps_the_output_schema_and_takes_a_derived_catalog() {
         .filter_map(|d| d["code"].as_str())
         .collect();
     assert_eq!(codes, ["TAKEN", "BUSY", "NO_SUCH_ROW"]);
-    assert_eq!(SeatError::catalog().len(), 3);
+    assert_eq!(SeatError::catalog().errors.len(), 3);
     client.cancel().await.unwrap();
 }

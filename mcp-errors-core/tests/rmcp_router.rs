@@ -54,7 +54,7 @@ static CATALOG: [ErrorDescriptor; 5] = [
 ];
 
 impl ToolError for OrderError {
-    fn catalog() -> &'static [ErrorDescriptor] {
+    fn descriptors() -> &'static [ErrorDescriptor] {
         &CATALOG
     }
 
@@ -130,7 +130,7 @@ static UPSTREAM: [ErrorDescriptor; 1] = [ErrorDescriptor::execution(
 )];
 
 impl<T: Debug + Display> ToolError for Upstream<T> {
-    fn catalog() -> &'static [ErrorDescriptor] {
+    fn descriptors() -> &'static [ErrorDescriptor] {
         &UPSTREAM
     }
     fn descriptor(&self) -> &'static ErrorDescriptor {
@@ -303,7 +303,7 @@ async fn json_tools_keep_their_output_schema_and_publish_the_catalog() {
         let tool = tools.iter().find(|t| t.name == name).expect("tool listed");
         let meta = tool.meta.as_ref().expect("the catalog is in _meta");
         let published = &meta[CATALOG_META_KEY];
-        let expected = serde_json::to_value(ErrorCatalog::new(OrderError::catalog())).unwrap();
+        let expected = serde_json::to_value(OrderError::catalog()).unwrap();
         assert_eq!(published, &expected, "{name}");
         let catalog: ErrorCatalog = serde_json::from_value(published.clone()).unwrap();
         assert_eq!(

@@ -52,6 +52,7 @@ pub struct Attrs {
     pub detail: Option<Span>,
     pub retry_after: Option<Span>,
     pub sensitive: Option<Span>,
+    pub transparent: Option<Span>,
     /// `#[tool_error(crate = "...")]`: the path of the core crate in the generated code.
     pub krate: Option<syn::Path>,
     /// thiserror's `#[error(...)]`, read (never interpreted) to see whether `Display` shows a
@@ -126,8 +127,8 @@ impl Attrs {
             MESSAGE => self.message = Some(parse_args(attr, "#[message(\"text with {field}\")]")?),
             // Parse #[hint("text with {field}")]
             HINT => self.hint = Some(parse_args(attr, "#[hint(\"text with {field}\")]")?),
-            // Parse #[mask], #[expose], #[detail], #[retry_after], #[sensitive]
-            MASK | EXPOSE | DETAIL | RETRY_AFTER | SENSITIVE => {
+            // Parse #[mask], #[expose], #[detail], #[retry_after], #[sensitive], #[transparent]
+            MASK | EXPOSE | DETAIL | RETRY_AFTER | SENSITIVE | TRANSPARENT => {
                 attr.meta.require_path_only().map_err(|_| {
                     spanned(
                         attr,
@@ -139,6 +140,7 @@ impl Attrs {
                     EXPOSE => &mut self.expose,
                     DETAIL => &mut self.detail,
                     RETRY_AFTER => &mut self.retry_after,
+                    TRANSPARENT => &mut self.transparent,
                     _ => &mut self.sensitive,
                 };
                 *slot = Some(span);

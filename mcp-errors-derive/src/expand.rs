@@ -53,12 +53,18 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // Few distinct categories and protocol codes among many variants: each is a local const,
     // named once per descriptor, so a large enum expands to fewer tokens. Retryability and
     // masking are the core's defaults for the category or code unless written out.
-    let mut channels: Vec<(Channel, Ident)> = Vec::new();
-    let descriptors: Vec<TokenStream> = input
+    // The type's own variants, numbered in `descriptors()`: all but the `#[transparent]` ones,
+    // whose descriptors are those of the errors they wrap.
+    let own: Vec<(&Variant, &Resolved)> = input
         .variants
         .iter()
         .zip(resolved)
-        .map(|(variant, r)| {
+        .filter(|(_, r)| !r.transparent)
+        .collect();
+    let mut channels: Vec<(Channel, Ident)> = Vec::new();
+    let descriptors: Vec<TokenStream> = own
+        .iter()
+        .map(|&(variant, r)| {
             let name = variant.name();
             let code = &r.code;
             let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
@@ -84,18 +90,39 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         }
         Channel::Protocol(code) => quote!(const #name: __mcp_errors_core::ErrorCode = #code;),
     });
-    let retryable_assertions = input
-        .variants
+    let retryable_assertions = own
         .iter()
-        .zip(resolved)
         .enumerate()
-        .filter_map(|(index, (variant, r))| retryable_assertion(index, variant, r));
+        .filter_map(|(index, &(variant, r))| retryable_assertion(index, variant, r));
+    let mut own_index = 0..;
+    let descriptor_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
+        if r.transparent {
+            let (pattern, ty, inner) = transparent_pattern(variant);
+            return quote!(#pattern => <#ty as __mcp_errors_core::ToolError>::descriptor(#inner),);
+        }
+        let pattern = pattern(variant, &[]);
+        let index = Literal::usize_unsuffixed(own_index.next().unwrap_or_default());
+        quote!(#pattern => &<Self as __mcp_errors_core::ToolError>::descriptors()[#index],)
+    });
+    // A `#[transparent]` variant forwards each method to the error it wraps.
+    let forward = |method: TokenStream| {
+        input
+            .variants
+            .iter()
+            .zip(resolved)
+            .filter(|(_, r)| r.transparent)
+            .map(move |(variant, _)| {
+                let (pattern, ty, inner) = transparent_pattern(variant);
+                quote!(#pattern => <#ty as __mcp_errors_core::ToolError>::#method(#inner),)
+            })
+    };
+    let forward_message = forward(quote!(message));
+    let forward_hint = forward(quote!(hint));
+    let forward_details = forward(quote!(details));
+    let forward_retry_after = forward(quote!(retry_after));
+    let catalog = composed_catalog(input, resolved);
     // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
     // `_` arm per method, as hand-written code would: less code for the compiler to check.
-    let descriptor_arms = input.variants.iter().enumerate().map(|(index, variant)| {
-        let pattern = pattern(variant, &[]);
-        quote!(#pattern => #index,)
-    });
     let message_arms = input
         .variants
         .iter()
@@ -158,7 +185,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
     // itself is. The other methods end on a `_` arm, which an empty enum accepts.
-    let descriptor_index = if input.variants.is_empty() {
+    let descriptor_match = if input.variants.is_empty() {
         quote!(match *self {})
     } else {
         quote!(match self { #(#descriptor_arms)* })
@@ -193,22 +220,25 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 #(#predicates,)*
                 #self_is_error,
             {
-                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
+                fn descriptors() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     use __mcp_errors_core::ErrorDescriptor as __McpErrorsDescriptor;
                     #(#channel_consts)*
-                    const CATALOG: &[__mcp_errors_core::ErrorDescriptor] = &[#(#descriptors),*];
+                    const DESCRIPTORS: &[__mcp_errors_core::ErrorDescriptor] =
+                        &[#(#descriptors),*];
                     #(#retryable_assertions)*
-                    CATALOG
+                    DESCRIPTORS
                 }
 
+                #catalog
+
                 fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {
-                    let index: ::core::primitive::usize = #descriptor_index;
-                    &<Self as __mcp_errors_core::ToolError>::catalog()[index]
+                    #descriptor_match
                 }
 
                 fn message(&self) -> ::std::string::String {
                     #[allow(unreachable_patterns)]
                     match self {
+                        #(#forward_message)*
                         #(#message_arms)*
                         _ => __mcp_errors_core::__private::display_string(self),
                     }
@@ -219,6 +249,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     #[allow(unreachable_patterns)]
                     match self {
+                        #(#forward_hint)*
                         #(#hint_arms)*
                         _ => ::std::option::Option::None,
                     }
@@ -227,6 +258,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 fn details(&self) -> __mcp_errors_core::Details {
                     #[allow(unreachable_patterns)]
                     match self {
+                        #(#forward_details)*
                         #(#detail_arms)*
                         _ => __mcp_errors_core::Details::new(),
                     }
@@ -237,6 +269,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 ) -> ::std::option::Option<__mcp_errors_core::__private::Duration> {
                     #[allow(unreachable_patterns)]
                     match self {
+                        #(#forward_retry_after)*
                         #(#retry_after_arms)*
                         _ => ::std::option::Option::None,
                     }
@@ -263,14 +296,53 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 
 /// For `#[retry_after]` on a variant whose retryability is its category's default, which the
 /// core decides: an assertion on the variant's descriptor, evaluated when the catalog is
-/// compiled, whose error points at the attribute. It stands inside `catalog`, after `CATALOG`.
+/// compiled, whose error points at the attribute. It stands inside `descriptors`, after
+/// `DESCRIPTORS`.
 fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<TokenStream> {
     let retry_after = r.retry_after.as_ref()?;
     let message = retry_after.assert_retryable.as_ref()?;
     let span = variant.fields[retry_after.field].attrs.retry_after?;
     let index = Literal::usize_unsuffixed(index);
     Some(quote_spanned! {span=>
-        const _: () = ::core::assert!(CATALOG[#index].is_retryable(), #message);
+        const _: () = ::core::assert!(DESCRIPTORS[#index].is_retryable(), #message);
+    })
+}
+
+/// The pattern of a `#[transparent]` variant binding its one field, the field's type, and the
+/// binding. The wrapped type is named in each forwarded call, so that when it is no
+/// `ToolError` every call reports the same error at the same place, once.
+fn transparent_pattern(variant: &Variant) -> (TokenStream, &syn::Type, &Ident) {
+    let field = &variant.fields[0];
+    (pattern(variant, &[0]), &field.ty, &field.binding)
+}
+
+/// `catalog()` of a type with `#[transparent]` variants: its own descriptors, then the
+/// catalog of each distinct type they wrap. Without any, the trait's default serves.
+fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream> {
+    let mut wrapped: Vec<(String, &syn::Type)> = Vec::new();
+    for (variant, r) in input.variants.iter().zip(resolved) {
+        let Some(field) = variant.fields.first().filter(|_| r.transparent) else {
+            continue;
+        };
+        let key = field.ty.to_token_stream().to_string();
+        if !wrapped.iter().any(|(seen, _)| *seen == key) {
+            wrapped.push((key, &field.ty));
+        }
+    }
+    if wrapped.is_empty() {
+        return None;
+    }
+    let composed = wrapped
+        .iter()
+        .map(|(_, ty)| quote!(.compose(<#ty as __mcp_errors_core::ToolError>::catalog())));
+    Some(quote! {
+        fn catalog() -> __mcp_errors_core::ErrorCatalog {
+            __mcp_errors_core::ErrorCatalog::defined_by(
+                <Self as __mcp_errors_core::ToolError>::descriptors(),
+                ::core::any::type_name::<Self>(),
+            )
+            #(#composed)*
+        }
     })
 }
 
@@ -360,6 +432,14 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
     let params = ParamsInScope::new(&input.generics);
     let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
+        if r.transparent {
+            if let Some(field) = variant.fields.first()
+                && params.intersects(&field.ty)
+            {
+                bounds.insert(&field.ty, Bound::ToolError);
+            }
+            continue;
+        }
         for &i in &r.details {
             let ty = &variant.fields[i].ty;
             if params.intersects(ty) {

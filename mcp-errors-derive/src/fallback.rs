@@ -29,7 +29,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
                 #(#predicates,)*
                 #self_is_error,
             {
-                fn catalog() -> &'static [__mcp_errors_core::ErrorDescriptor] {
+                fn descriptors() -> &'static [__mcp_errors_core::ErrorDescriptor] {
                     &[]
                 }
                 fn descriptor(&self) -> &'static __mcp_errors_core::ErrorDescriptor {

@@ -53,6 +53,8 @@ pub enum Bound {
     Serialize,
     /// `#[retry_after]`: a `Duration` or `Option<Duration>`, decided by the type checker.
     RetryAfter,
+    /// The field of a `#[transparent]` variant.
+    ToolError,
 }
 
 impl Bound {
@@ -65,6 +67,7 @@ impl Bound {
             }
             Bound::Serialize => quote!(#core::__private::Serialize),
             Bound::RetryAfter => quote!(#core::__private::RetryAfter),
+            Bound::ToolError => quote!(#core::ToolError),
         }
     }
 
@@ -94,6 +97,10 @@ impl Bound {
             ),
             // Not a trait users name: the core's support for the generated code.
             Bound::RetryAfter => false,
+            Bound::ToolError => matches!(
+                names.as_slice(),
+                ["ToolError"] | ["mcp_errors_core", "ToolError"]
+            ),
         }
     }
 }

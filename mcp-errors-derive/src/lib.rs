@@ -86,7 +86,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     ),
 /// );
 /// assert!(SearchError::Timeout(Duration::from_secs(5)).descriptor().is_retryable());
-/// assert_eq!(SearchError::catalog().len(), 6);
+/// assert_eq!(SearchError::catalog().errors.len(), 6);
 /// ```
 ///
 /// A mistake is a compile error that points at the offending token and says what to write
@@ -130,6 +130,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `retry_after` | | | yes |
 /// | `sensitive` | | | yes |
 /// | `tool_error(crate = "PATH")` | yes | on a struct | |
+/// | `transparent` | | yes | |
 ///
 /// Each attribute is written at most once per item. A variant's own attribute wins over the
 /// enum's; a variant's own `category` or `protocol` replaces the enum's mapping as a whole. A
@@ -212,7 +213,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     error.data,
 ///     Some(serde_json::json!({"code": "BAD_RANGE", "start": "b", "end": "a"}))
 /// );
-/// assert_eq!(QueryError::catalog()[1].protocol_code(), Some(ErrorCode(4001)));
+/// assert_eq!(QueryError::descriptors()[1].protocol_code(), Some(ErrorCode(4001)));
 /// ```
 ///
 /// # `#[retryable]`, `#[retryable(false)]`
@@ -270,7 +271,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     PlanBFailed,
 /// }
 ///
-/// let codes: Vec<&str> = AuthError::catalog().iter().map(|d| d.code()).collect();
+/// let codes: Vec<&str> = AuthError::descriptors().iter().map(|d| d.code()).collect();
 /// assert_eq!(codes, ["OAUTH2_EXPIRED", "PLAN_B_FAILED"]);
 /// ```
 ///
@@ -454,6 +455,62 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert!(!wire.contains("pw123") && wire.contains("ann"));
 /// ```
 ///
+/// # `#[transparent]`: layered errors
+///
+/// Servers wrap domain errors: a tool's error enum has a variant for the store's own error
+/// enum, which derives `ToolError` too. `#[transparent]` on such a variant (exactly one field,
+/// whose type implements `ToolError`) forwards everything to the wrapped error: the channel,
+/// the code, the category or protocol code, retryability and retry-after, the message, the
+/// hint, the details and masking. Nothing else may be said of the variant or its field (no
+/// `category`, `code`, `message`, `detail`, ...), and the enum's defaults do not apply to it.
+/// It works beside thiserror's `#[error(transparent)]` and `#[from]`, and on a newtype struct.
+///
+/// The outer type's `catalog()` holds its own codes, then those of every type it wraps. A code
+/// that two different error types define is a conflict: clients could not tell the two
+/// failures apart. The catalog keeps the first definition and lists the conflict in
+/// `ErrorCatalog::conflicts` (and in its JSON, under `"conflicts"`);
+/// `ErrorCatalog::assert_no_conflicts` and `assert_catalog_snapshot` fail on it. The same type
+/// wrapped on two paths is no conflict.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::{Category, ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// pub enum StoreError {
+///     #[error("store busy")]
+///     #[category(transient)]
+///     Busy { #[retry_after] wait: Duration },
+///
+///     #[error("disk failure: {0}")]
+///     #[category(internal)]
+///     Disk(#[source] std::io::Error),
+/// }
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// pub enum BookingError {
+///     #[error("seat {0} is taken")]
+///     #[category(conflict)]
+///     SeatTaken(String),
+///
+///     #[error(transparent)]
+///     #[transparent]
+///     Store(#[from] StoreError),
+/// }
+///
+/// let busy = BookingError::from(StoreError::Busy { wait: Duration::from_secs(1) });
+/// assert_eq!(busy.descriptor().category(), Some(Category::Transient));
+/// assert_eq!(busy.retry_after(), Some(Duration::from_secs(1)));
+///
+/// let disk = BookingError::from(StoreError::Disk(std::io::Error::other("/dev/sdb1 hunter2")));
+/// let wire = serde_json::to_string(&ToolFailure::from(disk)).unwrap();
+/// assert!(!wire.contains("hunter2")); // masked, as the store's variant is
+///
+/// let catalog = BookingError::catalog();
+/// assert_eq!(catalog.codes().collect::<Vec<_>>(), ["SEAT_TAKEN", "BUSY", "DISK"]);
+/// assert!(catalog.conflicts.is_empty());
+/// ```
+///
 /// # `#[tool_error(crate = "PATH")]`: the path of the core crate
 ///
 /// On the enum or struct. The generated code names the core as `::mcp_errors_core`; when your
@@ -475,7 +532,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// #[category(conflict)]
 /// struct SeatTaken;
 ///
-/// assert_eq!(SeatTaken::catalog()[0].code(), "SEAT_TAKEN");
+/// assert_eq!(SeatTaken::descriptors()[0].code(), "SEAT_TAKEN");
 /// ```
 ///
 /// # Enum-level defaults, structs and generics
@@ -502,7 +559,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     BadCursor,
 /// }
 ///
-/// let [timeout, overloaded, no_index, bad_cursor] = BackendError::catalog() else {
+/// let [timeout, overloaded, no_index, bad_cursor] = BackendError::descriptors() else {
 ///     unreachable!()
 /// };
 /// assert!(timeout.is_retryable() && !overloaded.is_retryable());
@@ -518,7 +575,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     order_id: String,
 /// }
 ///
-/// assert_eq!(OrderNotFound::catalog()[0].code(), "ORDER_NOT_FOUND");
+/// assert_eq!(OrderNotFound::descriptors()[0].code(), "ORDER_NOT_FOUND");
 ///
 /// // The generated impls keep the `where` clause, and add `K: LowerHex + Serialize` for the
 /// // hint and the detail (`K: Debug` is written already).
@@ -550,12 +607,15 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// # What the derive generates
 ///
-/// - `impl ToolError`: `catalog()`, a static slice with one `ErrorDescriptor` per variant in
-///   declaration order (`ErrorDescriptor::execution(variant, code, category)` or
+/// - `impl ToolError`: `descriptors()`, a static slice with one `ErrorDescriptor` per variant
+///   that is not `#[transparent]`, in declaration order
+///   (`ErrorDescriptor::execution(variant, code, category)` or
 ///   `ErrorDescriptor::protocol(variant, code, error_code)`, with `variant` the variant's name
-///   without `r#`, then `.retryable(..)` and
-///   `.masked(..)` only where an attribute says so), and `descriptor`, `message`, `hint`,
-///   `details` and `retry_after` for a value;
+///   without `r#`, then `.retryable(..)` and `.masked(..)` only where an attribute says so);
+///   `catalog()`, composed with the wrapped types' catalogs when there are `#[transparent]`
+///   variants (the trait's default otherwise); and `descriptor`, `message`, `hint`, `details`
+///   and `retry_after` for a value, forwarded to the wrapped error for a `#[transparent]`
+///   variant;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
 /// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
 ///
@@ -767,6 +827,17 @@ use syn::{DeriveInput, parse_macro_input};
 ///   its `Display` is logged, and `#[error(transparent)]` shows the `#[sensitive]` field `f`,
 ///   which must not reach the log either: write `#[error("...")]` without it ``.
 ///
+/// Layers:
+///
+/// - A `#[transparent]` variant wraps one field ([transparent-wraps-one-field]):
+///   `` `#[transparent]` forwards everything to the one error `V` wraps, but it has N fields:
+///   wrap exactly one field whose type implements `ToolError`, as in `Store(StoreError)` ``.
+/// - It says nothing of its own ([transparent-with-its-own-mapping]): `` `#[N]` has no meaning
+///   on `V`, which is `#[transparent]`: the error it wraps decides the channel, code, retry
+///   advice, text, details and masking; drop `#[N]` ``.
+/// - Its field is a `ToolError` ([transparent-field-not-a-tool-error]): ``error[E0277]: `T` is
+///   not a `ToolError` `` at the field's type, with a note to derive it there.
+///
 /// After any of these errors the type still implements `ToolError` and converts to
 /// `ToolFailure` ([no-cascade-on-conversion]); the stub impls keep a generic type's `where`
 /// clause ([generic-enum-keeps-where-clause]).
@@ -815,6 +886,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
 /// [tool-error-on-a-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-on-a-variant.rs
 /// [tool-error-unknown-option]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-unknown-option.rs
+/// [transparent-field-not-a-tool-error]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-field-not-a-tool-error.rs
+/// [transparent-with-its-own-mapping]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-with-its-own-mapping.rs
+/// [transparent-wraps-one-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-wraps-one-field.rs
 /// [union-is-not-supported]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/union-is-not-supported.rs
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs
@@ -834,7 +908,8 @@ use syn::{DeriveInput, parse_macro_input};
         detail,
         retry_after,
         sensitive,
-        tool_error
+        tool_error,
+        transparent
     )
 )]
 pub fn derive_tool_error(input: TokenStream) -> TokenStream {

@@ -11,6 +11,8 @@ pub const EXPOSE: &str = "expose";
 pub const DETAIL: &str = "detail";
 pub const RETRY_AFTER: &str = "retry_after";
 pub const SENSITIVE: &str = "sensitive";
+/// A variant (or struct) that forwards everything to the one error it wraps.
+pub const TRANSPARENT: &str = "transparent";
 /// Options of the type as a whole: `#[tool_error(crate = "...")]`.
 pub const TOOL_ERROR: &str = "tool_error";
 
@@ -22,7 +24,7 @@ pub const TOOL_ERROR_OPTIONS: [&str; 1] = [CRATE];
 pub const ERROR: &str = "error";
 
 /// Every helper attribute of the derive.
-pub const ALL: [&str; 12] = [
+pub const ALL: [&str; 13] = [
     CATEGORY,
     PROTOCOL,
     RETRYABLE,
@@ -35,14 +37,32 @@ pub const ALL: [&str; 12] = [
     RETRY_AFTER,
     SENSITIVE,
     TOOL_ERROR,
+    TRANSPARENT,
 ];
 
 /// Where each attribute may stand.
 pub const ON_CONTAINER: [&str; 6] = [CATEGORY, PROTOCOL, RETRYABLE, MASK, EXPOSE, TOOL_ERROR];
-pub const ON_VARIANT: [&str; 8] = [
-    CATEGORY, PROTOCOL, RETRYABLE, CODE, MESSAGE, HINT, MASK, EXPOSE,
+pub const ON_VARIANT: [&str; 9] = [
+    CATEGORY,
+    PROTOCOL,
+    RETRYABLE,
+    CODE,
+    MESSAGE,
+    HINT,
+    MASK,
+    EXPOSE,
+    TRANSPARENT,
 ];
-pub const ON_STRUCT: [&str; 9] = [
-    CATEGORY, PROTOCOL, RETRYABLE, CODE, MESSAGE, HINT, MASK, EXPOSE, TOOL_ERROR,
+pub const ON_STRUCT: [&str; 10] = [
+    CATEGORY,
+    PROTOCOL,
+    RETRYABLE,
+    CODE,
+    MESSAGE,
+    HINT,
+    MASK,
+    EXPOSE,
+    TOOL_ERROR,
+    TRANSPARENT,
 ];
 pub const ON_FIELD: [&str; 3] = [DETAIL, RETRY_AFTER, SENSITIVE];

@@ -14,6 +14,9 @@ use crate::symbol::*;
 
 /// What the rules conclude about one variant; everything expand.rs needs.
 pub struct Resolved {
+    /// `#[transparent]`: everything comes from the one field's `ToolError`, and the fields
+    /// below are unused.
+    pub transparent: bool,
     pub code: String,
     pub channel: Channel,
     /// `#[retryable]` or `#[retryable(false)]` as written on the variant or the enum; `None`
@@ -93,6 +96,10 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         check_field_flags(field, errors);
     }
     check_mask_expose(&variant.attrs, errors);
+    if variant.attrs.transparent.is_some() {
+        check_transparent(variant, errors);
+        return Resolved::transparent();
+    }
 
     let channel = resolve_channel(input, variant, errors);
     let retryable = resolve_retryable(input, variant, channel, errors);
@@ -121,6 +128,7 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
         .collect();
     Resolved {
+        transparent: false,
         code,
         channel,
         retryable,
@@ -129,6 +137,67 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         hint,
         retry_after,
         details,
+    }
+}
+
+impl Resolved {
+    /// A `#[transparent]` variant: nothing of its own.
+    fn transparent() -> Resolved {
+        Resolved {
+            transparent: true,
+            code: String::new(),
+            channel: Channel::Execution(Category::Internal),
+            retryable: None,
+            masked: None,
+            message: None,
+            hint: None,
+            retry_after: None,
+            details: Vec::new(),
+        }
+    }
+}
+
+/// Rules of `#[transparent]`: it wraps exactly one field, and nothing else is said of the
+/// variant or its field, since the wrapped error decides it all.
+fn check_transparent(variant: &Variant, errors: &mut Errors) {
+    let span = variant
+        .attrs
+        .transparent
+        .unwrap_or_else(|| variant.ident.span());
+    if variant.fields.len() != 1 {
+        let has = match variant.fields.len() {
+            0 => "no field".to_owned(),
+            n => format!("{n} fields"),
+        };
+        errors.push(error(
+            span,
+            format!(
+                "`#[transparent]` forwards everything to the one error `{}` wraps, but it has \
+                 {has}: wrap exactly one field whose type implements `ToolError`, as in \
+                 `Store(StoreError)`",
+                variant.ident
+            ),
+        ));
+    }
+    let said = variant.attrs.seen.iter().chain(
+        variant
+            .fields
+            .iter()
+            .flat_map(|field| field.attrs.seen.iter()),
+    );
+    for (name, attr_span) in said {
+        if *name == TRANSPARENT || *name == TOOL_ERROR {
+            continue;
+        }
+        errors.push(error(
+            *attr_span,
+            format!(
+                "`#[{name}]` has no meaning on `{}`, which is `#[transparent]`: the error it \
+                 wraps decides the channel, code, retry advice, text, details and masking; \
+                 drop `#[{name}]`",
+                variant.ident
+            ),
+        ));
     }
 }
 
@@ -486,9 +555,12 @@ fn join_lone_capitals(words: Vec<&str>) -> Vec<String> {
 /// Rule: stable codes are unique within an enum.
 fn check_unique_codes(input: &Input, resolved: &[Resolved], errors: &mut Errors) {
     for (i, (variant, this)) in input.variants.iter().zip(resolved).enumerate() {
+        if this.transparent {
+            continue;
+        }
         let first = resolved[..i]
             .iter()
-            .position(|other| other.code == this.code);
+            .position(|other| !other.transparent && other.code == this.code);
         if let Some(first) = first {
             let span = variant
                 .attrs

@@ -7,7 +7,7 @@ use mcp_errors_tests::sample::SampleError;
 
 #[test]
 fn the_sample_catalog_matches_its_snapshot() {
-    let catalog = ErrorCatalog::new(SampleError::catalog());
+    let catalog = SampleError::catalog();
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/snapshots/sample_error_catalog.json"

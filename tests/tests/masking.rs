@@ -240,7 +240,7 @@ const POSING: &[ErrorDescriptor] = &[ErrorDescriptor::protocol(
 )];
 
 impl ToolError for Posing {
-    fn catalog() -> &'static [ErrorDescriptor] {
+    fn descriptors() -> &'static [ErrorDescriptor] {
         POSING
     }
     fn descriptor(&self) -> &'static ErrorDescriptor {

@@ -24,7 +24,7 @@ enum BillingError {
 
 fn main() {
     let codes: Vec<Option<ErrorCode>> =
-        BillingError::catalog().iter().map(|d| d.protocol_code()).collect();
+        BillingError::descriptors().iter().map(|d| d.protocol_code()).collect();
     assert_eq!(
         codes,
         [Some(ErrorCode(4001)), Some(ErrorCode(-1)), Some(ErrorCode(-32769)), Some(ErrorCode(-31999))]

@@ -16,7 +16,7 @@ enum Every {
 }
 
 fn main() {
-    let catalog = Every::catalog();
+    let catalog = Every::descriptors();
     assert_eq!(catalog.len(), 9);
     for (descriptor, category) in catalog.iter().zip(Category::ALL) {
         assert_eq!(descriptor.category(), Some(category));

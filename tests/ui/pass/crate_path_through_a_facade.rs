@@ -34,5 +34,5 @@ fn main() {
     let payload = ToolFailure::from(busy).as_execution().unwrap().error_payload().unwrap();
     assert_eq!(payload.retry_after_ms, Some(1000));
     assert!(FetchError::<u32>::BadCursor.to_failure().as_protocol().is_some());
-    assert_eq!(SeatTaken::catalog()[0].code(), "SEAT_TAKEN");
+    assert_eq!(SeatTaken::descriptors()[0].code(), "SEAT_TAKEN");
 }

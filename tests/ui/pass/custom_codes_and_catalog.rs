@@ -15,7 +15,7 @@ enum PaymentError {
 }
 
 fn main() {
-    let catalog = ErrorCatalog::new(PaymentError::catalog());
+    let catalog = PaymentError::catalog();
     assert!(catalog.get("CARD_DECLINED_V2").is_some());
     assert!(catalog.get("HTTP_ERROR").is_some());
     let json = serde_json::to_value(&catalog).unwrap();

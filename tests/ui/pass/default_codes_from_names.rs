@@ -30,7 +30,7 @@ enum OtherSpelling {
 }
 
 fn main() {
-    let codes: Vec<&str> = Names::catalog().iter().map(|d| d.code()).collect();
+    let codes: Vec<&str> = Names::descriptors().iter().map(|d| d.code()).collect();
     assert_eq!(
         codes,
         [
@@ -45,5 +45,5 @@ fn main() {
             "LEGACY_NAME",
         ]
     );
-    assert_eq!(OtherSpelling::catalog()[0].code(), "OAUTH2_EXPIRED");
+    assert_eq!(OtherSpelling::descriptors()[0].code(), "OAUTH2_EXPIRED");
 }

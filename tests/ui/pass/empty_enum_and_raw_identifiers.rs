@@ -14,7 +14,7 @@ struct Unsupported {
 }
 
 fn main() {
-    assert!(Never::catalog().is_empty());
+    assert!(Never::descriptors().is_empty());
     let failure = ToolFailure::from(Unsupported { r#type: "blob".into() });
     let payload = failure.as_execution().unwrap().error_payload().unwrap();
     assert_eq!(payload.details.unwrap()["type"], "blob");

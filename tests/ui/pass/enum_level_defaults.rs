@@ -21,7 +21,7 @@ enum BackendError {
 }
 
 fn main() {
-    let [timeout, overloaded, no_index, bad_cursor] = BackendError::catalog() else {
+    let [timeout, overloaded, no_index, bad_cursor] = BackendError::descriptors() else {
         panic!("four variants")
     };
     assert_eq!((timeout.category(), timeout.is_retryable()), (Some(Category::Transient), true));

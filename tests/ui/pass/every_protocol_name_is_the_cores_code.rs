@@ -27,7 +27,7 @@ fn main() {
         .into_iter()
         .filter(|(code, _)| !NO_TOOL_ERROR.contains(code))
         .collect();
-    let catalog = Every::catalog();
+    let catalog = Every::descriptors();
     assert_eq!(catalog.len(), answerable.len() + 1);
     for (descriptor, (code, name)) in catalog.iter().zip(answerable) {
         assert_eq!(descriptor.protocol_code(), Some(code), "{name}");

@@ -27,5 +27,5 @@ fn main() {
     );
     let missing = QueryError::NoResource { uri: "file:///x".into() };
     assert_eq!(missing.to_failure().as_protocol().unwrap().code, -32002);
-    assert_eq!(QueryError::catalog()[2].protocol_code(), Some(ErrorCode(4001)));
+    assert_eq!(QueryError::descriptors()[2].protocol_code(), Some(ErrorCode(4001)));
 }

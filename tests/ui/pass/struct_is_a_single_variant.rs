@@ -21,5 +21,5 @@ fn main() {
     let payload = failure.as_execution().unwrap().error_payload().unwrap();
     assert_eq!(payload.code, "ORDER_NOT_FOUND");
     assert_eq!(payload.details.unwrap()["order_id"], "o-1");
-    assert_eq!(Unavailable::catalog()[0].code(), "UNAVAILABLE");
+    assert_eq!(Unavailable::descriptors()[0].code(), "UNAVAILABLE");
 }
