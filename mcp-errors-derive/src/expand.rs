@@ -502,7 +502,7 @@ mod tests {
                 #[protocol(invalid_params)]
                 B,
                 #[error("c")]
-                #[protocol(4001)]
+                #[protocol(-4001)]
                 C,
             }
         };

@@ -181,10 +181,12 @@ use syn::{DeriveInput, parse_macro_input};
 ///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
 ///
 /// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
-/// - an application code: any integer outside the range `-32768..=-32000` that JSON-RPC
-///   reserves, negative or not, such as `4001` or `-1` ([application_protocol_codes]). JSON-RPC
-///   gives them no meaning; a client that does not know your server treats them as unknown
-///   errors.
+/// - an application code: a negative integer outside the range `-32768..=-32000` that
+///   JSON-RPC reserves, such as `-1`, `-4001` or `-40001` ([application_protocol_codes]).
+///   JSON-RPC gives them no meaning; a client that does not know your server treats them as
+///   unknown errors. A code of 0 or more is refused ([protocol-code-not-negative]): JSON-RPC
+///   allows it, but MCP SDKs give some positive codes meanings of their own (the Python SDK
+///   answers a timeout with 408), so a client could misread yours.
 ///
 /// Refused: any other code of the reserved range, and the three codes JSON-RPC defines for a
 /// request that never reached a method, which no tool error can have: `parse_error` (-32700),
@@ -202,7 +204,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     BadRange { #[detail] start: String, #[detail] end: String },
 ///
 ///     #[error("application-specific refusal")]
-///     #[protocol(4001)]
+///     #[protocol(-4001)]
 ///     Refused,
 /// }
 ///
@@ -213,7 +215,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     error.data,
 ///     Some(serde_json::json!({"code": "BAD_RANGE", "start": "b", "end": "a"}))
 /// );
-/// assert_eq!(QueryError::descriptors()[1].protocol_code(), Some(ErrorCode(4001)));
+/// assert_eq!(QueryError::descriptors()[1].protocol_code(), Some(ErrorCode(-4001)));
 /// ```
 ///
 /// # `#[retryable]`, `#[retryable(false)]`
@@ -869,6 +871,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [no-cascade-on-conversion]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/no-cascade-on-conversion.rs
 /// [positional-placeholder]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/positional-placeholder.rs
 /// [protocol-code-a-tool-cannot-send]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-a-tool-cannot-send.rs
+/// [protocol-code-not-negative]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-not-negative.rs
 /// [protocol-code-not-an-integer]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-not-an-integer.rs
 /// [protocol-code-with-type-suffix]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/protocol-code-with-type-suffix.rs
 /// [reserved-protocol-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/reserved-protocol-code.rs

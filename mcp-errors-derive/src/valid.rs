@@ -290,6 +290,23 @@ fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option<Pro
         ));
         return None;
     }
+    if code >= 0 {
+        let instead = if code > 0 && !codes::RESERVED.contains(&-code) {
+            -code
+        } else {
+            -1
+        };
+        errors.push(error(
+            span,
+            format!(
+                "protocol code {code} is not negative: JSON-RPC leaves such codes to \
+                 applications, but MCP SDKs give some of them meanings of their own (the Python \
+                 SDK answers a timeout with 408), so a client may misread it; use a negative \
+                 application code outside -32768..=-32000, such as `#[protocol({instead})]`"
+            ),
+        ));
+        return None;
+    }
     if !codes::is_allowed(code) {
         let (reserved, own) = (&codes::RESERVED, &codes::IMPLEMENTATION_DEFINED);
         let defined: Vec<String> = codes::answerable().map(|n| n.code.to_string()).collect();
@@ -1020,6 +1037,7 @@ mod tests {
         let mut errors = darling::Error::accumulator();
         assert!(check_protocol_code(-32010, Span::call_site(), &mut errors).is_some());
         assert!(check_protocol_code(-32050, Span::call_site(), &mut errors).is_none());
+        assert!(check_protocol_code(-4001, Span::call_site(), &mut errors).is_some());
         assert_eq!(
             errors.finish().unwrap_err().to_string(),
             "protocol code -32050 is in the range -32768..=-32000 that JSON-RPC reserves, and \
@@ -1027,6 +1045,20 @@ mod tests {
              -32020, -32021, -32022, -32042), an implementation-defined one in -32019..=-32000, \
              or an application code outside the reserved range"
         );
+    }
+
+    #[test]
+    fn codes_that_are_not_negative_are_refused_with_a_negative_one_to_write() {
+        for (code, instead) in [(0, "-1"), (408, "-408"), (4001, "-4001"), (32000, "-1")] {
+            let mut errors = darling::Error::accumulator();
+            assert!(check_protocol_code(code, Span::call_site(), &mut errors).is_none());
+            let message = errors.finish().unwrap_err().to_string();
+            assert!(message.contains("is not negative"), "{message}");
+            assert!(
+                message.contains(&format!("#[protocol({instead})]")),
+                "{message}"
+            );
+        }
     }
 
     #[test]

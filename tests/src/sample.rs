@@ -93,7 +93,7 @@ pub enum SampleError {
     #[protocol(-32001)]
     ImplementationDefined,
     #[error("application-defined")]
-    #[protocol(1001)]
+    #[protocol(-1001)]
     ApplicationDefined,
 }
 

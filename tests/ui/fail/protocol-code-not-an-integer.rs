@@ -12,7 +12,7 @@ enum QueryError {
     NoResource,
 
     #[error("refused")]
-    #[protocol(4001 + 1)]
+    #[protocol(-4001 - 1)]
     Refused,
 }
 

@@ -9,7 +9,7 @@ enum QueryError {
     BadRange,
 
     #[error("refused")]
-    #[protocol(4001u16)]
+    #[protocol(-4001i32)]
     Refused,
 }
 

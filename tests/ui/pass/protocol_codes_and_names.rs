@@ -13,7 +13,7 @@ enum QueryError {
     NoResource { #[detail] uri: String },
 
     #[error("application-specific refusal")]
-    #[protocol(4001)]
+    #[protocol(-4001)]
     Refused,
 }
 
@@ -27,5 +27,5 @@ fn main() {
     );
     let missing = QueryError::NoResource { uri: "file:///x".into() };
     assert_eq!(missing.to_failure().as_protocol().unwrap().code, -32002);
-    assert_eq!(QueryError::descriptors()[2].protocol_code(), Some(ErrorCode(4001)));
+    assert_eq!(QueryError::descriptors()[2].protocol_code(), Some(ErrorCode(-4001)));
 }
