@@ -99,6 +99,13 @@ impl<S: Serializer> LimitedSerializer<S> {
     fn wrap<'a, T: ?Sized>(&self, value: &'a T, level: Level) -> Limited<'a, T> {
         Limited { value, level }
     }
+
+    /// The placeholder written in place of an array or object one level too deep.
+    fn truncated<C>(self) -> Result<Compound<C, S::Ok>, S::Error> {
+        self.inner
+            .serialize_str(TRUNCATED_DETAIL)
+            .map(Compound::Truncated)
+    }
 }
 
 /// An array or object being written by the inner serializer, or the placeholder that stands
@@ -183,10 +190,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         let level = self.level.inside(1);
         let inner = self.inner.serialize_seq(len)?;
@@ -195,10 +199,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
 
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         let level = self.level.inside(1);
         let inner = self.inner.serialize_tuple(len)?;
@@ -211,10 +212,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         len: usize,
     ) -> Result<Self::SerializeTupleStruct, S::Error> {
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         let level = self.level.inside(1);
         let inner = self.inner.serialize_tuple_struct(name, len)?;
@@ -230,10 +228,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
         // `{"variant": [...]}`: an object, then an array.
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         if self.level.inside(1).too_deep() {
             return self
@@ -250,10 +245,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
 
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         let level = self.level.inside(1);
         let inner = self.inner.serialize_map(len)?;
@@ -266,10 +258,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         len: usize,
     ) -> Result<Self::SerializeStruct, S::Error> {
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         let level = self.level.inside(1);
         let inner = self.inner.serialize_struct(name, len)?;
@@ -285,10 +274,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
     ) -> Result<Self::SerializeStructVariant, S::Error> {
         // `{"variant": {...}}`: an object, then an object.
         if self.level.too_deep() {
-            return self
-                .inner
-                .serialize_str(TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
+            return self.truncated();
         }
         if self.level.inside(1).too_deep() {
             return self
