@@ -188,8 +188,7 @@ fn masked_fields(error: &StoreError) -> Vec<(String, String)> {
     tracing::subscriber::with_default(subscriber, || {
         let _ = error.to_failure();
     });
-    let fields = fields.lock().unwrap().clone();
-    fields
+    fields.lock().unwrap().clone()
 }
 
 fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
