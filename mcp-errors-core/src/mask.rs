@@ -369,4 +369,66 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn traceparent_needs_a_non_zero_lower_hex_parent_id() {
+        const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let with_parent = |parent: &str| format!("00-{TRACE}-{parent}-01");
+        // Neither id holds a zero digit, nor the other way round: a check that looks for
+        // a zero instead of a non-zero digit fails one of them.
+        assert_eq!(
+            trace_id_from_traceparent(&with_parent("b7ad6b7169213331")),
+            Some(TRACE)
+        );
+        assert_eq!(
+            trace_id_from_traceparent(&with_parent("00f067aa0ba902b7")),
+            Some(TRACE)
+        );
+        for parent in [
+            "0000000000000000",
+            "00F067AA0BA902B7",
+            "00f067aa0ba902b",
+            "00f067aa0ba902b7a",
+            "00f067aa0ba902bg",
+        ] {
+            assert_eq!(
+                trace_id_from_traceparent(&with_parent(parent)),
+                None,
+                "{parent}"
+            );
+        }
+    }
+
+    #[test]
+    fn traceparent_is_exactly_four_fields_of_version_00_and_two_flag_digits() {
+        const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+        const VALID: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        assert_eq!(trace_id_from_traceparent(VALID), Some(TRACE));
+        // Surrounding whitespace, as a header value may carry it, is not part of the value.
+        assert_eq!(
+            trace_id_from_traceparent(&format!(" \t{VALID}\r\n")),
+            Some(TRACE)
+        );
+        for header in [
+            // A fifth field: version 00 has exactly four.
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            // Other versions, and a version that is not two lower-case hex digits.
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "0-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            // Flags of one or three digits, or not hex.
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-001",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0A",
+            // A trace id one digit short or long.
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e47360-00f067aa0ba902b7-01",
+            "",
+        ] {
+            assert_eq!(trace_id_from_traceparent(header), None, "{header:?}");
+        }
+    }
 }

@@ -370,6 +370,46 @@ mod tests {
     }
 
     #[test]
+    fn a_minus_32602_message_without_the_reserved_prefix_is_left_as_it_is() {
+        let escaped = ToolFailure::Protocol(JsonRpcError::new(
+            -32602,
+            "failed to deserialize parameters: bad",
+        ));
+        assert_eq!(
+            escaped.into_rmcp().unwrap_err().message,
+            "invalid parameters: failed to deserialize parameters: bad"
+        );
+        for message in [
+            "start is after end",
+            "",
+            " failed to deserialize parameters: bad",
+            "the id: failed to deserialize parameters: bad",
+        ] {
+            let error = ToolFailure::Protocol(JsonRpcError::new(-32602, message));
+            assert_eq!(error.into_rmcp().unwrap_err().message, message);
+        }
+    }
+
+    #[test]
+    fn each_known_result_type_becomes_rmcps_own_constant() {
+        for (ours, theirs) in [
+            (RESULT_TYPE_COMPLETE, ResultType::COMPLETE),
+            (RESULT_TYPE_INPUT_REQUIRED, ResultType::INPUT_REQUIRED),
+            ("task", ResultType::TASK),
+        ] {
+            let mut result = CallToolResult::error_text("x");
+            result.result_type = Cow::Borrowed(ours);
+            let converted = rmcp_model::CallToolResult::from(result).result_type;
+            assert_eq!(converted.as_ref(), Some(&theirs), "{ours}");
+            assert_eq!(
+                converted.is_some_and(|t| t.is_input_required()),
+                ours == RESULT_TYPE_INPUT_REQUIRED,
+                "{ours}"
+            );
+        }
+    }
+
+    #[test]
     fn unknown_result_types_survive_the_conversion() {
         let mut ours = CallToolResult::error_text("x");
         ours.result_type = Cow::Borrowed("future_kind");

@@ -116,3 +116,12 @@ fn every_bidi_control_and_tag_character_is_removed() {
         .collect();
     assert_eq!(clean_text(&format!("ok{smuggled}"), 100), "ok");
 }
+
+/// Text whose bytes outside printable ASCII, newline and tab come in pairs is cleaned like any
+/// other: the fast path lets text through only when it holds no such byte at all.
+#[test]
+fn an_even_number_of_control_bytes_is_cleaned_too() {
+    assert_eq!(clean_text("a\0\0b", 10), "a  b");
+    assert_eq!(clean_text("\u{1b}[31mred\u{1b}[0m", 20), " [31mred [0m");
+    assert_eq!(clean_text("é\u{7f}", 10), "é ");
+}

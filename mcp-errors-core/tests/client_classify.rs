@@ -243,6 +243,98 @@ fn a_malformed_payload_falls_back_to_the_next_shape() {
 }
 
 #[test]
+fn a_description_without_a_message_is_still_read_from_each_place() {
+    let descriptions = [
+        json!({"code": "BUSY"}),
+        json!({"category": "transient"}),
+        json!({"code": "BUSY", "category": "transient"}),
+    ];
+    for description in descriptions {
+        let code = description["code"].as_str();
+        let category = description.get("category").map(|_| Category::Transient);
+        let places = [
+            (
+                ok(
+                    json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
+                          "_meta": {META_KEY: description.clone()}}),
+                ),
+                ErrorSource::Meta,
+            ),
+            (
+                ok(
+                    json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
+                          "structuredContent": description.clone()}),
+                ),
+                ErrorSource::StructuredContent,
+            ),
+            (
+                ok(json!({"isError": true,
+                          "content": [{"type": "text", "text": description.to_string()}]})),
+                ErrorSource::TextJson,
+            ),
+        ];
+        for (response, source) in places {
+            let e = tool_error(&response);
+            assert_eq!(e.source, source, "{description} in {source:?}");
+            assert_eq!(e.code.as_deref(), code, "{description} in {source:?}");
+            assert_eq!(e.category, category, "{description} in {source:?}");
+            // A transient category without a retryable flag is retryable by default.
+            assert_eq!(
+                e.retryable,
+                category.is_some(),
+                "{description} in {source:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_meta_payload_that_says_nothing_leaves_the_structured_description_in_force() {
+    for silent in [
+        json!({"retryable": true}),
+        json!({}),
+        json!({"hint": "wait"}),
+    ] {
+        let response = ok(json!({
+            "isError": true,
+            "content": [{"type": "text", "text": "busy"}],
+            "structuredContent": {"code": "BUSY", "category": "transient", "message": "busy"},
+            "_meta": {META_KEY: silent.clone()}
+        }));
+        let e = tool_error(&response);
+        assert_eq!(e.source, ErrorSource::StructuredContent, "{silent}");
+        assert_eq!(e.code.as_deref(), Some("BUSY"), "{silent}");
+        assert_eq!(e.category, Some(Category::Transient), "{silent}");
+    }
+    // Nothing anywhere else: plain text.
+    let alone = ok(
+        json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
+                          "_meta": {META_KEY: {"retryable": true}}}),
+    );
+    let e = tool_error(&alone);
+    assert_eq!(e.source, ErrorSource::PlainText);
+    assert!(!e.retryable);
+}
+
+#[test]
+fn without_a_message_the_text_is_the_message_then_the_code() {
+    let with_text = ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}],
+        "_meta": {META_KEY: {"code": "BUSY", "category": "transient"}}}));
+    assert_eq!(tool_error(&with_text).message, "first\nsecond");
+    let without_text = ok(json!({"isError": true, "content": [],
+        "_meta": {META_KEY: {"code": "BUSY", "category": "transient"}}}));
+    assert_eq!(tool_error(&without_text).message, "BUSY");
+    let category_only = ok(json!({"isError": true, "content": [],
+        "_meta": {META_KEY: {"category": "transient"}}}));
+    assert_eq!(tool_error(&category_only).message, "");
+    let with_message = ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "the text"}],
+        "_meta": {META_KEY: {"code": "BUSY", "message": "the message"}}}));
+    assert_eq!(tool_error(&with_message).message, "the message");
+}
+
+#[test]
 fn a_json_rpc_error_is_a_protocol_error_with_its_data() {
     let response = json!({"jsonrpc": "2.0", "id": 1, "error": {
         "code": -32602, "message": "bad range", "data": {"code": "BAD_RANGE"}}});

@@ -395,6 +395,47 @@ fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_categor
 }
 
 #[test]
+fn the_catalogs_category_wins_over_the_one_a_response_claims() {
+    static CODES: [ErrorDescriptor; 2] = [
+        ErrorDescriptor::execution("BadDate", "BAD_DATE", Category::Validation),
+        ErrorDescriptor::execution("Busy", "BUSY", Category::Transient),
+    ];
+    let policy = RetryPolicy::builder()
+        .catalog(ErrorCatalog::new(&CODES))
+        .build();
+    let mut jitter = Jitter::fixed(1.0);
+    // Published as validation, arrives as a retryable transient failure: not retried.
+    let claims_transient = error_with(json!({"code": "BAD_DATE", "category": "transient",
+                                             "retryable": true, "message": "m"}));
+    assert_eq!(
+        policy.decide(&claims_transient, first(), &mut jitter),
+        Decision::FixInput
+    );
+    // Published as transient, arrives as internal: retried.
+    let claims_internal = error_with(json!({"code": "BUSY", "category": "internal",
+                                            "retryable": true, "message": "m"}));
+    assert_eq!(
+        policy.decide(&claims_internal, first(), &mut jitter),
+        retry_ms(100)
+    );
+}
+
+#[test]
+fn the_deadline_and_the_budget_set_are_the_ones_read_back() {
+    let budget = RetryBudget::builder().capacity(7).build();
+    let policy = RetryPolicy::builder()
+        .deadline(Duration::from_secs(9))
+        .budget(budget.clone())
+        .build();
+    assert_eq!(policy.deadline(), Some(Duration::from_secs(9)));
+    let shared = policy.budget().expect("the budget set");
+    assert_eq!(shared.available(), 7);
+    // A clone shares its tokens: what the policy's budget spends, the caller's sees.
+    assert!(shared.try_withdraw(2));
+    assert_eq!(budget.available(), 5);
+}
+
+#[test]
 fn decisions_serialize_with_their_delay_in_milliseconds() {
     assert_eq!(
         serde_json::to_value(retry_ms(1500)).unwrap(),

@@ -436,6 +436,28 @@ async fn generic_error_types_get_the_impl_too() {
 }
 
 #[test]
+fn publishing_on_a_missing_tool_reports_it_and_changes_nothing() {
+    let mut router = Orders::tool_router();
+    let before = serde_json::to_value(router.list_all()).unwrap();
+    assert!(!publish_error_catalog::<OrderError, _>(
+        &mut router,
+        "cancel_order"
+    ));
+    assert_eq!(serde_json::to_value(router.list_all()).unwrap(), before);
+    assert!(router.get("cancel_order").is_none());
+
+    assert!(publish_error_catalog::<OrderError, _>(
+        &mut router,
+        "order_result"
+    ));
+    let meta = router.get("order_result").unwrap().meta.as_ref().unwrap();
+    assert_eq!(
+        meta[CATALOG_META_KEY],
+        serde_json::to_value(OrderError::catalog()).unwrap()
+    );
+}
+
+#[test]
 fn the_impl_alone_routes_each_variant() {
     let response = OrderError::NotFound { id: 1 }.into_call_tool_result();
     let Ok(CallToolResponse::Complete(result)) = response else {

@@ -1,11 +1,15 @@
 //! Nothing a caller puts into an error makes the conversion panic or produce invalid wire
-//! output: zero and huge retry-afters, details that fail to serialize or nest without end,
-//! control characters, megabyte messages.
+//! output: zero and huge retry-afters, a retry-after on an error that is not retryable,
+//! details that fail to serialize or nest without end, control characters, megabyte messages.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS, MAX_RETRY_AFTER};
-use mcp_errors_core::{ErrorPayload, ToolError, ToolFailure};
+use mcp_errors_core::{
+    Category, Details, ErrorDescriptor, ErrorPayload, FailureOptions, META_KEY, ToolError,
+    ToolFailure,
+};
 use serde::{Serialize, Serializer};
 
 /// A detail whose `Serialize` always fails.
@@ -138,6 +142,70 @@ fn retry_after_of_zero_and_of_duration_max_give_valid_results() {
     assert_eq!(clamped, MAX_RETRY_AFTER.as_millis() as u64);
     assert!(clamped < (1 << 53), "safe for JavaScript numbers");
     assert_schema_valid(&forever);
+}
+
+/// A hand-written `ToolError` that reports a retry-after whatever its variant (the derive
+/// refuses `#[retry_after]` on a variant that is not retryable).
+#[derive(Debug, thiserror::Error)]
+#[error("always says wait")]
+struct AlwaysWaits(usize);
+
+static ALWAYS_WAITS: [ErrorDescriptor; 4] = [
+    ErrorDescriptor::execution("Invalid", "INVALID", Category::Validation),
+    ErrorDescriptor::execution("Pinned", "PINNED", Category::Transient).retryable(false),
+    ErrorDescriptor::execution("Hidden", "HIDDEN", Category::Internal),
+    ErrorDescriptor::execution("Busy", "BUSY", Category::Transient),
+];
+
+impl ToolError for AlwaysWaits {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &ALWAYS_WAITS
+    }
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &ALWAYS_WAITS[self.0]
+    }
+    fn message(&self) -> String {
+        "always says wait".into()
+    }
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        None
+    }
+    fn details(&self) -> Details {
+        Details::new()
+    }
+    fn retry_after(&self) -> Option<Duration> {
+        Some(Duration::from_secs(3))
+    }
+}
+
+#[test]
+fn a_retry_after_is_emitted_only_for_a_retryable_error() {
+    for (index, descriptor) in ALWAYS_WAITS.iter().enumerate() {
+        let options = FailureOptions::new().with_structured_content(true);
+        let failure = AlwaysWaits(index).to_failure_with(&options);
+        let result = failure.as_execution().unwrap();
+        let payload = result.error_payload().unwrap();
+        let code = descriptor.code();
+        let meta = serde_json::to_value(&result.meta).unwrap();
+        let structured = result.structured_content.as_ref().unwrap();
+        if descriptor.is_retryable() {
+            assert_eq!(payload.retry_after_ms, Some(3000), "{code}");
+            assert_eq!(meta[META_KEY]["retryAfterMs"], 3000, "{code}");
+            assert_eq!(structured["retryAfterMs"], 3000, "{code}");
+        } else {
+            assert_eq!(payload.retry_after_ms, None, "{code}");
+            assert!(
+                meta[META_KEY].get("retryAfterMs").is_none(),
+                "{code}: {meta}"
+            );
+            assert!(
+                structured.get("retryAfterMs").is_none(),
+                "{code}: {structured}"
+            );
+            let text = result.content[0].as_text().unwrap();
+            assert!(text.contains(" Not retryable."), "{code}: {text}");
+        }
+    }
 }
 
 #[test]

@@ -74,3 +74,11 @@ fn every_conversion_emits_one_event_with_its_meaning() {
         }
     }
 }
+
+#[test]
+fn the_tool_name_set_is_the_one_read_back() {
+    assert_eq!(FailureOptions::new().tool(), None);
+    let options = FailureOptions::new().with_tool("sample_tool");
+    assert_eq!(options.tool(), Some("sample_tool"));
+    assert_eq!(options.with_tool("other_tool").tool(), Some("other_tool"));
+}

@@ -22,6 +22,28 @@ enum StoreError {
         #[source]
         source: std::io::Error,
     },
+
+    #[error("payment failed")]
+    #[category(internal)]
+    Payment(#[source] Cause),
+}
+
+/// One link of a source chain: `Display` is its own text only, as for any well-behaved error.
+#[derive(Debug, thiserror::Error)]
+#[error("{text}")]
+struct Cause {
+    text: &'static str,
+    #[source]
+    source: Option<Box<Cause>>,
+}
+
+/// A chain of sources with these texts, outermost first.
+fn chain(texts: &[&'static str]) -> Cause {
+    let (first, rest) = texts.split_first().expect("at least one source");
+    Cause {
+        text: first,
+        source: (!rest.is_empty()).then(|| Box::new(chain(rest))),
+    }
 }
 
 #[derive(Clone, Default)]
@@ -157,4 +179,41 @@ fn the_error_and_sources_fields_themselves_hold_no_line_break_or_escape() {
         sources,
         "ok\\n2026-01-01 ERROR admin logged in\\u{2028}again"
     );
+}
+
+/// The fields of the masked event logged for `error`, as the subscriber receives them.
+fn masked_fields(error: &StoreError) -> Vec<(String, String)> {
+    let fields = Arc::new(Mutex::new(Vec::new()));
+    let subscriber = tracing_subscriber::registry().with(RawFields(fields.clone()));
+    tracing::subscriber::with_default(subscriber, || {
+        let _ = error.to_failure();
+    });
+    fields.lock().unwrap().clone()
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields
+        .iter()
+        .find(|(field, _)| field == name)
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_else(|| panic!("no field {name} in {fields:?}"))
+}
+
+#[test]
+fn the_sources_field_joins_every_link_of_the_chain_with_a_colon() {
+    for (texts, sources) in [
+        (&["card declined"][..], "card declined"),
+        (
+            &["card declined", "gateway timed out"][..],
+            "card declined: gateway timed out",
+        ),
+        (
+            &["card declined", "gateway timed out", "connection reset"][..],
+            "card declined: gateway timed out: connection reset",
+        ),
+    ] {
+        let fields = masked_fields(&StoreError::Payment(chain(texts)));
+        assert_eq!(field(&fields, "error"), "payment failed");
+        assert_eq!(field(&fields, "sources"), sources);
+    }
 }
