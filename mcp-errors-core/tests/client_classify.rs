@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, UnknownCause, classify,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
 };
 use mcp_errors_core::{
@@ -50,7 +50,7 @@ fn a_plain_success_is_ready_and_keeps_the_result() {
     let Outcome::Ready(kept) = both(&ok(result.clone())) else {
         panic!("not ready")
     };
-    assert_eq!(kept.to_value(), result);
+    assert_eq!(kept.to_value().unwrap(), result);
     assert_eq!(kept.structured_content(), Some(json!({"n": 1})));
 }
 
@@ -307,7 +307,7 @@ fn input_required_is_its_own_outcome() {
     let Outcome::InputRequired(kept) = both(&ok(result.clone())) else {
         panic!("not input required")
     };
-    assert_eq!(kept.to_value(), result);
+    assert_eq!(kept.to_value().unwrap(), result);
     let state_only = ok(json!({"resultType": "input_required", "requestState": "abc"}));
     assert!(matches!(both(&state_only), Outcome::InputRequired(_)));
 }
@@ -523,4 +523,65 @@ fn official_2026_07_28_examples_classify_as_expected() {
             "{file}"
         );
     }
+}
+
+/// Classifies `bytes` directly and through `serde_json::Value`, checks they agree, returns the
+/// outcome.
+fn both_bytes(bytes: &str) -> Outcome {
+    let from_bytes = classify_bytes(bytes.as_bytes());
+    let value: Value = serde_json::from_str(bytes).unwrap();
+    assert_eq!(
+        classify(&value),
+        from_bytes,
+        "classify and classify_bytes disagree on {bytes}"
+    );
+    from_bytes
+}
+
+fn ready(outcome: Outcome) -> ResultJson {
+    match outcome {
+        Outcome::Ready(result) => result,
+        other => panic!("expected ready, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_same_result_in_other_whitespace_or_key_order_is_equal() {
+    let compact = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":1,"b":[true,null]}}}"#;
+    let spaced = "{ \"id\" : 1 ,\n\t\"result\" : { \"structuredContent\" : { \"b\" : [ true , null ] , \"a\" : 1 } ,\r\n \"content\" : [ ] } , \"jsonrpc\" : \"2.0\" }";
+    let from_compact = ready(both_bytes(compact));
+    let from_spaced = ready(both_bytes(spaced));
+    assert_eq!(from_compact, from_spaced);
+    assert_ne!(from_compact.get(), from_spaced.get(), "the text is kept as it came");
+    let other = ready(both_bytes(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":2,"b":[true,null]}}}"#,
+    ));
+    assert_ne!(from_compact, other);
+}
+
+#[test]
+fn a_number_in_a_result_means_the_same_through_both_entry_points() {
+    for number in [
+        "1.0715660391465826e-75",
+        "123456789012345678901234567890e-320",
+        "1.50",
+        "15e-1",
+        "1E2",
+        "-0",
+        "-0.0",
+        "18446744073709551616",
+    ] {
+        let bytes = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"structuredContent":{{"n":{number}}}}}}}"#
+        );
+        ready(both_bytes(&bytes));
+    }
+}
+
+#[test]
+fn to_value_reports_json_that_serde_json_cannot_hold() {
+    let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":1e400}}}"#;
+    let result = ready(classify_bytes(bytes));
+    assert!(result.to_value().is_err());
+    assert!(result.get().contains("1e400"));
 }
