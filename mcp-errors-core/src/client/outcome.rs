@@ -177,12 +177,9 @@ impl ResultJson {
 
     /// The `structuredContent` of the result, if any.
     pub fn structured_content(&self) -> Option<Value> {
-        #[derive(Deserialize)]
-        struct Structured {
-            #[serde(default, rename = "structuredContent")]
-            structured_content: Option<Value>,
-        }
-        self.deserialize::<Structured>().ok()?.structured_content
+        // A map keeps the last of a repeated key, as `Value` does.
+        let members: std::collections::HashMap<String, &RawValue> = self.deserialize().ok()?;
+        serde_json::from_str(members.get("structuredContent")?.get()).ok()?
     }
 }
 
