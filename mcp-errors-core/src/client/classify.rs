@@ -234,17 +234,13 @@ impl<'de, T: ObjectView<'de>> Deserialize<'de> for Obj<T> {
 
 /// The value of one member, read as `T` whatever JSON it holds: reading it fails only on
 /// malformed JSON. The caller decides what `null` and another type mean.
+#[derive(Default)]
 enum Member<T> {
+    #[default]
     Absent,
     Null,
     OtherType,
     Is(T),
-}
-
-impl<T> Default for Member<T> {
-    fn default() -> Self {
-        Member::Absent
-    }
 }
 
 impl<T> Member<T> {
@@ -324,8 +320,11 @@ impl Scalar<'_> for Millis {
     fn from_f64(n: f64) -> Option<Self> {
         // 2^64: the first float above u64::MAX.
         const LIMIT: f64 = 18_446_744_073_709_551_616.0;
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        (n.fract() == 0.0 && (0.0..LIMIT).contains(&n)).then(|| Millis(n as u64))
+        if n.fract() == 0.0 && (0.0..LIMIT).contains(&n) {
+            Some(Millis(n as u64))
+        } else {
+            None
+        }
     }
 }
 
