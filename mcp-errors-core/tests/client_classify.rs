@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, UnknownCause, classify,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
 };
 use mcp_errors_core::{
@@ -50,7 +50,7 @@ fn a_plain_success_is_ready_and_keeps_the_result() {
     let Outcome::Ready(kept) = both(&ok(result.clone())) else {
         panic!("not ready")
     };
-    assert_eq!(kept.to_value(), result);
+    assert_eq!(kept.to_value().unwrap(), result);
     assert_eq!(kept.structured_content(), Some(json!({"n": 1})));
 }
 
@@ -399,7 +399,7 @@ fn input_required_is_its_own_outcome() {
     let Outcome::InputRequired(kept) = both(&ok(result.clone())) else {
         panic!("not input required")
     };
-    assert_eq!(kept.to_value(), result);
+    assert_eq!(kept.to_value().unwrap(), result);
     let state_only = ok(json!({"resultType": "input_required", "requestState": "abc"}));
     assert!(matches!(both(&state_only), Outcome::InputRequired(_)));
 }
@@ -493,15 +493,6 @@ fn bytes_that_are_not_json_are_invalid() {
         classify_bytes(b"[1]"),
         Outcome::Invalid(InvalidReason::NotAnObject)
     );
-}
-
-#[test]
-fn duplicate_keys_in_bytes_fail_closed() {
-    let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]},"result":{"content":[]}}"#;
-    assert!(matches!(
-        classify_bytes(bytes),
-        Outcome::Invalid(InvalidReason::NotJson(_))
-    ));
 }
 
 #[test]
@@ -615,4 +606,258 @@ fn official_2026_07_28_examples_classify_as_expected() {
             "{file}"
         );
     }
+}
+
+/// Classifies `bytes` directly and through `serde_json::Value`, checks they agree, returns the
+/// outcome.
+fn both_bytes(bytes: &str) -> Outcome {
+    let from_bytes = classify_bytes(bytes.as_bytes());
+    let value: Value = serde_json::from_str(bytes).unwrap();
+    assert_eq!(
+        classify(&value),
+        from_bytes,
+        "classify and classify_bytes disagree on {bytes}"
+    );
+    from_bytes
+}
+
+fn ready(outcome: Outcome) -> ResultJson {
+    match outcome {
+        Outcome::Ready(result) => result,
+        other => panic!("expected ready, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_same_result_in_other_whitespace_or_key_order_is_equal() {
+    let compact = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":1,"b":[true,null]}}}"#;
+    let spaced = "{ \"id\" : 1 ,\n\t\"result\" : { \"structuredContent\" : { \"b\" : [ true , null ] , \"a\" : 1 } ,\r\n \"content\" : [ ] } , \"jsonrpc\" : \"2.0\" }";
+    let from_compact = ready(both_bytes(compact));
+    let from_spaced = ready(both_bytes(spaced));
+    assert_eq!(from_compact, from_spaced);
+    assert_ne!(
+        from_compact.get(),
+        from_spaced.get(),
+        "the text is kept as it came"
+    );
+    let other = ready(both_bytes(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a":2,"b":[true,null]}}}"#,
+    ));
+    assert_ne!(from_compact, other);
+}
+
+#[test]
+fn a_number_in_a_result_means_the_same_through_both_entry_points() {
+    for number in [
+        "1.0715660391465826e-75",
+        "123456789012345678901234567890e-320",
+        "1.50",
+        "15e-1",
+        "1E2",
+        "-0",
+        "-0.0",
+        "18446744073709551616",
+    ] {
+        let bytes = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"structuredContent":{{"n":{number}}}}}}}"#
+        );
+        ready(both_bytes(&bytes));
+    }
+}
+
+#[test]
+fn to_value_reports_json_that_serde_json_cannot_hold() {
+    let bytes =
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":1e400}}}"#;
+    let result = ready(classify_bytes(bytes));
+    assert!(result.to_value().is_err());
+    assert!(result.get().contains("1e400"));
+}
+
+/// Every member the classifier reads, repeated: the last occurrence wins, as in
+/// `serde_json::Value`, in both entry points.
+#[test]
+fn a_repeated_key_reads_as_its_last_value() {
+    let envelope = |members: &str| format!(r#"{{"id":1,{members}}}"#);
+    let result = |members: &str| envelope(&format!(r#""jsonrpc":"2.0","result":{{{members}}}"#));
+    let meta_error = |payload: &str| {
+        result(&format!(
+            r#""isError":true,"content":[{{"type":"text","text":"t"}}],"_meta":{{"rs.mcp-errors/error":{{{payload}}}}}"#
+        ))
+    };
+    let error = |bytes: &str| match both_bytes(bytes) {
+        Outcome::ExecutionError(e) => e,
+        other => panic!("expected a tool error, got {other:?} for {bytes}"),
+    };
+
+    // The envelope.
+    let bytes = envelope(r#""jsonrpc":"1.0","jsonrpc":"2.0","result":{"content":[]}"#);
+    ready(both_bytes(&bytes));
+    let bytes = envelope(r#""jsonrpc":"2.0","jsonrpc":"1.0","result":{"content":[]}"#);
+    assert_eq!(
+        both_bytes(&bytes),
+        Outcome::Invalid(InvalidReason::NotJsonRpc2)
+    );
+    let bytes = envelope(r#""jsonrpc":"2.0","result":5,"result":{"content":[]}"#);
+    ready(both_bytes(&bytes));
+    let bytes = envelope(r#""jsonrpc":"2.0","result":{"content":[]},"result":null"#);
+    assert_eq!(
+        both_bytes(&bytes),
+        Outcome::Invalid(InvalidReason::NeitherResultNorError)
+    );
+    let bytes =
+        envelope(r#""jsonrpc":"2.0","error":{"code":1},"error":null,"result":{"content":[]}"#);
+    ready(both_bytes(&bytes));
+    let bytes = envelope(r#""jsonrpc":"2.0","error":"x","error":{"code":-32601,"message":"m"}"#);
+    assert!(matches!(both_bytes(&bytes), Outcome::ProtocolError(e) if e.code == -32601));
+
+    // The JSON-RPC error object.
+    let bytes = envelope(
+        r#""jsonrpc":"2.0","error":{"code":"x","code":-32602,"message":5,"message":"m","data":1,"data":{"k":2}}"#,
+    );
+    let Outcome::ProtocolError(e) = both_bytes(&bytes) else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(
+        e,
+        JsonRpcError::new(ErrorCode::INVALID_PARAMS, "m").with_data(json!({"k": 2}))
+    );
+
+    // The result.
+    ready(both_bytes(&result(
+        r#""resultType":"partial","resultType":"complete","content":[]"#,
+    )));
+    ready(both_bytes(&result(
+        r#""isError":true,"isError":false,"content":[]"#,
+    )));
+    error(&result(r#""isError":"x","isError":true,"content":[]"#));
+    ready(both_bytes(&result(r#""content":5,"content":[]"#)));
+    ready(both_bytes(&result(
+        r#""content":[],"_meta":[1],"_meta":{}"#,
+    )));
+    ready(both_bytes(&result(
+        r#""content":[{"type":"image","type":"text","text":5,"text":"a"}]"#,
+    )));
+    let bytes =
+        result(r#""content":[],"_meta":{"rs.mcp-errors/empty":true,"rs.mcp-errors/empty":false}"#);
+    ready(both_bytes(&bytes));
+    let bytes =
+        result(r#""content":[],"_meta":{"rs.mcp-errors/empty":false,"rs.mcp-errors/empty":true}"#);
+    assert!(matches!(both_bytes(&bytes), Outcome::Empty(_)));
+    let bytes = result(
+        r#""resultType":"input_required","requestState":5,"requestState":"s","inputRequests":[],"inputRequests":{}"#,
+    );
+    assert!(matches!(both_bytes(&bytes), Outcome::InputRequired(_)));
+
+    // `_meta`'s error key, and every key of the payload.
+    let bytes = result(
+        r#""isError":true,"content":[],"_meta":{"rs.mcp-errors/error":5,"rs.mcp-errors/error":{"code":"LAST"}}"#,
+    );
+    assert_eq!(error(&bytes).code.as_deref(), Some("LAST"));
+    let e = error(&meta_error(
+        r#""code":"A","code":"B","category":"validation","category":"rate_limited","retryable":false,"retryable":true,"message":"m1","message":"m2","hint":"h1","hint":"h2","retryAfterMs":1,"retryAfterMs":2,"details":{"a":1},"details":{"b":2},"correlationId":"c1","correlationId":"c2""#,
+    ));
+    assert_eq!(e.code.as_deref(), Some("B"));
+    assert_eq!(e.category, Some(Category::RateLimited));
+    assert!(e.retryable);
+    assert_eq!(e.message, "m2");
+    assert_eq!(e.hint.as_deref(), Some("h2"));
+    assert_eq!(e.retry_after, Some(Duration::from_millis(2)));
+    assert_eq!(e.details.map(Value::Object), Some(json!({"b": 2})));
+    assert_eq!(e.correlation_id.as_deref(), Some("c2"));
+    assert_eq!(e.source, ErrorSource::Meta);
+
+    // The same payload in structuredContent.
+    let bytes = result(
+        r#""isError":true,"content":[],"structuredContent":{"code":"A","code":"B","retryable":true,"retryable":false}"#,
+    );
+    let e = error(&bytes);
+    assert_eq!((e.code.as_deref(), e.retryable), (Some("B"), false));
+    assert_eq!(e.source, ErrorSource::StructuredContent);
+}
+
+/// `category` and `errorCategory` (and `retryable` and `isRetryable`, `message` and
+/// `description`) name one field: the first name wins, whatever the order of the keys.
+#[test]
+fn the_first_name_of_a_payload_field_wins_over_its_alias() {
+    for payload in [
+        r#"{"category":"transient","errorCategory":"validation","retryable":false,"isRetryable":true,"message":"m","description":"d"}"#,
+        r#"{"errorCategory":"validation","category":"transient","isRetryable":true,"retryable":false,"description":"d","message":"m"}"#,
+    ] {
+        let bytes = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"isError":true,"content":[],"structuredContent":{payload}}}}}"#
+        );
+        let Outcome::ExecutionError(e) = both_bytes(&bytes) else {
+            panic!("not a tool error")
+        };
+        assert_eq!(e.category, Some(Category::Transient), "{payload}");
+        assert!(!e.retryable, "{payload}");
+        assert_eq!(e.message, "m", "{payload}");
+    }
+    // An alias is read when the first name is absent or of the wrong type.
+    let bytes = r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[],"structuredContent":{"category":5,"errorCategory":"transient"}}}"#;
+    let Outcome::ExecutionError(e) = both_bytes(bytes) else {
+        panic!("not a tool error")
+    };
+    assert_eq!(e.category, Some(Category::Transient));
+}
+
+fn rate_limited_with(field: &str) -> ExecutionErrorInfo {
+    let bytes = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"isError":true,"content":[{{"type":"text","text":"RATE_LIMITED: slow down."}}],"_meta":{{"rs.mcp-errors/error":{{"code":"RATE_LIMITED","category":"rate_limited","message":"slow down",{field}}}}}}}}}"#
+    );
+    match both_bytes(&bytes) {
+        Outcome::ExecutionError(e) => e,
+        other => panic!("expected a tool error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_wrongly_typed_payload_field_is_as_if_absent_and_the_rest_is_kept() {
+    for field in [
+        r#""retryable":"false""#,
+        r#""hint":5"#,
+        r#""retryAfterMs":"2000""#,
+        r#""retryAfterMs":-5"#,
+        r#""retryAfterMs":2000.5"#,
+        r#""retryAfterMs":1e30"#,
+        r#""details":[1]"#,
+        r#""correlationId":{"id":1}"#,
+        r#""retryable":null"#,
+    ] {
+        let e = rate_limited_with(field);
+        assert_eq!(e.source, ErrorSource::Meta, "{field}");
+        assert_eq!(e.code.as_deref(), Some("RATE_LIMITED"), "{field}");
+        assert_eq!(e.category, Some(Category::RateLimited), "{field}");
+        // Absent `retryable`: the category's default, retryable for rate_limited.
+        assert!(e.retryable, "{field}");
+        assert_eq!(e.message, "slow down", "{field}");
+        assert_eq!(
+            (e.hint, e.retry_after, e.details, e.correlation_id),
+            (None, None, None, None),
+            "{field}"
+        );
+    }
+    let e = rate_limited_with(r#""code":5,"category":["x"],"hint":"wait""#);
+    // Later keys replace earlier ones: code and category are now of the wrong type.
+    assert_eq!((e.code, e.category), (None, None));
+    assert_eq!(e.hint.as_deref(), Some("wait"));
+    assert_eq!(e.source, ErrorSource::Meta);
+}
+
+#[test]
+fn a_retry_after_written_as_a_whole_float_is_read_in_milliseconds() {
+    for field in [
+        r#""retryAfterMs":2000.0"#,
+        r#""retryAfterMs":2e3"#,
+        r#""retryAfterMs":2000"#,
+    ] {
+        let e = rate_limited_with(field);
+        assert_eq!(e.retry_after, Some(Duration::from_secs(2)), "{field}");
+        assert!(e.retryable, "{field}");
+    }
+    assert_eq!(
+        rate_limited_with(r#""retryAfterMs":0.0"#).retry_after,
+        Some(Duration::ZERO)
+    );
 }

@@ -1,5 +1,6 @@
 //! Property tests: no input makes the classifier or the policy panic, `classify` and
-//! `classify_bytes` agree, and the policy's decisions stay inside its bounds.
+//! `classify_bytes` agree (also on JSON written in other ways than serde_json writes it), and
+//! the policy's decisions stay inside its bounds.
 
 use std::time::Duration;
 
@@ -84,28 +85,42 @@ fn response_like() -> impl Strategy<Value = Value> {
         }),
         1 => json_value(),
     ];
+    // Each optional field mostly of its type, sometimes of another (read as absent).
+    let text = || prop_oneof![4 => ".{0,8}".prop_map(Value::from), 1 => leaf()].boxed();
+    let flag = || prop_oneof![4 => any::<bool>().prop_map(Value::from), 1 => leaf()].boxed();
     let payload = (
-        prop::option::of(".{0,8}"),
+        prop::option::of(text()),
         prop::option::of(category_name()),
-        prop::option::of(any::<bool>()),
-        prop::option::of(".{0,8}"),
-        prop::option::of(any::<u64>()),
-        prop::option::of(json_value()),
+        prop::option::of(flag()),
+        prop::option::of(text()),
+        prop::option::of(
+            prop_oneof![
+                any::<u64>().prop_map(Value::from),
+                // Whole floats (read as milliseconds) and fractions (read as absent).
+                (0u32..100_000).prop_map(|ms| Value::from(f64::from(ms))),
+                leaf(),
+            ]
+            .boxed(),
+        ),
+        prop::option::of(json_value().boxed()),
+        (prop::option::of(text()), prop::option::of(text())),
     )
         .prop_map(
-            |(code, category, retryable, message, retry_after, details)| {
+            |(code, category, retryable, message, retry_after, details, (hint, id))| {
                 let mut o = Map::new();
                 let mut put = |k: &str, v: Option<Value>| {
                     if let Some(v) = v {
                         o.insert(k.to_owned(), v);
                     }
                 };
-                put("code", code.map(Value::from));
+                put("code", code);
                 put("category", category);
-                put("retryable", retryable.map(Value::from));
-                put("message", message.map(Value::from));
-                put("retryAfterMs", retry_after.map(Value::from));
+                put("retryable", retryable);
+                put("message", message);
+                put("retryAfterMs", retry_after);
                 put("details", details);
+                put("hint", hint);
+                put("correlationId", id);
                 Value::Object(o)
             },
         )
@@ -213,6 +228,138 @@ fn agree(value: &Value) -> Result<Outcome, TestCaseError> {
     Ok(from_value)
 }
 
+/// A small random source for [`Writer`], seeded by proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        // xorshift64
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+}
+
+/// Writes a `Value` as JSON text other than serde_json's: whitespace between tokens, keys in
+/// another order, a key written twice (an earlier value of any type, then the real one),
+/// characters of strings and keys as `\u` escapes, and, when `floats` is set, numbers
+/// spelled as floats (`3.0`, `3e0`: another `Value` once parsed, so only agreement on the
+/// same bytes holds).
+struct Writer {
+    rng: Rng,
+    floats: bool,
+    out: String,
+}
+
+impl Writer {
+    fn write(value: &Value, seed: u64, floats: bool) -> String {
+        let mut writer = Writer {
+            rng: Rng(seed | 1),
+            floats,
+            out: String::new(),
+        };
+        writer.value(value);
+        writer.out
+    }
+
+    fn space(&mut self) {
+        const SPACE: [&str; 5] = ["", " ", "\n", "\t  ", "\r\n "];
+        let at = self.rng.below(12) as usize;
+        self.out.push_str(SPACE.get(at).unwrap_or(&""));
+    }
+
+    fn value(&mut self, value: &Value) {
+        self.space();
+        match value {
+            Value::Number(n) => self.number(n),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.value(item);
+                }
+                self.space();
+                self.out.push(']');
+            }
+            Value::Object(members) => {
+                let mut members: Vec<_> = members.iter().collect();
+                for i in (1..members.len()).rev() {
+                    members.swap(i, self.rng.below(i as u64 + 1) as usize);
+                }
+                self.out.push('{');
+                let mut first = true;
+                for (key, value) in members {
+                    if self.rng.one_in(4) {
+                        const DECOYS: [&str; 7] =
+                            ["null", "5", "2.5", "\"x\"", "true", "[1,{}]", "{\"a\":1}"];
+                        let decoy = DECOYS[self.rng.below(7) as usize];
+                        self.member(&mut first, key, |w| w.out.push_str(decoy));
+                    }
+                    self.member(&mut first, key, |w| w.value(value));
+                }
+                self.space();
+                self.out.push('}');
+            }
+            other => self.out.push_str(&other.to_string()),
+        }
+        self.space();
+    }
+
+    fn member(&mut self, first: &mut bool, key: &str, value: impl FnOnce(&mut Self)) {
+        if !*first {
+            self.out.push(',');
+        }
+        *first = false;
+        self.space();
+        self.string(key);
+        self.space();
+        self.out.push(':');
+        value(self);
+    }
+
+    fn string(&mut self, s: &str) {
+        self.out.push('"');
+        for c in s.chars() {
+            let plain = serde_json::to_string(&c.to_string()).unwrap_or_default();
+            if u32::from(c) < 0x1_0000 && self.rng.one_in(6) {
+                self.out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            } else {
+                self.out.push_str(&plain[1..plain.len() - 1]);
+            }
+        }
+        self.out.push('"');
+    }
+
+    fn number(&mut self, n: &serde_json::Number) {
+        let written = match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            _ if !self.floats || self.rng.one_in(3) => n.to_string(),
+            (Some(u), _, _) if self.rng.one_in(2) => format!("{u}.0"),
+            (Some(u), _, _) => format!("{u}e0"),
+            (None, Some(i), _) => format!("{i}.00"),
+            (_, _, Some(f)) => format!("{f:e}"),
+            _ => n.to_string(),
+        };
+        self.out.push_str(&written);
+    }
+}
+
+/// `classify` of the bytes parsed agrees with `classify_bytes` of the bytes.
+fn agree_on_bytes(bytes: &str) -> Result<Outcome, TestCaseError> {
+    let from_bytes = classify_bytes(bytes.as_bytes());
+    let value: Value =
+        serde_json::from_str(bytes).map_err(|e| TestCaseError::fail(format!("{e}: {bytes}")))?;
+    prop_assert_eq!(&classify(&value), &from_bytes, "{}", bytes);
+    Ok(from_bytes)
+}
+
 fn outcome() -> impl Strategy<Value = Outcome> {
     prop_oneof![
         4 => response_like().prop_map(|v| classify(&v)),
@@ -268,6 +415,34 @@ proptest! {
             prop_assert_eq!(value.get("jsonrpc"), Some(&json!("2.0")));
             prop_assert!(value.get("error").is_none_or(Value::is_null));
         }
+    }
+
+    #[test]
+    fn other_spellings_of_a_response_classify_as_the_response(
+        value in response_like(),
+        seed in any::<u64>(),
+    ) {
+        // Whitespace, key order, repeated keys and escapes leave the parsed `Value` as it was.
+        let bytes = Writer::write(&value, seed, false);
+        prop_assert_eq!(serde_json::from_str::<Value>(&bytes).ok(), Some(value.clone()));
+        let outcome = agree_on_bytes(&bytes)?;
+        prop_assert_eq!(outcome, classify(&value));
+    }
+
+    #[test]
+    fn responses_with_numbers_spelled_as_floats_classify_the_same_from_values_and_bytes(
+        value in response_like(),
+        seed in any::<u64>(),
+    ) {
+        agree_on_bytes(&Writer::write(&value, seed, true))?;
+    }
+
+    #[test]
+    fn arbitrary_json_spelled_otherwise_classifies_the_same_from_values_and_bytes(
+        value in json_value(),
+        seed in any::<u64>(),
+    ) {
+        agree_on_bytes(&Writer::write(&value, seed, true))?;
     }
 
     #[test]

@@ -89,7 +89,7 @@ fn a_transient_failure_is_retried_then_succeeds() {
     assert_eq!(success.attempts[1].decision, Decision::Done);
     assert!(!success.is_empty());
     assert_eq!(
-        success.result().unwrap().to_value()["content"][0]["text"],
+        success.result().unwrap().to_value().unwrap()["content"][0]["text"],
         "ok"
     );
     assert_eq!(slept, [Duration::from_millis(100)]);

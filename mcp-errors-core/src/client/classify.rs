@@ -3,14 +3,31 @@
 //! Both entry points share one reading of the response, written once over a [`Node`]: a
 //! borrowed piece of JSON that is either a `&RawValue` (from bytes, so a successful result
 //! is never built into a `Value` tree) or a `&Value`. Only the parts a decision needs are
-//! decoded, into borrowed typed views.
+//! decoded, into borrowed views read member by member ([`ObjectView`]).
+//!
+//! The reading rules, the same for both, so that `classify_bytes(bytes)` equals
+//! `classify(&serde_json::from_slice(bytes)?)` for every JSON text:
+//!
+//! - A key written twice in an object counts with its last value, as in a
+//!   [`serde_json::Value`] (which keeps only the last). An earlier value, of whatever type,
+//!   is not looked at.
+//! - `null` counts as absent, for every member.
+//! - The fields of an error description (the payload under `_meta`, in `structuredContent` or
+//!   in the first text block) are read one by one: a field of the wrong type is as if absent,
+//!   and the others are kept. `retryAfterMs` is a number of milliseconds: a non-negative
+//!   integer, or a float that is a whole number in range (`2000.0`, `2e3`); anything else
+//!   (`2000.5`, `-1`, `"2000"`) is as if absent. When a field has two names
+//!   (`category`/`errorCategory`, `retryable`/`isRetryable`, `message`/`description`), a
+//!   valid value under the first name wins, whatever the order of the keys.
+//! - The envelope and the result are read strictly (fail closed): a member the decision needs
+//!   that has the wrong type makes the response [`Outcome::Invalid`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -86,14 +103,23 @@ pub fn classify(response: &Value) -> Outcome {
 /// assert!(matches!(classify_bytes(b"\xff{"), Outcome::Invalid(InvalidReason::NotJson(_))));
 /// ```
 pub fn classify_bytes(response: &[u8]) -> Outcome {
-    #[derive(Deserialize)]
+    #[derive(Default)]
     struct Envelope<'a> {
-        #[serde(default, borrow)]
         jsonrpc: Option<&'a RawValue>,
-        #[serde(default, borrow)]
         result: Option<&'a RawValue>,
-        #[serde(default, borrow)]
         error: Option<&'a RawValue>,
+    }
+    impl<'de> ObjectView<'de> for Envelope<'de> {
+        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+            let slot = match key {
+                "jsonrpc" => &mut self.jsonrpc,
+                "result" => &mut self.result,
+                "error" => &mut self.error,
+                _ => return Ok(false),
+            };
+            *slot = map.next_value()?;
+            Ok(true)
+        }
     }
     match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
         Ok(Obj(e)) => match (e.jsonrpc, e.result, e.error) {
@@ -167,20 +193,37 @@ fn envelope<'a, N: Node<'a>>(jsonrpc: Option<N>, result: Option<N>, error: Optio
     }
 }
 
-/// `T` read only from a JSON object. A derived struct also accepts an array of its fields
-/// in order, which would let `[1]` pass for `{"code": 1}`.
+/// A view of a JSON object, read member by member by [`Obj`].
+///
+/// Each call of `read` for a key replaces what an earlier occurrence of that key set, so the
+/// last occurrence wins, as in a [`serde_json::Value`]. The views both entry points decode
+/// read each value as a [`Member`], a raw node or a `Value`, which accept any JSON: a wrong
+/// type in an earlier occurrence cannot fail the object.
+trait ObjectView<'de>: Default {
+    /// Reads the value of `key` from `map` when the view has a use for it; `false` leaves the
+    /// value unread, for [`Obj`] to skip.
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error>;
+}
+
+/// `T` read from a JSON object; anything else (an array too) is an error.
 struct Obj<T>(T);
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+impl<'de, T: ObjectView<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+        impl<'de, T: ObjectView<'de>> Visitor<'de> for ObjectVisitor<T> {
             type Value = T;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+                let mut view = T::default();
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    if !view.read(&key, &mut map)? {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(view)
             }
         }
         deserializer
@@ -189,28 +232,188 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     }
 }
 
+/// The value of one member, read as `T` whatever JSON it holds: reading it fails only on
+/// malformed JSON. The caller decides what `null` and another type mean.
+#[derive(Default)]
+enum Member<T> {
+    #[default]
+    Absent,
+    Null,
+    OtherType,
+    Is(T),
+}
+
+impl<T> Member<T> {
+    /// The value when it has the type, `None` otherwise (the lenient reading).
+    fn ok(self) -> Option<T> {
+        match self {
+            Member::Is(value) => Some(value),
+            Member::Absent | Member::Null | Member::OtherType => None,
+        }
+    }
+
+    /// `Ok(None)` when absent or `null`, `Err(())` when of another type (the strict reading).
+    fn strict(self) -> Result<Option<T>, ()> {
+        match self {
+            Member::Is(value) => Ok(Some(value)),
+            Member::Absent | Member::Null => Ok(None),
+            Member::OtherType => Err(()),
+        }
+    }
+}
+
+/// A JSON scalar a [`Member`] can hold. Each method answers one kind of JSON value; the
+/// kinds a type does not accept keep the default, `None` (another type).
+trait Scalar<'de>: Sized {
+    fn from_str(_: Cow<'de, str>) -> Option<Self> {
+        None
+    }
+    fn from_bool(_: bool) -> Option<Self> {
+        None
+    }
+    fn from_u64(_: u64) -> Option<Self> {
+        None
+    }
+    fn from_i64(_: i64) -> Option<Self> {
+        None
+    }
+    fn from_f64(_: f64) -> Option<Self> {
+        None
+    }
+}
+
+impl<'de> Scalar<'de> for Text<'de> {
+    fn from_str(text: Cow<'de, str>) -> Option<Self> {
+        Some(Text(text))
+    }
+}
+
+impl Scalar<'_> for bool {
+    fn from_bool(flag: bool) -> Option<Self> {
+        Some(flag)
+    }
+}
+
+/// A JSON-RPC code is a 32-bit integer; `1.0` is not one, as for [`ErrorCode`]'s own
+/// `Deserialize`.
+impl Scalar<'_> for ErrorCode {
+    fn from_u64(n: u64) -> Option<Self> {
+        i32::try_from(n).ok().map(ErrorCode)
+    }
+    fn from_i64(n: i64) -> Option<Self> {
+        i32::try_from(n).ok().map(ErrorCode)
+    }
+}
+
+/// A whole, non-negative number of milliseconds. A float is read when it is a whole number
+/// that fits a `u64` (JavaScript servers write `2000.0`, and `2e3` parses as a float); a
+/// fraction of a millisecond or a negative wait is no wait the server meant.
+struct Millis(u64);
+
+impl Scalar<'_> for Millis {
+    fn from_u64(n: u64) -> Option<Self> {
+        Some(Millis(n))
+    }
+    fn from_i64(n: i64) -> Option<Self> {
+        u64::try_from(n).ok().map(Millis)
+    }
+    fn from_f64(n: f64) -> Option<Self> {
+        // 2^64: the first float above u64::MAX.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        if n.fract() == 0.0 && (0.0..LIMIT).contains(&n) {
+            Some(Millis(n as u64))
+        } else {
+            None
+        }
+    }
+}
+
+impl<'de, T: Scalar<'de>> Deserialize<'de> for Member<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MemberVisitor<T>(std::marker::PhantomData<T>);
+        impl<T> MemberVisitor<T> {
+            fn typed(value: Option<T>) -> Member<T> {
+                value.map_or(Member::OtherType, Member::Is)
+            }
+        }
+        impl<'de, T: Scalar<'de>> Visitor<'de> for MemberVisitor<T> {
+            type Value = Member<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Member<T>, E> {
+                Ok(Member::Null)
+            }
+            fn visit_none<E>(self) -> Result<Member<T>, E> {
+                Ok(Member::Null)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_bool(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_u64(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_i64(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_f64(v)))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_str(Cow::Borrowed(v))))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_str(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Member<T>, E> {
+                Ok(Self::typed(T::from_str(Cow::Owned(v))))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member<T>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Member::OtherType)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member<T>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Member::OtherType)
+            }
+        }
+        deserializer.deserialize_any(MemberVisitor(std::marker::PhantomData))
+    }
+}
+
 /// A string that borrows from the input when it has no escapes.
 #[derive(Deserialize)]
 struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
 
 fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
-    #[derive(Deserialize)]
+    #[derive(Default)]
     struct ErrorView<'a> {
-        code: ErrorCode,
-        #[serde(default, borrow)]
-        message: Option<Text<'a>>,
-        #[serde(default)]
+        code: Member<ErrorCode>,
+        message: Member<Text<'a>>,
         data: Option<Value>,
     }
-    match error.decode::<Obj<ErrorView<'_>>>() {
-        Some(Obj(view)) => Outcome::ProtocolError(JsonRpcError {
-            code: view.code,
-            message: view
-                .message
-                .map(|Text(m)| m.into_owned())
-                .unwrap_or_default(),
+    impl<'de> ObjectView<'de> for ErrorView<'de> {
+        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+            match key {
+                "code" => self.code = map.next_value()?,
+                "message" => self.message = map.next_value()?,
+                "data" => self.data = map.next_value()?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
+    }
+    let read = error.decode::<Obj<ErrorView<'_>>>().and_then(|Obj(view)| {
+        let code = view.code.ok()?;
+        let message = view.message.strict().ok()?;
+        Some(JsonRpcError {
+            code,
+            message: message.map(|Text(m)| m.into_owned()).unwrap_or_default(),
             data: view.data,
-        }),
+        })
+    });
+    match read {
+        Some(error) => Outcome::ProtocolError(error),
         None => Outcome::Invalid(InvalidReason::MalformedError(
             "expected {code: 32-bit integer, message?: string, data?}".into(),
         )),
@@ -254,23 +457,36 @@ impl<'a> Node<'a> for &'a RawValue {
     }
 
     fn parts(self) -> Option<Parts<Self>> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
+        #[derive(Default)]
         struct RawParts<'a> {
-            #[serde(default, borrow)]
             result_type: Option<&'a RawValue>,
-            #[serde(default, borrow)]
             is_error: Option<&'a RawValue>,
-            #[serde(default, borrow)]
             content: Option<&'a RawValue>,
-            #[serde(default, borrow)]
             structured_content: Option<&'a RawValue>,
-            #[serde(default, borrow, rename = "_meta")]
             meta: Option<&'a RawValue>,
-            #[serde(default, borrow)]
             input_requests: Option<&'a RawValue>,
-            #[serde(default, borrow)]
             request_state: Option<&'a RawValue>,
+        }
+        impl<'de> ObjectView<'de> for RawParts<'de> {
+            fn read<A: MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<bool, A::Error> {
+                let slot = match key {
+                    "resultType" => &mut self.result_type,
+                    "isError" => &mut self.is_error,
+                    "content" => &mut self.content,
+                    "structuredContent" => &mut self.structured_content,
+                    "_meta" => &mut self.meta,
+                    "inputRequests" => &mut self.input_requests,
+                    "requestState" => &mut self.request_state,
+                    _ => return Ok(false),
+                };
+                // `null` reads as `None`, as absent.
+                *slot = map.next_value()?;
+                Ok(true)
+            }
         }
         let Obj(p): Obj<RawParts<'a>> = self.decode()?;
         Some(Parts {
@@ -285,13 +501,25 @@ impl<'a> Node<'a> for &'a RawValue {
     }
 
     fn meta_parts(self) -> Option<MetaParts<Self>> {
-        // Keep the literals equal to META_KEY and EMPTY_META_KEY (a test checks it).
-        #[derive(Deserialize)]
+        #[derive(Default)]
         struct RawMeta<'a> {
-            #[serde(default, borrow, rename = "rs.mcp-errors/error")]
             error: Option<&'a RawValue>,
-            #[serde(default, borrow, rename = "rs.mcp-errors/empty")]
             empty: Option<&'a RawValue>,
+        }
+        impl<'de> ObjectView<'de> for RawMeta<'de> {
+            fn read<A: MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<bool, A::Error> {
+                let slot = match key {
+                    META_KEY => &mut self.error,
+                    EMPTY_META_KEY => &mut self.empty,
+                    _ => return Ok(false),
+                };
+                *slot = map.next_value()?;
+                Ok(true)
+            }
         }
         let Obj(m): Obj<RawMeta<'a>> = self.decode()?;
         Some(MetaParts {
@@ -384,13 +612,41 @@ impl std::hash::Hash for Text<'_> {
     }
 }
 
-/// One content block: its `type`, and its `text` when it is a text block.
-#[derive(Deserialize)]
+/// One content block: its `type`, and its `text` when it is a string.
+#[derive(Default)]
 struct Block<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Text<'a>,
-    #[serde(default, borrow)]
-    text: Option<Text<'a>>,
+    kind: Member<Text<'a>>,
+    text: Member<Text<'a>>,
+}
+
+impl<'de> ObjectView<'de> for Block<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "type" => self.kind = map.next_value()?,
+            "text" => self.text = map.next_value()?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// The text of each content block (`None` for a block without string text), or the reason
+/// the blocks are malformed: every block needs a string `type`, and a text block a string
+/// `text`.
+fn block_texts<'a>(blocks: Vec<Obj<Block<'a>>>) -> Result<Vec<Option<Cow<'a, str>>>, &'static str> {
+    blocks
+        .into_iter()
+        .map(|Obj(block)| {
+            let Some(Text(kind)) = block.kind.ok() else {
+                return Err("a content block has no string type");
+            };
+            let text = block.text.ok().map(|Text(t)| t);
+            if kind == "text" && text.is_none() {
+                return Err("a text block has no string text");
+            }
+            Ok(text)
+        })
+        .collect()
 }
 
 fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
@@ -398,15 +654,12 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         .content
         .and_then(|c| c.decode::<Vec<Obj<Block<'a>>>>())
     else {
-        return malformed("content is missing or not an array of content blocks");
+        return malformed("content is missing or not an array of objects");
     };
-    let blocks: Vec<Block<'a>> = blocks.into_iter().map(|Obj(b)| b).collect();
-    if blocks
-        .iter()
-        .any(|b| b.kind.0 == "text" && b.text.is_none())
-    {
-        return malformed("a text block has no string text");
-    }
+    let texts = match block_texts(blocks) {
+        Ok(texts) => texts,
+        Err(reason) => return malformed(reason),
+    };
     let is_error = match parts.is_error {
         None => false,
         Some(node) => match node.decode::<bool>() {
@@ -422,8 +675,8 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         },
     };
     if is_error {
-        let meta_error = meta.and_then(|m| m.error).and_then(loose_error);
-        return Outcome::ExecutionError(tool_error(&blocks, meta_error, parts.structured_content));
+        let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
+        return Outcome::ExecutionError(tool_error(&texts, meta_error, parts.structured_content));
     }
     let empty = meta
         .and_then(|m| m.empty)
@@ -437,95 +690,151 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
 }
 
 /// Any of the error shapes this crate reads: this project's payload, `{code, retryable,
-/// message}`, `{errorCategory, isRetryable, description}`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// message}`, `{errorCategory, isRetryable, description}`. Each field is read leniently (see
+/// the module docs): of the wrong type, it is as if absent.
+#[derive(Default)]
 struct LooseError<'a> {
-    #[serde(default, borrow)]
-    code: Option<Text<'a>>,
-    #[serde(default, borrow, alias = "errorCategory")]
-    category: Option<Text<'a>>,
-    #[serde(default, alias = "isRetryable")]
-    retryable: Option<bool>,
-    #[serde(default, borrow, alias = "description")]
-    message: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    hint: Option<Text<'a>>,
-    #[serde(default)]
-    retry_after_ms: Option<u64>,
-    #[serde(default)]
+    code: Member<Text<'a>>,
+    category: Member<Text<'a>>,
+    error_category: Member<Text<'a>>,
+    retryable: Member<bool>,
+    is_retryable: Member<bool>,
+    message: Member<Text<'a>>,
+    description: Member<Text<'a>>,
+    hint: Member<Text<'a>>,
+    retry_after_ms: Member<Millis>,
     details: Option<Map<String, Value>>,
-    #[serde(default, borrow)]
-    correlation_id: Option<Text<'a>>,
+    correlation_id: Member<Text<'a>>,
 }
 
-impl LooseError<'_> {
-    fn says_something(&self) -> bool {
-        self.code.is_some() || self.category.is_some() || self.message.is_some()
+impl<'de> ObjectView<'de> for LooseError<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "code" => self.code = map.next_value()?,
+            "category" => self.category = map.next_value()?,
+            "errorCategory" => self.error_category = map.next_value()?,
+            "retryable" => self.retryable = map.next_value()?,
+            "isRetryable" => self.is_retryable = map.next_value()?,
+            "message" => self.message = map.next_value()?,
+            "description" => self.description = map.next_value()?,
+            "hint" => self.hint = map.next_value()?,
+            "retryAfterMs" => self.retry_after_ms = map.next_value()?,
+            "details" => {
+                self.details = match map.next_value()? {
+                    Value::Object(details) => Some(details),
+                    _ => None,
+                }
+            }
+            "correlationId" => self.correlation_id = map.next_value()?,
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 }
 
-/// A node read as an error description, when it is one that says something.
-fn loose_error<'a, N: Node<'a>>(node: N) -> Option<LooseError<'a>> {
+/// An error description read from a [`LooseError`]: each field its valid value, the first
+/// name of a field before its alias.
+struct Described<'a> {
+    code: Option<Cow<'a, str>>,
+    category: Option<Cow<'a, str>>,
+    retryable: Option<bool>,
+    message: Option<Cow<'a, str>>,
+    hint: Option<Cow<'a, str>>,
+    retry_after: Option<Duration>,
+    details: Option<Map<String, Value>>,
+    correlation_id: Option<Cow<'a, str>>,
+}
+
+impl<'a> Described<'a> {
+    /// `None` when the description says nothing: no code, category or message.
+    fn read(loose: LooseError<'a>) -> Option<Self> {
+        let text = |member: Member<Text<'a>>| member.ok().map(|Text(t)| t);
+        let described = Described {
+            code: text(loose.code),
+            category: text(loose.category).or_else(|| text(loose.error_category)),
+            retryable: loose.retryable.ok().or_else(|| loose.is_retryable.ok()),
+            message: text(loose.message).or_else(|| text(loose.description)),
+            hint: text(loose.hint),
+            retry_after: loose
+                .retry_after_ms
+                .ok()
+                .map(|Millis(ms)| Duration::from_millis(ms)),
+            details: loose.details,
+            correlation_id: text(loose.correlation_id),
+        };
+        let says_something =
+            described.code.is_some() || described.category.is_some() || described.message.is_some();
+        says_something.then_some(described)
+    }
+}
+
+/// A node read as an error description, when it is an object that says something.
+fn loose_error<'a, N: Node<'a>>(node: N) -> Option<Described<'a>> {
     node.decode::<Obj<LooseError<'a>>>()
-        .map(|Obj(e)| e)
-        .filter(LooseError::says_something)
+        .and_then(|Obj(e)| Described::read(e))
 }
 
 /// The single pass of [`raw_result_outcome`]: `None` when the result is not a well-formed
-/// finished result whose every member read here has the expected type.
+/// finished result whose every member read here has the expected type (the part by part
+/// reading then gives the reason, or reads a repeated member whose earlier value has another
+/// type).
 fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
-    /// A payload under our key that is not an error description fails the pass (the part by
-    /// part reading then looks at `structuredContent` and the text instead).
-    #[derive(Deserialize)]
+    #[derive(Default)]
     struct Meta<'a> {
-        #[serde(default, borrow, rename = "rs.mcp-errors/error")]
-        error: Option<Obj<LooseError<'a>>>,
-        #[serde(default, rename = "rs.mcp-errors/empty")]
-        empty: Option<bool>,
+        error: Option<&'a RawValue>,
+        empty: Member<bool>,
     }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
+    impl<'de> ObjectView<'de> for Meta<'de> {
+        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+            match key {
+                META_KEY => self.error = map.next_value()?,
+                EMPTY_META_KEY => self.empty = map.next_value()?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
+    }
+    #[derive(Default)]
     struct Finished<'a> {
-        #[serde(default, borrow)]
-        result_type: Option<Text<'a>>,
-        #[serde(default)]
-        is_error: Option<bool>,
-        #[serde(default, borrow)]
+        result_type: Member<Text<'a>>,
+        is_error: Member<bool>,
         content: Option<Vec<Obj<Block<'a>>>>,
-        #[serde(default, borrow)]
         structured_content: Option<&'a RawValue>,
-        #[serde(default, borrow, rename = "_meta")]
         meta: Option<Obj<Meta<'a>>>,
+    }
+    impl<'de> ObjectView<'de> for Finished<'de> {
+        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+            match key {
+                "resultType" => self.result_type = map.next_value()?,
+                "isError" => self.is_error = map.next_value()?,
+                "content" => self.content = map.next_value()?,
+                "structuredContent" => self.structured_content = map.next_value()?,
+                "_meta" => self.meta = map.next_value()?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
     }
     let Obj(finished) = result.decode::<Obj<Finished<'a>>>()?;
     let complete = finished
         .result_type
-        .as_ref()
+        .strict()
+        .ok()?
         .is_none_or(|Text(t)| t == RESULT_TYPE_COMPLETE);
     if !complete {
         return None;
     }
-    let blocks: Vec<Block<'a>> = finished.content?.into_iter().map(|Obj(b)| b).collect();
-    if blocks
-        .iter()
-        .any(|b| b.kind.0 == "text" && b.text.is_none())
-    {
-        return None;
-    }
+    let texts = block_texts(finished.content?).ok()?;
     let meta = finished.meta.map(|Obj(meta)| meta);
-    if finished.is_error == Some(true) {
-        let meta_error = meta
-            .and_then(|m| m.error)
-            .map(|Obj(e)| e)
-            .filter(LooseError::says_something);
+    if finished.is_error.strict().ok()? == Some(true) {
+        let meta_error = meta.and_then(|m| m.error).and_then(loose_error);
         return Some(Outcome::ExecutionError(tool_error(
-            &blocks,
+            &texts,
             meta_error,
             finished.structured_content,
         )));
     }
-    if meta.and_then(|m| m.empty) == Some(true) {
+    if meta.and_then(|m| m.empty.ok()) == Some(true) {
         Some(Outcome::Empty(result.keep()))
     } else {
         Some(Outcome::Ready(result.keep()))
@@ -533,47 +842,45 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
 }
 
 fn tool_error<'a, N: Node<'a>>(
-    blocks: &[Block<'a>],
-    meta_error: Option<LooseError<'a>>,
+    texts: &[Option<Cow<'a, str>>],
+    meta_error: Option<Described<'a>>,
     structured: Option<N>,
 ) -> ExecutionErrorInfo {
     let mut text = String::new();
-    for block in blocks {
-        if let Some(Text(t)) = &block.text {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(t);
+    for t in texts.iter().flatten() {
+        if !text.is_empty() {
+            text.push('\n');
         }
+        text.push_str(t);
     }
-    if let Some(loose) = meta_error {
-        return build(loose, text, ErrorSource::Meta);
+    if let Some(described) = meta_error {
+        return build(described, text, ErrorSource::Meta);
     }
-    if let Some(loose) = structured.and_then(loose_error) {
-        return build(loose, text, ErrorSource::StructuredContent);
+    if let Some(described) = structured.and_then(loose_error) {
+        return build(described, text, ErrorSource::StructuredContent);
     }
-    let first_text = blocks.iter().find_map(|b| b.text.as_ref());
-    if let Some(Text(first)) = first_text
+    let first_text = texts.iter().flatten().next();
+    if let Some(first) = first_text
         && let Ok(Obj(loose)) = serde_json::from_str::<Obj<LooseError<'_>>>(first.trim())
-        && loose.says_something()
+        && let Some(described) = Described::read(loose)
     {
-        return build(loose, text, ErrorSource::TextJson);
+        return build(described, text, ErrorSource::TextJson);
     }
     ExecutionErrorInfo::from_text(text)
 }
 
-fn build(loose: LooseError<'_>, text: String, source: ErrorSource) -> ExecutionErrorInfo {
-    let category = loose.category.and_then(|Text(c)| {
+fn build(described: Described<'_>, text: String, source: ErrorSource) -> ExecutionErrorInfo {
+    let category = described.category.and_then(|c| {
         c.parse::<Category>()
             .or_else(|_| c.to_ascii_lowercase().parse())
             .ok()
     });
-    let retryable = loose
+    let retryable = described
         .retryable
         .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
-    let code = loose.code.map(|Text(c)| c.into_owned());
-    let message = match (loose.message, &code) {
-        (Some(Text(m)), _) => m.into_owned(),
+    let code = described.code.map(Cow::into_owned);
+    let message = match (described.message, &code) {
+        (Some(m), _) => m.into_owned(),
         (None, _) if !text.is_empty() => text.clone(),
         (None, Some(code)) => code.clone(),
         (None, None) => String::new(),
@@ -582,11 +889,11 @@ fn build(loose: LooseError<'_>, text: String, source: ErrorSource) -> ExecutionE
         code,
         category,
         retryable,
-        retry_after: loose.retry_after_ms.map(Duration::from_millis),
+        retry_after: described.retry_after,
         message,
-        hint: loose.hint.map(|Text(h)| h.into_owned()),
-        details: loose.details,
-        correlation_id: loose.correlation_id.map(|Text(c)| c.into_owned()),
+        hint: described.hint.map(Cow::into_owned),
+        details: described.details,
+        correlation_id: described.correlation_id.map(Cow::into_owned),
         text,
         source,
     }
@@ -598,7 +905,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn raw_meta_literals_match_the_public_constants() {
+    fn raw_meta_parts_read_the_public_keys() {
         let meta = json!({META_KEY: {"code": "X"}, EMPTY_META_KEY: true});
         let bytes = serde_json::to_string(&meta).unwrap();
         let raw: &RawValue = serde_json::from_str(&bytes).unwrap();

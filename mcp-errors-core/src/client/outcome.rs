@@ -113,12 +113,27 @@ impl From<Result<Value, UnknownCause>> for Outcome {
 /// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](super::classify_bytes)
 /// cheap on success). Parse it when you need it.
 ///
+/// Two `ResultJson`s are equal when they hold the same JSON value, as two
+/// [`serde_json::Value`]s are equal: whitespace, the order of an object's keys and the
+/// spelling of a number (`1.50` or `15e-1`) do not count, an integer and a float are
+/// different numbers (`3` and `3.0`), and a key written twice counts with its last value. So the result [`classify_bytes`](super::classify_bytes) keeps from bytes
+/// equals the one [`classify`](super::classify) keeps from the same bytes parsed. Comparing
+/// parses both texts; text that serde_json cannot hold as a `Value` (a number such as `1e400`
+/// that no `f64` holds) is equal only to the same text. [`get`](Self::get) still gives the
+/// text as it came.
+///
 /// ```
 /// use mcp_errors_core::client::{Outcome, classify_bytes};
 ///
 /// let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":3}}}"#;
 /// let Outcome::Ready(result) = classify_bytes(bytes) else { panic!() };
-/// assert_eq!(result.to_value()["structuredContent"]["n"], 3);
+/// assert_eq!(result.to_value()?["structuredContent"]["n"], 3);
+///
+/// let spaced = br#"{"jsonrpc":"2.0","id":1,"result":{ "structuredContent": {"n": 3}, "content": [] }}"#;
+/// let Outcome::Ready(same) = classify_bytes(spaced) else { panic!() };
+/// assert_ne!(result.get(), same.get());
+/// assert_eq!(result, same);
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ResultJson(Box<RawValue>);
@@ -129,21 +144,30 @@ impl ResultJson {
     }
 
     pub(crate) fn from_value(value: &Value) -> Self {
-        // Serializing a `Value` cannot fail (its map keys are strings); `null` is a
-        // defensive fallback, not a reachable path.
-        let raw =
-            serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        ResultJson(raw)
+        // Writing a `Value` cannot fail: its keys are strings, its numbers finite, and the
+        // text goes into a `String` without being parsed again (so no depth limit applies).
+        match serde_json::value::to_raw_value(value) {
+            Ok(raw) => ResultJson(raw),
+            Err(e) => unreachable!("serde_json failed to write a Value: {e}"),
+        }
     }
 
-    /// The JSON text.
+    /// The JSON text, exactly as it arrived (from [`classify_bytes`](super::classify_bytes))
+    /// or as serde_json writes the `Value` (from [`classify`](super::classify)).
     pub fn get(&self) -> &str {
         self.0.get()
     }
 
     /// The JSON as a [`serde_json::Value`].
-    pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    ///
+    /// # Errors
+    ///
+    /// When the text holds what a `Value` cannot: [`classify_bytes`](super::classify_bytes)
+    /// keeps a result without reading its numbers, and a number out of the range of `f64`
+    /// (`1e400`) is valid JSON that serde_json refuses to parse. serde_json also refuses JSON
+    /// nested more than 128 levels deep.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.0.get())
     }
 
     /// The JSON deserialized into `T` (for example a [`CallToolResult`](crate::CallToolResult)).
@@ -153,18 +177,22 @@ impl ResultJson {
 
     /// The `structuredContent` of the result, if any.
     pub fn structured_content(&self) -> Option<Value> {
-        #[derive(Deserialize)]
-        struct Structured {
-            #[serde(default, rename = "structuredContent")]
-            structured_content: Option<Value>,
-        }
-        self.deserialize::<Structured>().ok()?.structured_content
+        // A map keeps the last of a repeated key, as `Value` does.
+        let members: std::collections::HashMap<String, &RawValue> = self.deserialize().ok()?;
+        serde_json::from_str(members.get("structuredContent")?.get()).ok()?
     }
 }
 
+/// The same JSON value; see [`ResultJson`].
 impl PartialEq for ResultJson {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        if self.get() == other.get() {
+            return true;
+        }
+        match (self.to_value(), other.to_value()) {
+            (Ok(mine), Ok(theirs)) => mine == theirs,
+            _ => false,
+        }
     }
 }
 
