@@ -10,6 +10,7 @@
 //! unauthenticated), `orders_slow` (`refund_order`: transient with a 2 s retry-after).
 //! `NAME:N` switches the fault on for the first N calls only.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -98,10 +99,12 @@ async fn serve_http(
     );
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!(
-        "demo-server: listening on http://{}/mcp",
+    // One write of the whole line: a script reading the log never sees half an address.
+    let line = format!(
+        "demo-server: listening on http://{}/mcp\n",
         listener.local_addr()?
     );
+    std::io::stderr().write_all(line.as_bytes())?;
     axum::serve(listener, router)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
