@@ -1,7 +1,9 @@
-//! Shared helpers of the mcp-errors test suite: the official MCP schemas, and a sample enum
-//! that covers every category and every protocol code a tool error can have.
+//! Shared helpers of the mcp-errors test suite: the official MCP schemas, a sample enum that
+//! covers every category and every protocol code a tool error can have, and what tracing
+//! records during a test.
 #![deny(missing_docs)]
 
+pub mod capture;
 pub mod sample;
 pub mod schema;
 

@@ -5,9 +5,9 @@
 //! reads, and a masked error's log line stays one line whatever its `Display` and sources hold.
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
+use mcp_errors_tests::capture::Captured;
 use proptest::prelude::*;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
@@ -199,19 +199,6 @@ fn assert_no_invisible(text: &str, what: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A formatter that trusts field values: it writes each masked event as `name=value` pairs
 /// and a newline, escaping nothing, as a hand-rolled plain-text logger might.
 struct NaiveLines(Captured);
@@ -233,11 +220,8 @@ impl<S: tracing::Subscriber> Layer<S> for NaiveLines {
             let mut line = NaiveLine(String::from("ERROR"));
             event.record(&mut line);
             line.0.push('\n');
-            self.0
-                .0
-                .lock()
-                .unwrap()
-                .extend_from_slice(line.0.as_bytes());
+            // Writing to memory cannot fail.
+            let _ = self.0.clone().write_all(line.0.as_bytes());
         }
     }
 }
@@ -288,8 +272,7 @@ proptest! {
         let _ = error.to_failure();
         for captured in [formatted, naive] {
             // Taken out, so each case reads only what was written since the last one.
-            let bytes = std::mem::take(&mut *captured.0.lock().unwrap());
-            let log = String::from_utf8_lossy(&bytes);
+            let log = captured.take();
             // Every event is one line: the one with the start of this error's text also has
             // its end.
             let lines: Vec<&str> = log.lines().filter(|line| line.contains(&core)).collect();

@@ -2,12 +2,9 @@
 //! under the correlation id the model sees, each on one line: text from a source cannot forge
 //! another log line, drive a terminal or reorder what the reader sees.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use mcp_errors_core::{ToolError, ToolFailure};
-use tracing::field::{Field, Visit};
-use tracing_subscriber::layer::{Context, SubscriberExt};
+use mcp_errors_tests::capture::{Captured, EventsOf, Fields, field};
+use tracing_subscriber::layer::SubscriberExt;
 
 #[derive(Debug, thiserror::Error, ToolError)]
 enum StoreError {
@@ -46,19 +43,6 @@ fn chain(texts: &[&'static str]) -> Cause {
     }
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn the_log_holds_what_the_wire_hides_under_the_same_id() {
     let captured = Captured::default();
@@ -79,7 +63,7 @@ fn the_log_holds_what_the_wire_hides_under_the_same_id() {
         .unwrap()
         .correlation_id
         .unwrap();
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     assert!(log.contains(&id), "{log}");
     assert!(log.contains("write to ledger failed"), "{log}");
     assert!(log.contains("disk /dev/sdb1 full"), "{log}");
@@ -108,7 +92,7 @@ fn a_forged_line_in_the_sources_stays_on_the_masked_line() {
     tracing::subscriber::with_default(subscriber, || {
         let _ = forger().to_failure();
     });
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let masked: Vec<&str> = log
         .lines()
         .filter(|line| line.contains("masked tool error"))
@@ -129,74 +113,32 @@ fn a_forged_line_in_the_sources_stays_on_the_masked_line() {
     }
 }
 
-/// Records every field of the masked event as the subscriber receives it, before any
-/// formatter quotes or escapes it.
-struct RawFields(Arc<Mutex<Vec<(String, String)>>>);
-
-struct Visitor<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Visitor<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((field.name().to_owned(), format!("{value:?}")));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.push((field.name().to_owned(), value.to_owned()));
-    }
-}
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RawFields {
-    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
-        if event.metadata().target() == "mcp_errors::masked" {
-            event.record(&mut Visitor(&mut self.0.lock().unwrap()));
-        }
-    }
-}
-
 #[test]
 fn the_error_and_sources_fields_themselves_hold_no_line_break_or_escape() {
-    let fields = Arc::new(Mutex::new(Vec::new()));
-    let subscriber = tracing_subscriber::registry().with(RawFields(fields.clone()));
-    tracing::subscriber::with_default(subscriber, || {
-        let _ = forger().to_failure();
-    });
-    let fields = fields.lock().unwrap();
+    let fields = masked_fields(&forger());
     for name in ["error", "sources"] {
-        let (_, value) = fields
-            .iter()
-            .find(|(field, _)| field == name)
-            .unwrap_or_else(|| panic!("no field {name} in {fields:?}"));
+        let value = field(&fields, name);
         assert!(
             !value.contains(['\n', '\r', '\u{1b}', '\u{2028}', '\u{202e}']),
             "{name} = {value:?}"
         );
     }
-    let sources = &fields
-        .iter()
-        .find(|(field, _)| field == "sources")
-        .unwrap()
-        .1;
     assert_eq!(
-        sources,
+        field(&fields, "sources"),
         "ok\\n2026-01-01 ERROR admin logged in\\u{2028}again"
     );
 }
 
 /// The fields of the masked event logged for `error`, as the subscriber receives them.
-fn masked_fields(error: &StoreError) -> Vec<(String, String)> {
-    let fields = Arc::new(Mutex::new(Vec::new()));
-    let subscriber = tracing_subscriber::registry().with(RawFields(fields.clone()));
+fn masked_fields(error: &StoreError) -> Fields {
+    let recorded = EventsOf::new("mcp_errors::masked");
+    let subscriber = tracing_subscriber::registry().with(recorded.clone());
     tracing::subscriber::with_default(subscriber, || {
         let _ = error.to_failure();
     });
-    fields.lock().unwrap().clone()
-}
-
-fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
-    fields
-        .iter()
-        .find(|(field, _)| field == name)
-        .map(|(_, value)| value.as_str())
-        .unwrap_or_else(|| panic!("no field {name} in {fields:?}"))
+    let mut events = recorded.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    events.remove(0)
 }
 
 #[test]
