@@ -106,6 +106,44 @@ impl<S: Serializer> LimitedSerializer<S> {
             .serialize_str(TRUNCATED_DETAIL)
             .map(Compound::Truncated)
     }
+
+    /// An array or object opened by `open`, or the placeholder where it would be too deep.
+    fn compound<C>(
+        self,
+        open: impl FnOnce(S) -> Result<C, S::Error>,
+    ) -> Result<Compound<C, S::Ok>, S::Error> {
+        if self.level.too_deep() {
+            return self.truncated();
+        }
+        let level = self.level.inside(1);
+        Ok(Compound::Live {
+            inner: open(self.inner)?,
+            level,
+        })
+    }
+
+    /// An enum variant holding an array or object, `{"variant": [...]}` or
+    /// `{"variant": {...}}`: two levels, the object and what it holds, each cut where too deep.
+    fn variant_compound<C>(
+        self,
+        (name, index, variant): (&'static str, u32, &'static str),
+        open: impl FnOnce(S) -> Result<C, S::Error>,
+    ) -> Result<Compound<C, S::Ok>, S::Error> {
+        if self.level.too_deep() {
+            return self.truncated();
+        }
+        if self.level.inside(1).too_deep() {
+            return self
+                .inner
+                .serialize_newtype_variant(name, index, variant, TRUNCATED_DETAIL)
+                .map(Compound::Truncated);
+        }
+        let level = self.level.inside(2);
+        Ok(Compound::Live {
+            inner: open(self.inner)?,
+            level,
+        })
+    }
 }
 
 /// An array or object being written by the inner serializer, or the placeholder that stands
@@ -189,21 +227,11 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        let level = self.level.inside(1);
-        let inner = self.inner.serialize_seq(len)?;
-        Ok(Compound::Live { inner, level })
+        self.compound(|inner| inner.serialize_seq(len))
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        let level = self.level.inside(1);
-        let inner = self.inner.serialize_tuple(len)?;
-        Ok(Compound::Live { inner, level })
+        self.compound(|inner| inner.serialize_tuple(len))
     }
 
     fn serialize_tuple_struct(
@@ -211,12 +239,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         name: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        let level = self.level.inside(1);
-        let inner = self.inner.serialize_tuple_struct(name, len)?;
-        Ok(Compound::Live { inner, level })
+        self.compound(|inner| inner.serialize_tuple_struct(name, len))
     }
 
     fn serialize_tuple_variant(
@@ -226,30 +249,13 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        // `{"variant": [...]}`: an object, then an array.
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        if self.level.inside(1).too_deep() {
-            return self
-                .inner
-                .serialize_newtype_variant(name, index, variant, TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
-        }
-        let level = self.level.inside(2);
-        let inner = self
-            .inner
-            .serialize_tuple_variant(name, index, variant, len)?;
-        Ok(Compound::Live { inner, level })
+        self.variant_compound((name, index, variant), |inner| {
+            inner.serialize_tuple_variant(name, index, variant, len)
+        })
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        let level = self.level.inside(1);
-        let inner = self.inner.serialize_map(len)?;
-        Ok(Compound::Live { inner, level })
+        self.compound(|inner| inner.serialize_map(len))
     }
 
     fn serialize_struct(
@@ -257,12 +263,7 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         name: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStruct, S::Error> {
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        let level = self.level.inside(1);
-        let inner = self.inner.serialize_struct(name, len)?;
-        Ok(Compound::Live { inner, level })
+        self.compound(|inner| inner.serialize_struct(name, len))
     }
 
     fn serialize_struct_variant(
@@ -272,21 +273,9 @@ impl<S: Serializer> Serializer for LimitedSerializer<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStructVariant, S::Error> {
-        // `{"variant": {...}}`: an object, then an object.
-        if self.level.too_deep() {
-            return self.truncated();
-        }
-        if self.level.inside(1).too_deep() {
-            return self
-                .inner
-                .serialize_newtype_variant(name, index, variant, TRUNCATED_DETAIL)
-                .map(Compound::Truncated);
-        }
-        let level = self.level.inside(2);
-        let inner = self
-            .inner
-            .serialize_struct_variant(name, index, variant, len)?;
-        Ok(Compound::Live { inner, level })
+        self.variant_compound((name, index, variant), |inner| {
+            inner.serialize_struct_variant(name, index, variant, len)
+        })
     }
 
     fn is_human_readable(&self) -> bool {
