@@ -93,9 +93,12 @@ pub trait ToolError: Error {
     /// The `#[retry_after]` field of the variant, if it has one.
     fn retry_after(&self) -> Option<Duration>;
 
-    /// The wire form of this error with default options.
+    /// The wire form of this error with [`FailureOptions::current`]: the options of the
+    /// request being served by an rmcp server wrapped in
+    /// [`ToolErrors`](crate::rmcp::ToolErrors) (feature `rmcp`), else the defaults. The `From`
+    /// impl and the rmcp conversion that the derive writes call this.
     fn to_failure(&self) -> ToolFailure {
-        ToolFailure::from_error_with(self, &FailureOptions::default())
+        ToolFailure::from_error_with(self, &FailureOptions::current())
     }
 
     /// The wire form of this error with `options`.
@@ -122,11 +125,30 @@ pub struct FailureOptions {
     correlation_id: Option<String>,
     structured_content: bool,
     tool: Option<String>,
+    client: Option<String>,
 }
 
 impl FailureOptions {
     /// The defaults: a fresh correlation id for masked errors, the payload in `_meta` only.
     pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The options of the request being served: inside
+    /// [`rmcp::request_scope`](crate::rmcp::request_scope), which
+    /// [`ToolErrors`](crate::rmcp::ToolErrors) opens for every `tools/call`, those of the
+    /// request (tool, trace id, client); anywhere else, the defaults.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// assert_eq!(FailureOptions::current(), FailureOptions::new());
+    /// ```
+    pub fn current() -> Self {
+        #[cfg(feature = "rmcp")]
+        if let Some(options) = crate::rmcp::request_options() {
+            return options;
+        }
         Self::default()
     }
 
@@ -198,6 +220,13 @@ impl FailureOptions {
         self
     }
 
+    /// The client the failure answers (for example `name/version` from its `initialize`), for
+    /// the `mcp_errors::failure` tracing event.
+    pub fn with_client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
     /// The correlation id set, if any.
     pub fn correlation_id(&self) -> Option<&str> {
         self.correlation_id.as_deref()
@@ -211,6 +240,11 @@ impl FailureOptions {
     /// The tool name set, if any.
     pub fn tool(&self) -> Option<&str> {
         self.tool.as_deref()
+    }
+
+    /// The client set, if any.
+    pub fn client(&self) -> Option<&str> {
+        self.client.as_deref()
     }
 }
 
@@ -231,7 +265,7 @@ impl ToolFailure {
     ///
     /// With the `tracing` feature, every conversion emits one event (target
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
-    /// `channel` (`execution` or `protocol`), `protocol_code`, `masked` and `tool`, so a
+    /// `channel` (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client`, so a
     /// subscriber can count failures per code and derive failure and retry rates. A masked
     /// error also emits its full text (target `mcp_errors::masked`, level ERROR): `error`
     /// (its `Display`) and `sources` (the source chain, joined by `: `), each escaped to one
@@ -350,11 +384,14 @@ fn protocol_error<E: ToolError + ?Sized>(
     code: ErrorCode,
     correlation_id: Option<String>,
 ) -> JsonRpcError {
+    // The message starts with the stable code, as the text of a tool error does: clients,
+    // relays and agent SDKs that drop `data` still show it.
     let (message, mut data) = if descriptor.is_masked() {
-        (MASKED_MESSAGE.to_owned(), Map::new())
+        (coded(descriptor.code(), MASKED_MESSAGE), Map::new())
     } else {
+        let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
         (
-            mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
+            coded(descriptor.code(), &message),
             error.details().into_map(),
         )
     };
@@ -371,6 +408,15 @@ fn protocol_error<E: ToolError + ?Sized>(
         message,
         data: Some(Value::Object(data)),
     }
+}
+
+/// `CODE: message`.
+fn coded(code: &str, message: &str) -> String {
+    let mut text = String::with_capacity(code.len() + 2 + message.len());
+    text.push_str(code);
+    text.push_str(": ");
+    text.push_str(message);
+    text
 }
 
 #[cfg(feature = "tracing")]
@@ -416,6 +462,7 @@ fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
         protocol_code,
         masked = descriptor.is_masked(),
         tool = mask::escape_for_log(options.tool.as_deref().unwrap_or("")).as_ref(),
+        client = mask::escape_for_log(options.client.as_deref().unwrap_or("")).as_ref(),
         "tool failure"
     );
 }

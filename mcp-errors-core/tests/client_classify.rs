@@ -861,3 +861,36 @@ fn a_retry_after_written_as_a_whole_float_is_read_in_milliseconds() {
         Some(Duration::ZERO)
     );
 }
+
+#[test]
+fn rmcps_text_for_arguments_that_do_not_deserialize_is_a_validation_failure() {
+    let text = "failed to deserialize parameters: invalid type: integer `5`, expected a string";
+    let error = tool_error(&ok(json!({
+        "content": [{"type": "text", "text": text}],
+        "isError": true
+    })));
+    assert_eq!(error.code.as_deref(), Some("INVALID_ARGUMENTS"));
+    assert_eq!(error.category, Some(Category::Validation));
+    assert!(!error.retryable);
+    assert_eq!(error.message, text);
+
+    let decision = mcp_errors_core::client::RetryPolicy::default().decide(
+        &Outcome::ExecutionError(error),
+        mcp_errors_core::client::Attempt::new(1, Duration::ZERO),
+        &mut mcp_errors_core::client::Jitter::fixed(1.0),
+    );
+    assert_eq!(decision, mcp_errors_core::client::Decision::FixInput);
+
+    // Only at the start of the first text block, and a payload of ours still wins.
+    let elsewhere = tool_error(&ok(json!({
+        "content": [{"type": "text", "text": format!("note: {text}")}],
+        "isError": true
+    })));
+    assert_eq!(elsewhere.code, None);
+    let described = tool_error(&ok(json!({
+        "content": [{"type": "text", "text": text}],
+        "isError": true,
+        "_meta": {META_KEY: {"code": "SEAT_ID", "category": "not_found", "message": "no seat"}}
+    })));
+    assert_eq!(described.code.as_deref(), Some("SEAT_ID"));
+}

@@ -169,7 +169,7 @@ async fn a_derived_protocol_variant_stays_a_protocol_error_whatever_its_message(
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert_eq!(
         error.message,
-        "invalid parameters: failed to deserialize parameters: row 26 does not exist"
+        "NO_SUCH_ROW: failed to deserialize parameters: row 26 does not exist"
     );
     assert_eq!(error.data, Some(json!({"code": "NO_SUCH_ROW", "row": 26})));
     client.cancel().await.unwrap();

@@ -373,7 +373,7 @@ async fn protocol_variants_come_back_as_json_rpc_errors_with_data() {
     for tool in ["get_order", "order_text", "order_result"] {
         let error = protocol_error(call(&client, tool, 4).await);
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{tool}");
-        assert_eq!(error.message, "start is after end");
+        assert_eq!(error.message, "BAD_RANGE: start is after end");
         assert_eq!(
             error.data,
             Some(json!({"code": "BAD_RANGE", "start": 9, "end": 3}))

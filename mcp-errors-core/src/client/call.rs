@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Where a call stands when a decision is made: which attempt just finished, how long the
 /// call has taken so far, and whether the caller declared it idempotent.
@@ -59,6 +59,9 @@ pub struct ToolCall {
     pub arguments: Value,
     /// Whether calling twice has the same effect as calling once. `false` unless declared.
     pub idempotent: bool,
+    /// The request's `_meta` (a W3C `traceparent`, say); empty for none.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub meta: Map<String, Value>,
 }
 
 impl ToolCall {
@@ -68,12 +71,28 @@ impl ToolCall {
             name: name.into(),
             arguments,
             idempotent: false,
+            meta: Map::new(),
         }
     }
 
     /// The same call, declared idempotent or not.
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
+        self
+    }
+
+    /// The same call with `key` set in the request's `_meta`.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::ToolCall;
+    /// use serde_json::json;
+    ///
+    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}))
+    ///     .with_meta("traceparent", json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+    /// assert!(call.meta.contains_key("traceparent"));
+    /// ```
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.meta.insert(key.into(), value);
         self
     }
 }

@@ -32,7 +32,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
-use crate::wire::{EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED};
+use crate::wire::{
+    ARGUMENT_ERROR_CODE, EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX,
+};
 use crate::{Category, ErrorCode, JsonRpcError};
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
@@ -865,6 +868,13 @@ fn tool_error<'a, N: Node<'a>>(
         && let Some(described) = Described::read(loose)
     {
         return build(described, text, ErrorSource::TextJson);
+    }
+    // rmcp's router answers arguments that do not deserialize with this text alone.
+    if first_text.is_some_and(|first| first.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)) {
+        return ExecutionErrorInfo::from_text(text)
+            .with_code(ARGUMENT_ERROR_CODE)
+            .with_category(Category::Validation)
+            .with_retryable(false);
     }
     ExecutionErrorInfo::from_text(text)
 }

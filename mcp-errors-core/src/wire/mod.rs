@@ -40,5 +40,14 @@ pub const RESULT_TYPE_COMPLETE: &str = "complete";
 /// The `resultType` of a result that needs more input first (spec 2026-07-28).
 pub const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
+/// How rmcp's tool router starts the text of the `isError` result it writes when a tool's
+/// arguments do not deserialize (`failed to deserialize parameters: missing field `id``).
+pub const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
+
+/// The stable code of a tool call whose arguments do not deserialize into the tool's
+/// parameters: a `validation` failure, which the server glue writes and the client also reads
+/// from the bare text of [`RMCP_ARGUMENT_ERROR_PREFIX`].
+pub const ARGUMENT_ERROR_CODE: &str = "INVALID_ARGUMENTS";
+
 #[cfg(test)]
 mod tests;

@@ -72,9 +72,20 @@ use crate::wire::{
 };
 use crate::{CATALOG_META_KEY, ErrorCode, FailureOptions, ToolError, ToolFailure};
 
-/// The start of the -32602 messages that rmcp's tool router rewrites into tool errors
-/// (it reserves them for arguments that failed to deserialize).
-pub const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
+mod arguments;
+#[cfg(feature = "client")]
+mod client;
+mod json;
+mod server;
+
+pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;
+pub use arguments::ArgumentError;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use client::{call_tool, call_tool_with, classify_call};
+pub use json::Json;
+pub(crate) use server::request_options;
+pub use server::{ToolErrors, request_scope};
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].

@@ -1,0 +1,215 @@
+//! rmcp's client under a [`RetryPolicy`]: [`call_tool`] runs a [`ToolCall`] on a
+//! `Peer<RoleClient>` and classifies each of rmcp's answers.
+
+use ::rmcp::ServiceError;
+use ::rmcp::model::{CallToolRequestParams, CallToolResponse, RequestMetaObject};
+use ::rmcp::service::{Peer, RoleClient};
+use serde_json::Value;
+
+use crate::client::{
+    InvalidReason, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
+    classify_result,
+};
+use crate::{ErrorCode, JsonRpcError};
+
+/// Runs `call` on `peer` under `policy` until the policy stops: the success, or the
+/// [`StopReport`] whose decision says what to do next.
+///
+/// Each attempt is one `tools/call` (rmcp's `call_tool_once`, so an `input_required` result
+/// comes back as [`Outcome::InputRequired`] for the caller to answer), classified by
+/// [`classify_call`]; between attempts it sleeps with tokio. Jitter is seeded from the
+/// system's entropy; use [`call_tool_with`] and a [`Retrier`] with a seeded
+/// [`Jitter`](crate::client::Jitter) for deterministic runs.
+///
+/// ```no_run
+/// use mcp_errors_core::client::{RetryPolicy, ToolCall};
+/// use mcp_errors_core::rmcp::call_tool;
+/// use serde_json::json;
+///
+/// # async fn run(client: rmcp::service::RunningService<rmcp::RoleClient, ()>) {
+/// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
+/// match call_tool(client.peer(), &call, &RetryPolicy::default()).await {
+///     Ok(success) => println!("{:?}", success.result()),
+///     Err(report) => println!("stopped: {:?} after {} attempts", report.decision, report.attempts.len()),
+/// }
+/// # }
+/// ```
+pub async fn call_tool(
+    peer: &Peer<RoleClient>,
+    call: &ToolCall,
+    policy: &RetryPolicy,
+) -> Result<RunSuccess, StopReport> {
+    call_tool_with(peer, call, &Retrier::new(policy.clone())).await
+}
+
+/// [`call_tool`] with a [`Retrier`] of your own (its policy and jitter).
+pub async fn call_tool_with(
+    peer: &Peer<RoleClient>,
+    call: &ToolCall,
+    retrier: &Retrier,
+) -> Result<RunSuccess, StopReport> {
+    retrier
+        .run(
+            call,
+            |_attempt| async move {
+                match request_params(call) {
+                    Ok(params) => classify_call(peer.call_tool_once(params).await),
+                    Err(refused) => refused,
+                }
+            },
+            tokio::time::sleep,
+        )
+        .await
+}
+
+/// What one of rmcp's `tools/call` answers came to.
+///
+/// - A result is read as [`classify_result`] reads its JSON: a success, an empty success, a
+///   tool error, `input_required`.
+/// - [`ServiceError::McpError`] is the server's JSON-RPC error: [`Outcome::ProtocolError`].
+/// - [`ServiceError::Timeout`] is the caller's own timeout, and a closed transport (or one that
+///   failed to send) a lost connection: [`Outcome::Unknown`], the call may have run.
+/// - Anything else that left the caller without an answer (a cancelled request, a lagging
+///   subscription) is [`UnknownCause::Other`]; an answer of the wrong type is
+///   [`Outcome::Invalid`].
+///
+/// ```
+/// use mcp_errors_core::client::{Outcome, UnknownCause};
+/// use mcp_errors_core::rmcp::classify_call;
+/// use rmcp::ServiceError;
+/// use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
+/// use std::time::Duration;
+///
+/// let done = classify_call(Ok(CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text("ok")]))));
+/// assert!(matches!(done, Outcome::Ready(_)));
+///
+/// let timed_out = classify_call(Err(ServiceError::Timeout { timeout: Duration::from_secs(30) }));
+/// assert_eq!(timed_out, Outcome::Unknown(UnknownCause::Timeout));
+///
+/// let refused = classify_call(Err(ServiceError::McpError(rmcp::ErrorData::invalid_params("BAD_RANGE: start after end", None))));
+/// assert!(matches!(refused, Outcome::ProtocolError(e) if e.code.0 == -32602));
+/// ```
+pub fn classify_call(answer: Result<CallToolResponse, ServiceError>) -> Outcome {
+    let result = match answer {
+        Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result),
+        Ok(CallToolResponse::InputRequired(result)) => serde_json::to_value(result),
+        Ok(CallToolResponse::Task(result)) => serde_json::to_value(result),
+        // A kind of answer newer than this crate.
+        Ok(_) => {
+            return Outcome::Invalid(InvalidReason::MalformedResult(
+                "a kind of tools/call answer this crate does not know".to_owned(),
+            ));
+        }
+        Err(error) => return classify_service_error(error),
+    };
+    match result {
+        Ok(result) => classify_result(&result),
+        // rmcp's result types hold JSON values and strings only.
+        Err(error) => Outcome::Invalid(InvalidReason::MalformedResult(error.to_string())),
+    }
+}
+
+impl From<Result<::rmcp::model::CallToolResult, ServiceError>> for Outcome {
+    /// What rmcp's `Peer::call_tool` returned; see [`classify_call`].
+    fn from(answer: Result<::rmcp::model::CallToolResult, ServiceError>) -> Self {
+        classify_call(answer.map(CallToolResponse::Complete))
+    }
+}
+
+fn classify_service_error(error: ServiceError) -> Outcome {
+    match error {
+        ServiceError::McpError(error) => Outcome::ProtocolError(JsonRpcError {
+            code: ErrorCode(error.code.0),
+            message: error.message.into_owned(),
+            data: error.data,
+        }),
+        ServiceError::Timeout { .. } => Outcome::local_timeout(),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            Outcome::connection_lost()
+        }
+        ServiceError::UnexpectedResponse => Outcome::Invalid(InvalidReason::MalformedResult(
+            "the server answered tools/call with another kind of result".to_owned(),
+        )),
+        other => Outcome::unknown(UnknownCause::Other(other.to_string())),
+    }
+}
+
+/// The request of `call`, or the outcome of a call that cannot be sent: arguments that are
+/// not an object (or `null`) are refused as a server refuses them, with -32602.
+#[allow(clippy::result_large_err)]
+fn request_params(call: &ToolCall) -> Result<CallToolRequestParams, Outcome> {
+    let mut params = CallToolRequestParams::new(call.name.clone());
+    match &call.arguments {
+        Value::Null => {}
+        Value::Object(arguments) => params = params.with_arguments(arguments.clone()),
+        _ => {
+            return Err(Outcome::ProtocolError(JsonRpcError::new(
+                ErrorCode::INVALID_PARAMS,
+                "the arguments of a tool call must be a JSON object; nothing was sent",
+            )));
+        }
+    }
+    if !call.meta.is_empty() {
+        params.meta = Some(RequestMetaObject(call.meta.clone().into()));
+    }
+    Ok(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_closed_or_failed_transport_is_a_lost_connection() {
+        assert_eq!(
+            classify_call(Err(ServiceError::TransportClosed)),
+            Outcome::connection_lost()
+        );
+        let cancelled = classify_call(Err(ServiceError::Cancelled { reason: None }));
+        assert!(matches!(
+            cancelled,
+            Outcome::Unknown(UnknownCause::Other(_))
+        ));
+        assert!(matches!(
+            classify_call(Err(ServiceError::UnexpectedResponse)),
+            Outcome::Invalid(InvalidReason::MalformedResult(_))
+        ));
+    }
+
+    #[test]
+    fn a_json_rpc_error_keeps_code_message_and_data() {
+        let error = ::rmcp::ErrorData::new(
+            ::rmcp::model::ErrorCode(-32002),
+            "NO_DOC: no such document",
+            Some(json!({"code": "NO_DOC"})),
+        );
+        assert_eq!(
+            classify_call(Err(ServiceError::McpError(error))),
+            Outcome::ProtocolError(
+                JsonRpcError::new(-32002, "NO_DOC: no such document")
+                    .with_data(json!({"code": "NO_DOC"}))
+            )
+        );
+    }
+
+    #[test]
+    fn arguments_must_be_an_object_or_null_and_meta_is_sent() {
+        let params = request_params(&ToolCall::new("ping", Value::Null)).unwrap();
+        assert_eq!(params.arguments, None);
+        assert_eq!(params.meta, None);
+
+        let call = ToolCall::new("get", json!({"id": 7})).with_meta("traceparent", json!("00-x"));
+        let params = request_params(&call).unwrap();
+        assert_eq!(params.arguments, json!({"id": 7}).as_object().cloned());
+        assert_eq!(
+            params.meta.unwrap().0.get("traceparent"),
+            Some(&json!("00-x"))
+        );
+
+        let refused = request_params(&ToolCall::new("get", json!([7]))).unwrap_err();
+        assert!(
+            matches!(refused, Outcome::ProtocolError(e) if e.code == ErrorCode::INVALID_PARAMS)
+        );
+    }
+}

@@ -1,0 +1,285 @@
+//! [`ToolErrors`]: an rmcp service wrapped so that every tool failure knows the request it
+//! answers, and rmcp's own argument errors carry a code.
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use ::rmcp::ErrorData;
+use ::rmcp::model::{CallToolResult, ClientRequest, JsonObject, ServerResult};
+use ::rmcp::service::{
+    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, Service, ServiceRole,
+};
+
+use super::arguments::ArgumentError;
+use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
+use crate::{FailureOptions, ToolError};
+
+tokio::task_local! {
+    static REQUEST: FailureOptions;
+}
+
+/// Runs `future` with `options` as the options of the request being served: within it,
+/// [`ToolError::to_failure`], the `From` impls and the rmcp conversions the derive writes use
+/// them (see [`FailureOptions::current`]).
+///
+/// [`ToolErrors`] does this for every `tools/call`; call it yourself from a hand-written
+/// `call_tool` or another runtime setup.
+///
+/// ```
+/// use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
+/// use mcp_errors_core::rmcp::request_scope;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("the ledger is down")]
+/// #[category(internal)]
+/// #[code("LEDGER_UNAVAILABLE")]
+/// struct LedgerDown;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let options = FailureOptions::new()
+///     .with_tool("refund_order")
+///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+/// let failure = request_scope(options, async { ToolFailure::from(LedgerDown) }).await;
+/// let payload = &failure.as_execution().unwrap().meta.as_ref().unwrap().error.as_ref().unwrap();
+/// assert_eq!(payload.correlation_id.as_deref(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// # });
+/// ```
+pub async fn request_scope<F: Future>(options: FailureOptions, future: F) -> F::Output {
+    REQUEST.scope(options, future).await
+}
+
+/// The options of the request being served, if there is one.
+pub(crate) fn request_options() -> Option<FailureOptions> {
+    REQUEST.try_with(FailureOptions::clone).ok()
+}
+
+/// An rmcp server service whose tool failures know the request they answer, in one line.
+///
+/// Wrap the server (any [`Service<RoleServer>`], so any `ServerHandler`) before serving it:
+///
+/// ```ignore
+/// ToolErrors::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
+/// ```
+///
+/// For every `tools/call`, the wrapper
+/// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, the
+///   request's W3C `traceparent` (so a masked error's correlation id is the trace id in your
+///   tracing backend) and the client's name and version (from the request's `_meta`, else from
+///   `initialize`), on top of the options given to [`with_options`](Self::with_options). A tool
+///   returning `Result<_, MyError>` gets them through the conversion the derive writes;
+/// - turns the text-only `isError` result that rmcp writes when the arguments do not
+///   deserialize (`failed to deserialize parameters: ...`) into an [`ArgumentError`]: a
+///   `validation` failure with the stable code `INVALID_ARGUMENTS` and the field, what was
+///   expected and what was received in its details.
+///
+/// Every other request, notification and the server's info pass through unchanged.
+///
+/// ```
+/// use mcp_errors_core::FailureOptions;
+/// use mcp_errors_core::rmcp::ToolErrors;
+/// use rmcp::ServerHandler;
+///
+/// #[derive(Clone)]
+/// struct Quiet;
+/// impl ServerHandler for Quiet {}
+///
+/// let service = ToolErrors::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
+/// assert!(service.options().structured_content());
+/// let _inner: &Quiet = service.inner();
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolErrors<S> {
+    inner: S,
+    options: FailureOptions,
+}
+
+impl<S> ToolErrors<S> {
+    /// Wraps `inner` with default [`FailureOptions`].
+    pub fn new(inner: S) -> Self {
+        ToolErrors {
+            inner,
+            options: FailureOptions::new(),
+        }
+    }
+
+    /// The options every request starts from (for example
+    /// [`FailureOptions::with_structured_content`]); the request's tool, trace id and client
+    /// are added to them.
+    pub fn with_options(mut self, options: FailureOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The options every request starts from.
+    pub fn options(&self) -> &FailureOptions {
+        &self.options
+    }
+
+    /// The wrapped service.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// The wrapped service, unwrapped.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+
+    /// The options of one `tools/call`: the base options with the request's tool, trace id
+    /// and client.
+    fn request_options(&self, tool: &str, context: &RequestContext<RoleServer>) -> FailureOptions {
+        let mut options = self.options.clone().with_tool(tool);
+        if let Some(traceparent) = context.meta.0.get("traceparent").and_then(|v| v.as_str()) {
+            options = options.with_traceparent(traceparent);
+        }
+        let client = context.meta.client_info().or_else(|| {
+            context
+                .peer
+                .peer_info()
+                .map(|info| info.client_info.clone())
+        });
+        if let Some(client) = client {
+            options = options.with_client(format!("{}/{}", client.name, client.version));
+        }
+        options
+    }
+}
+
+impl<S: Service<RoleServer>> Service<RoleServer> for ToolErrors<S> {
+    async fn handle_request(
+        &self,
+        request: <RoleServer as ServiceRole>::PeerReq,
+        context: RequestContext<RoleServer>,
+    ) -> Result<<RoleServer as ServiceRole>::Resp, ErrorData> {
+        let ClientRequest::CallToolRequest(call) = request else {
+            return self.inner.handle_request(request, context).await;
+        };
+        let options = self.request_options(&call.params.name, &context);
+        // Kept to name the field of an argument error; rmcp takes the request.
+        let arguments = call.params.arguments.clone();
+        let response = request_scope(
+            options.clone(),
+            self.inner
+                .handle_request(ClientRequest::CallToolRequest(call), context),
+        )
+        .await;
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(ServerResult::CallToolResult(
+                with_coded_argument_error(result, arguments.as_ref(), &options),
+            )),
+            other => other,
+        }
+    }
+
+    fn handle_notification(
+        &self,
+        notification: <RoleServer as ServiceRole>::PeerNot,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.inner.handle_notification(notification, context)
+    }
+
+    fn get_info(&self) -> <RoleServer as ServiceRole>::Info {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [::rmcp::model::ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+}
+
+/// `result`, or the [`ArgumentError`] it stands for when it is rmcp's text-only answer to
+/// arguments that did not deserialize.
+fn with_coded_argument_error(
+    result: CallToolResult,
+    arguments: Option<&JsonObject>,
+    options: &FailureOptions,
+) -> CallToolResult {
+    let Some(message) = rmcp_argument_error(&result) else {
+        return result;
+    };
+    let error = ArgumentError::from_message(message, arguments);
+    match error.to_failure_with(options).into_rmcp() {
+        Ok(coded) => coded,
+        // An `ArgumentError` is an execution failure; a protocol error cannot come back.
+        Err(_) => result,
+    }
+}
+
+/// The message of rmcp's argument error: an `isError` result with no payload of ours whose
+/// first content block is text starting with [`RMCP_ARGUMENT_ERROR_PREFIX`].
+fn rmcp_argument_error(result: &CallToolResult) -> Option<&str> {
+    if result.is_error != Some(true) {
+        return None;
+    }
+    if result
+        .meta
+        .as_ref()
+        .is_some_and(|meta| meta.0.contains_key(META_KEY))
+    {
+        return None;
+    }
+    let text = &result.content.first()?.as_text()?.text;
+    text.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)
+        .then_some(text.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::rmcp::model::{ContentBlock, MetaObject};
+    use serde_json::json;
+
+    fn text_error(text: &str) -> CallToolResult {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    }
+
+    #[test]
+    fn only_a_text_only_error_starting_with_the_prefix_is_an_argument_error() {
+        let message = "failed to deserialize parameters: missing field `seat_id`";
+        assert_eq!(rmcp_argument_error(&text_error(message)), Some(message));
+
+        let success = CallToolResult::success(vec![ContentBlock::text(message)]);
+        assert_eq!(rmcp_argument_error(&success), None);
+
+        let mut ours = text_error(message);
+        let mut meta = MetaObject::new();
+        meta.insert(META_KEY.to_owned(), json!({"code": "X"}));
+        ours.meta = Some(meta);
+        assert_eq!(rmcp_argument_error(&ours), None);
+
+        assert_eq!(rmcp_argument_error(&text_error("seat taken")), None);
+        assert_eq!(rmcp_argument_error(&CallToolResult::error(vec![])), None);
+    }
+
+    #[test]
+    fn a_coded_argument_error_keeps_the_request_options() {
+        let options = FailureOptions::new().with_correlation_id("req-1");
+        let arguments = json!({"seat_id": 5});
+        let coded = with_coded_argument_error(
+            text_error(
+                "failed to deserialize parameters: invalid type: integer `5`, expected a string",
+            ),
+            arguments.as_object(),
+            &options,
+        );
+        let wire = serde_json::to_value(&coded).unwrap();
+        let payload = &wire["_meta"][META_KEY];
+        assert_eq!(payload["code"], "INVALID_ARGUMENTS");
+        assert_eq!(payload["category"], "validation");
+        assert_eq!(payload["details"]["field"], "seat_id");
+        assert_eq!(payload["correlationId"], "req-1");
+        assert_eq!(wire["isError"], true);
+    }
+
+    #[test]
+    fn outside_a_scope_there_are_no_request_options_and_inside_there_are() {
+        assert_eq!(request_options(), None);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let options = FailureOptions::new().with_tool("book");
+        let inside = runtime.block_on(request_scope(options.clone(), async { request_options() }));
+        assert_eq!(inside, Some(options));
+    }
+}
