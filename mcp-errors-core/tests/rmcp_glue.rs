@@ -1,0 +1,286 @@
+//! A `#[tool_router]` server wrapped in `ToolErrors`, called through rmcp's client with
+//! `call_tool`: tools return `Result<Json<T>, TheirError>` and nothing else, yet failures carry
+//! the tool, the trace id and the client, argument errors a code, and empty results a mark.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use mcp_errors_core::ToolError;
+use mcp_errors_core::client::{
+    Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause,
+};
+use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool, call_tool_with};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde_json::{Value, json};
+use tracing::field::{Field, Visit};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::{Layer, Registry};
+
+const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+#[derive(Debug, thiserror::Error, ToolError)]
+enum RefundError {
+    #[error("ledger write failed: disk /dev/sdb1 full")]
+    #[category(internal)]
+    #[code("LEDGER_UNAVAILABLE")]
+    LedgerDown,
+
+    #[error("the payment service is busy")]
+    #[category(transient)]
+    Busy,
+
+    #[error("start is after end")]
+    #[protocol(invalid_params)]
+    #[code("BAD_RANGE")]
+    BadRange,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct RefundArgs {
+    order_id: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Receipt {
+    order_id: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Hits {
+    titles: Vec<String>,
+}
+
+#[derive(Clone)]
+struct Shop {
+    tool_router: ToolRouter<Self>,
+    busy_calls: Arc<AtomicU32>,
+}
+
+#[tool_router]
+impl Shop {
+    /// Refunds an order: `ledger` fails masked, `busy` is busy once, `range` is refused.
+    #[tool]
+    async fn refund(
+        &self,
+        Parameters(args): Parameters<RefundArgs>,
+    ) -> Result<Json<Receipt>, RefundError> {
+        match args.order_id.as_str() {
+            "ledger" => Err(RefundError::LedgerDown),
+            "busy" if self.busy_calls.fetch_add(1, Ordering::SeqCst) == 0 => Err(RefundError::Busy),
+            "range" => Err(RefundError::BadRange),
+            _ => Ok(Json::new(Receipt {
+                order_id: args.order_id,
+            })),
+        }
+    }
+
+    /// Finds nothing, and says so.
+    #[tool]
+    async fn search(&self) -> Result<Json<Hits>, RefundError> {
+        Ok(Json::empty(Hits { titles: vec![] }, "No document matches."))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Shop {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+async fn connect() -> RunningService<RoleClient, ClientConfig> {
+    let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let shop = Shop {
+            tool_router: Shop::tool_router(),
+            busy_calls: Arc::new(AtomicU32::new(0)),
+        };
+        let server = ToolErrors::new(shop)
+            .serve(server_transport)
+            .await
+            .expect("server starts");
+        let _ = server.waiting().await;
+    });
+    let info = ClientConfig::new(
+        Default::default(),
+        Implementation::new("glue-test", "1.2.3"),
+    );
+    info.serve(client_transport).await.expect("client connects")
+}
+
+/// A retrier that never waits long and draws the same jitter every run.
+fn retrier() -> Retrier {
+    Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(7))
+}
+
+/// The fields of every `mcp_errors::failure` event.
+#[derive(Clone, Default)]
+struct FailureEvents(Arc<Mutex<Vec<Event>>>);
+
+/// One event's fields, by name, as text.
+type Event = Vec<(String, String)>;
+
+impl<S: tracing::Subscriber> Layer<S> for FailureEvents {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        struct Fields(Vec<(String, String)>);
+        impl Visit for Fields {
+            fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+                self.0.push((field.name().to_owned(), format!("{value:?}")));
+            }
+            fn record_str(&mut self, field: &Field, value: &str) {
+                self.0.push((field.name().to_owned(), value.to_owned()));
+            }
+        }
+        if event.metadata().target() == "mcp_errors::failure" {
+            let mut fields = Fields(Vec::new());
+            event.record(&mut fields);
+            self.0.lock().unwrap().push(fields.0);
+        }
+    }
+}
+
+/// The failure events of this whole test binary: a global subscriber, as a scoped one can
+/// miss events while tests on other threads register the same callsites.
+fn failure_events() -> &'static FailureEvents {
+    static EVENTS: OnceLock<FailureEvents> = OnceLock::new();
+    EVENTS.get_or_init(|| {
+        let events = FailureEvents::default();
+        tracing::subscriber::set_global_default(Registry::default().with(events.clone()))
+            .expect("no other global subscriber in this binary");
+        events
+    })
+}
+
+fn field<'a>(event: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    event
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+#[tokio::test]
+async fn a_masked_failure_knows_its_tool_client_and_trace_id() {
+    let events = failure_events();
+    let client = connect().await;
+
+    let call = ToolCall::new("refund", json!({"order_id": "ledger"}))
+        .with_meta("traceparent", json!(TRACEPARENT));
+    let report = call_tool_with(client.peer(), &call, &retrier())
+        .await
+        .expect_err("an internal failure stops the run");
+    assert_eq!(report.attempts.len(), 1);
+    let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
+        panic!("expected a tool error: {:?}", report.attempts[0].outcome);
+    };
+    assert_eq!(error.code.as_deref(), Some("LEDGER_UNAVAILABLE"));
+    assert_eq!(error.correlation_id.as_deref(), Some(TRACE_ID));
+    assert!(!error.message.contains("sdb1"));
+
+    let event = events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|e| field(e, "code") == Some("LEDGER_UNAVAILABLE"))
+        .cloned()
+        .expect("a failure event");
+    assert_eq!(field(&event, "tool"), Some("refund"));
+    assert_eq!(field(&event, "client"), Some("glue-test/1.2.3"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn wrong_arguments_are_a_coded_validation_failure_to_fix() {
+    let client = connect().await;
+    for (arguments, field) in [
+        (json!({"order_id": 5}), Some("order_id")),
+        (json!({}), Some("order_id")),
+    ] {
+        let call = ToolCall::new("refund", arguments);
+        let report = call_tool(client.peer(), &call, &RetryPolicy::default())
+            .await
+            .expect_err("bad arguments stop the run");
+        assert_eq!(report.decision, Decision::FixInput);
+        let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
+            panic!("expected a tool error");
+        };
+        assert_eq!(error.code.as_deref(), Some("INVALID_ARGUMENTS"));
+        let details = error.details.as_ref().expect("details");
+        assert_eq!(details.get("field").and_then(Value::as_str), field);
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_transient_failure_is_retried_and_succeeds() {
+    let client = connect().await;
+    let call = ToolCall::new("refund", json!({"order_id": "busy"}));
+    let success = call_tool_with(client.peer(), &call, &retrier())
+        .await
+        .expect("the second attempt succeeds");
+    assert_eq!(success.attempts.len(), 2);
+    assert!(matches!(
+        success.attempts[0].decision,
+        Decision::Retry { .. }
+    ));
+    let result = success.result().unwrap().to_value().unwrap();
+    assert_eq!(result["structuredContent"], json!({"order_id": "busy"}));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_empty_json_result_is_an_empty_success() {
+    let client = connect().await;
+    let success = call_tool(
+        client.peer(),
+        &ToolCall::new("search", Value::Null),
+        &RetryPolicy::default(),
+    )
+    .await
+    .expect("a success");
+    assert!(success.is_empty());
+    let tools = client.list_all_tools().await.unwrap();
+    let search = tools.iter().find(|t| t.name == "search").unwrap();
+    assert!(
+        search.output_schema.is_some(),
+        "Json<T> keeps the output schema"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_protocol_failure_keeps_its_code_in_the_message() {
+    let client = connect().await;
+    let call = ToolCall::new("refund", json!({"order_id": "range"}));
+    let report = call_tool(client.peer(), &call, &RetryPolicy::default())
+        .await
+        .expect_err("a protocol failure stops the run");
+    let Outcome::ProtocolError(error) = &report.attempts[0].outcome else {
+        panic!("expected a protocol error");
+    };
+    assert_eq!(error.message, "BAD_RANGE: start is after end");
+    assert_eq!(error.data.as_ref().unwrap()["code"], "BAD_RANGE");
+    assert_eq!(report.decision, Decision::FixInput);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_closed_connection_is_an_unknown_outcome() {
+    let client = connect().await;
+    let peer = client.peer().clone();
+    client.cancel().await.unwrap();
+    let call = ToolCall::new("refund", json!({"order_id": "A-1"}));
+    let report = call_tool(&peer, &call, &RetryPolicy::default())
+        .await
+        .expect_err("no answer");
+    assert_eq!(
+        report.attempts[0].outcome,
+        Outcome::Unknown(UnknownCause::ConnectionLost)
+    );
+    assert_eq!(report.decision, Decision::CheckState);
+}
