@@ -15,6 +15,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use mcp_errors_core::rmcp::ToolErrors;
 use mcp_errors_examples::demo::{DemoServer, Faults};
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -82,7 +83,9 @@ async fn main() -> ExitCode {
 }
 
 async fn serve_stdio(server: DemoServer) -> Result<(), Box<dyn std::error::Error>> {
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = ToolErrors::new(server)
+        .serve(rmcp::transport::stdio())
+        .await?;
     running.waiting().await?;
     Ok(())
 }
@@ -93,7 +96,7 @@ async fn serve_http(
 ) -> Result<(), Box<dyn std::error::Error>> {
     // Every session gets a clone: they share the faults and the seat map.
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(ToolErrors::new(server.clone())),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );

@@ -4,11 +4,23 @@
 use std::borrow::Cow;
 use std::future::Future;
 
-use ::rmcp::ErrorData;
-use ::rmcp::model::{CallToolResult, ClientRequest, JsonObject, ServerResult};
-use ::rmcp::service::{
-    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, Service, ServiceRole,
+#[allow(deprecated)] // Logging, which `set_level` still serves.
+use ::rmcp::model::SetLevelRequestParams;
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CancelledNotificationParam, CompleteRequestParams, CompleteResult, CustomNotification,
+    CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
+use ::rmcp::service::{
+    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
+};
+use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
@@ -55,7 +67,7 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 
 /// An rmcp server service whose tool failures know the request they answer, in one line.
 ///
-/// Wrap the server (any [`Service<RoleServer>`], so any `ServerHandler`) before serving it:
+/// Wrap the server (any `ServerHandler`) before serving it, over any transport:
 ///
 /// ```ignore
 /// ToolErrors::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
@@ -72,7 +84,7 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///   `validation` failure with the stable code `INVALID_ARGUMENTS` and the field, what was
 ///   expected and what was received in its details.
 ///
-/// Every other request, notification and the server's info pass through unchanged.
+/// Every other method of `ServerHandler` is the wrapped handler's, unchanged.
 ///
 /// ```
 /// use mcp_errors_core::FailureOptions;
@@ -145,46 +157,126 @@ impl<S> ToolErrors<S> {
     }
 }
 
-impl<S: Service<RoleServer>> Service<RoleServer> for ToolErrors<S> {
-    async fn handle_request(
+/// One method of `ServerHandler` handed to the wrapped handler, unchanged.
+macro_rules! forward {
+    ($($(#[$attr:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;)*) => {$(
+        $(#[$attr])*
+        fn $name(
+            &self,
+            $($arg: $ty),*
+        ) -> impl Future<Output = $out> + MaybeSendFuture + '_ {
+            self.inner.$name($($arg),*)
+        }
+    )*};
+}
+
+type Context = RequestContext<RoleServer>;
+type Notified = NotificationContext<RoleServer>;
+type Answer<T> = Result<T, ErrorData>;
+
+/// Every method goes to the wrapped handler; `call_tool` runs in the request's scope and
+/// codes rmcp's argument errors.
+impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
+    async fn call_tool(
         &self,
-        request: <RoleServer as ServiceRole>::PeerReq,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<<RoleServer as ServiceRole>::Resp, ErrorData> {
-        let ClientRequest::CallToolRequest(call) = request else {
-            return self.inner.handle_request(request, context).await;
-        };
-        let options = self.request_options(&call.params.name, &context);
-        // Kept to name the field of an argument error; rmcp takes the request.
-        let arguments = call.params.arguments.clone();
-        let response = request_scope(
-            options.clone(),
-            self.inner
-                .handle_request(ClientRequest::CallToolRequest(call), context),
-        )
-        .await;
+    ) -> Result<CallToolResponse, ErrorData> {
+        let options = self.request_options(&request.name, &context);
+        // Kept to name the field of an argument error; the handler takes the request.
+        let arguments = request.arguments.clone();
+        let response = request_scope(options.clone(), self.inner.call_tool(request, context)).await;
         match response {
-            Ok(ServerResult::CallToolResult(result)) => Ok(ServerResult::CallToolResult(
+            Ok(CallToolResponse::Complete(result)) => Ok(CallToolResponse::Complete(
                 with_coded_argument_error(result, arguments.as_ref(), &options),
             )),
             other => other,
         }
     }
 
-    fn handle_notification(
+    forward! {
+        fn ping(context: Context) -> Answer<()>;
+        fn initialize(
+            request: InitializeRequestParams,
+            context: Context,
+        ) -> Answer<InitializeResult>;
+        fn discover(context: Context) -> Answer<DiscoverResult>;
+        fn complete(request: CompleteRequestParams, context: Context) -> Answer<CompleteResult>;
+        #[allow(deprecated)]
+        fn set_level(request: SetLevelRequestParams, context: Context) -> Answer<()>;
+        fn get_prompt(
+            request: GetPromptRequestParams,
+            context: Context,
+        ) -> Answer<GetPromptResponse>;
+        fn list_prompts(
+            request: Option<PaginatedRequestParams>,
+            context: Context,
+        ) -> Answer<ListPromptsResult>;
+        fn list_resources(
+            request: Option<PaginatedRequestParams>,
+            context: Context,
+        ) -> Answer<ListResourcesResult>;
+        fn list_resource_templates(
+            request: Option<PaginatedRequestParams>,
+            context: Context,
+        ) -> Answer<ListResourceTemplatesResult>;
+        fn read_resource(
+            request: ReadResourceRequestParams,
+            context: Context,
+        ) -> Answer<ReadResourceResponse>;
+        fn listen(context: SubscriptionContext) -> Answer<()>;
+        #[allow(deprecated)]
+        fn subscribe(request: SubscribeRequestParams, context: Context) -> Answer<()>;
+        #[allow(deprecated)]
+        fn unsubscribe(request: UnsubscribeRequestParams, context: Context) -> Answer<()>;
+        fn list_tools(
+            request: Option<PaginatedRequestParams>,
+            context: Context,
+        ) -> Answer<ListToolsResult>;
+        fn on_custom_request(request: CustomRequest, context: Context) -> Answer<CustomResult>;
+        fn on_cancelled(notification: CancelledNotificationParam, context: Notified) -> ();
+        fn on_progress(notification: ProgressNotificationParam, context: Notified) -> ();
+        fn on_initialized(context: Notified) -> ();
+        fn on_roots_list_changed(context: Notified) -> ();
+        fn on_custom_notification(notification: CustomNotification, context: Notified) -> ();
+        fn get_task(request: GetTaskParams, context: Context) -> Answer<GetTaskResult>;
+        fn update_task(request: UpdateTaskParams, context: Context) -> Answer<()>;
+        fn cancel_task(request: CancelTaskParams, context: Context) -> Answer<()>;
+        fn list_skills(
+            request: Option<PaginatedRequestParams>,
+            context: Context,
+        ) -> Answer<ListSkillsResult>;
+        fn get_skill(request: GetSkillRequestParams, context: Context) -> Answer<GetSkillResult>;
+        fn read_resource_directory(
+            request: ReadResourceDirectoryRequestParams,
+            context: Context,
+        ) -> Answer<ReadResourceDirectoryResult>;
+    }
+
+    fn negotiate_initialize(
         &self,
-        notification: <RoleServer as ServiceRole>::PeerNot,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.inner.handle_notification(notification, context)
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.inner.negotiate_initialize(request)
     }
 
-    fn get_info(&self) -> <RoleServer as ServiceRole>::Info {
-        self.inner.get_info()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [::rmcp::model::ProtocolVersion]> {
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         self.inner.supported_protocol_versions()
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.inner.accepted_subscription_filter(requested)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.get_tool(name)
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
     }
 }
 
