@@ -19,6 +19,9 @@ pub struct Case {
     pub arguments: Map<String, Value>,
     /// Faults to switch on (`--fault F` each).
     pub faults: Vec<String>,
+    /// The request's `_meta` (a `traceparent`, say).
+    #[serde(default)]
+    pub meta: Map<String, Value>,
     /// What must come back; see `about` in `e2e/cases.json`.
     pub expect: Value,
 }
@@ -104,6 +107,19 @@ fn contains(haystack: Option<&Value>, needle: &Value) -> bool {
     matches!((haystack, needle), (Some(Value::String(h)), Value::String(n)) if h.contains(n.as_str()))
 }
 
+/// Each string of `expect.textExcludes` that appears in `reply` as JSON.
+fn leaked(expect: &Value, reply: &Reply) -> Vec<String> {
+    let wire = reply.to_response().to_string();
+    expect["textExcludes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|needle| wire.contains(needle))
+        .map(|needle| format!("the reply contains {needle:?}"))
+        .collect()
+}
+
 /// Every way `reply` differs from `expect` (empty when it matches).
 pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
     let mut problems = Vec::new();
@@ -113,8 +129,15 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
         }
     };
     let channel = expect["channel"].as_str().unwrap_or_default();
+    for leak in leaked(expect, reply) {
+        require(false, leak);
+    }
     match reply {
-        Reply::Protocol { code, data, .. } => {
+        Reply::Protocol {
+            code,
+            message,
+            data,
+        } => {
             require(
                 channel == "protocol",
                 format!("expected {channel}, got JSON-RPC error {code}"),
@@ -126,6 +149,12 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
                 expect["jsonrpcCode"].as_i64() == Some(i64::from(code.0)),
                 format!("JSON-RPC code {code}, expected {}", expect["jsonrpcCode"]),
             );
+            if let Some(want) = expect["messageStartsWith"].as_str() {
+                require(
+                    message.starts_with(want),
+                    format!("message {message:?} does not start with {want:?}"),
+                );
+            }
             if let Some(want) = expect.get("data") {
                 let got = data.clone().unwrap_or(Value::Null);
                 require(matches(want, &got), format!("data {got}, expected {want}"));
@@ -160,7 +189,13 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
                 return problems;
             }
             let payload = &meta[mcp_errors_core::META_KEY];
-            for key in ["code", "category", "retryable", "retryAfterMs"] {
+            for key in [
+                "code",
+                "category",
+                "retryable",
+                "retryAfterMs",
+                "correlationId",
+            ] {
                 if let Some(want) = expect.get(key) {
                     require(
                         &payload[key] == want,

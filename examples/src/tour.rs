@@ -3,18 +3,21 @@
 //!
 //! The `tour` binary prints one table row per case of [`cases`](crate::cases::cases), then
 //! runs [`retry_run`]: a transient failure that succeeds on the second attempt and a
-//! validation error that is never retried.
+//! validation error that is never retried. It serves the demo itself, in a child process
+//! started with [`SERVE_DEMO_FLAG`], unless `$DEMO_SERVER` names a `demo-server` binary.
 
 use std::error::Error;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
     Attempt, Decision, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall,
-    UnknownCause, classify,
+    classify,
 };
-use rmcp::model::CallToolRequestParams;
+use mcp_errors_core::rmcp::{ToolErrors, call_tool_with};
+use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ServiceError, ServiceExt};
@@ -22,65 +25,108 @@ use serde_json::{Map, Value};
 use tokio::process::Command;
 
 use crate::cases::{Case, Reply, check};
+use crate::demo::{DemoServer, Faults};
 
 /// A client connected to a `demo-server` child process; dropping it ends the child.
 pub type DemoClient = RunningService<RoleClient, ()>;
 
-/// Where the `demo-server` binary is: `$DEMO_SERVER` if set, else beside the running
-/// executable. Under `cargo run` (which sets `$CARGO`), it is built first, so the tour never
-/// talks to a stale or missing server.
-pub fn demo_server_path() -> Result<PathBuf, Box<dyn Error>> {
-    if let Some(path) = std::env::var_os("DEMO_SERVER") {
-        return Ok(PathBuf::from(path));
-    }
-    let exe = std::env::current_exe()?;
-    let dir = exe.parent().ok_or("the executable has no directory")?;
-    let server = dir.join(format!("demo-server{}", std::env::consts::EXE_SUFFIX));
-    if let Some(cargo) = std::env::var_os("CARGO") {
-        let mut build = std::process::Command::new(cargo);
-        build.args([
-            "build",
-            "--quiet",
-            "-p",
-            "mcp-errors-examples",
-            "--bin",
-            "demo-server",
-        ]);
-        if dir.ends_with("release") {
-            build.arg("--release");
-        }
-        let status = build.status()?;
-        if !status.success() {
-            return Err(format!("building demo-server failed: {status}").into());
-        }
-    }
-    if !server.exists() {
-        return Err(format!(
-            "no demo-server at {}: build it with `cargo build -p mcp-errors-examples --bin demo-server` or set DEMO_SERVER",
-            server.display()
-        )
-        .into());
-    }
-    Ok(server)
+/// How to start a demo server: a program, and the arguments that come before its
+/// `--fault`s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCommand {
+    program: PathBuf,
+    args: Vec<OsString>,
 }
 
-/// Starts `server` over stdio with these faults (`--fault F` each) and connects.
-pub async fn connect(server: &Path, faults: &[String]) -> Result<DemoClient, Box<dyn Error>> {
-    let mut command = Command::new(server);
-    for fault in faults {
-        command.arg("--fault").arg(fault);
+impl ServerCommand {
+    /// The `demo-server` binary at `path`.
+    pub fn binary(path: impl Into<PathBuf>) -> Self {
+        ServerCommand {
+            program: path.into(),
+            args: Vec::new(),
+        }
     }
-    let transport = TokioChildProcess::new(command)?;
+
+    /// The running executable with `--serve-demo`: the tour serves the demo itself in a child
+    /// process, so it needs no second binary and no second build.
+    pub fn this_executable() -> std::io::Result<Self> {
+        Ok(ServerCommand {
+            program: std::env::current_exe()?,
+            args: vec![SERVE_DEMO_FLAG.into()],
+        })
+    }
+
+    /// `$DEMO_SERVER`, a `demo-server` binary, if set; else [`this_executable`](Self::this_executable).
+    pub fn from_env() -> std::io::Result<Self> {
+        match std::env::var_os("DEMO_SERVER") {
+            Some(path) => Ok(ServerCommand::binary(path)),
+            None => ServerCommand::this_executable(),
+        }
+    }
+
+    /// The program started.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    fn command(&self, faults: &[String]) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args);
+        for fault in faults {
+            command.arg("--fault").arg(fault);
+        }
+        command
+    }
+}
+
+impl From<&Path> for ServerCommand {
+    fn from(path: &Path) -> Self {
+        ServerCommand::binary(path)
+    }
+}
+
+/// The first argument with which the tour binary serves the demo over stdio instead.
+pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
+
+/// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
+/// takes them) over stdio, through [`ToolErrors`], until the client leaves.
+pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
+    let faults = Faults::none();
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--fault", Some(fault)) => faults.add_list(&fault)?,
+            _ => return Err(format!("{SERVE_DEMO_FLAG}: unexpected argument `{arg}`").into()),
+        }
+    }
+    let running = ToolErrors::new(DemoServer::new(faults))
+        .serve(rmcp::transport::stdio())
+        .await?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// Starts the server of `command` over stdio with these faults and connects.
+pub async fn connect(
+    command: impl Into<ServerCommand>,
+    faults: &[String],
+) -> Result<DemoClient, Box<dyn Error>> {
+    let transport = TokioChildProcess::new(command.into().command(faults))?;
     Ok(().serve(transport).await?)
 }
 
-/// Calls `tool` and returns what came back, or the client's own failure (transport, ...).
+/// Calls `tool` with `arguments` and the request `_meta` `meta`, and returns what came back,
+/// or the client's own failure (transport, ...).
 pub async fn call(
     client: &DemoClient,
     tool: &str,
     arguments: Map<String, Value>,
+    meta: &Map<String, Value>,
 ) -> Result<Reply, ServiceError> {
-    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    if !meta.is_empty() {
+        params.meta = Some(RequestMetaObject(meta.clone().into()));
+    }
     match client.call_tool(params).await {
         Ok(result) => Ok(Reply::Result(serde_json::to_value(&result).map_err(
             |e| ServiceError::McpError(rmcp::ErrorData::internal_error(e.to_string(), None)),
@@ -109,10 +155,13 @@ pub struct Row {
     pub problems: Vec<String>,
 }
 
-/// Calls `case` on a fresh `server` and reads the reply.
-pub async fn run_case(server: &Path, case: &Case) -> Result<Row, Box<dyn Error>> {
-    let client = connect(server, &case.faults).await?;
-    let reply = call(&client, &case.tool, case.arguments.clone()).await?;
+/// Calls `case` on a fresh server started by `command` and reads the reply.
+pub async fn run_case(
+    command: impl Into<ServerCommand>,
+    case: &Case,
+) -> Result<Row, Box<dyn Error>> {
+    let client = connect(command, &case.faults).await?;
+    let reply = call(&client, &case.tool, case.arguments.clone(), &case.meta).await?;
     client.cancel().await?;
     let outcome = classify(&reply.to_response());
     // The ceiling of the first backoff (jitter fixed at 1): a real run draws below it.
@@ -248,42 +297,39 @@ pub struct RetryRuns {
     pub validation: Result<RunSuccess, StopReport>,
 }
 
-/// Runs `search_docs` under a [`Retrier`] (default policy: 3 attempts, capped exponential
-/// backoff with full jitter) against a server started with `--fault search_down:1`: the
-/// first call fails with a transient error and the retry succeeds. Then a call with a
-/// misspelt department stops after one attempt with [`Decision::FixInput`].
-pub async fn retry_run(server: &Path) -> Result<RetryRuns, Box<dyn Error>> {
-    let client = connect(server, &["search_down:1".to_owned()]).await?;
+/// Runs `search_docs` with [`call_tool_with`] (a [`Retrier`] with the default policy: 3
+/// attempts, capped exponential backoff with full jitter) against a server started with
+/// `--fault search_down:1`: the first call fails with a transient error and the retry
+/// succeeds. Then a call with a misspelt department stops after one attempt with
+/// [`Decision::FixInput`].
+pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, Box<dyn Error>> {
+    let client = connect(command, &["search_down:1".to_owned()]).await?;
     let retrier = Retrier::new(RetryPolicy::default());
-    let run = |department: &str| {
+    let search = |department: &str| {
         let arguments = serde_json::json!({"department": department, "keywords": "travel"});
-        let tool_call = ToolCall::new("search_docs", arguments.clone()).idempotent(true);
-        let arguments = arguments.as_object().cloned().unwrap_or_default();
-        let client = &client;
-        let retrier = &retrier;
-        async move {
-            retrier
-                .run(
-                    &tool_call,
-                    |_attempt| {
-                        let arguments = arguments.clone();
-                        async move {
-                            match call(client, "search_docs", arguments).await {
-                                Ok(reply) => Ok(reply.to_response()),
-                                Err(error) => Err(UnknownCause::Other(error.to_string())),
-                            }
-                        }
-                    },
-                    tokio::time::sleep,
-                )
-                .await
-        }
+        ToolCall::new("search_docs", arguments).idempotent(true)
     };
-    let transient = run("finance").await;
-    let validation = run("finace").await;
+    let transient = call_tool_with(client.peer(), &search("finance"), &retrier).await;
+    let validation = call_tool_with(client.peer(), &search("finace"), &retrier).await;
     client.cancel().await?;
     Ok(RetryRuns {
         transient,
         validation,
     })
+}
+
+/// Whether to colour the output: only on a terminal, and never when `NO_COLOR` is set to
+/// anything but the empty string (<https://no-color.org>).
+///
+/// ```
+/// use mcp_errors_examples::tour::use_colour;
+/// use std::ffi::OsStr;
+///
+/// assert!(use_colour(true, None));
+/// assert!(use_colour(true, Some(OsStr::new(""))));
+/// assert!(!use_colour(true, Some(OsStr::new("1"))));
+/// assert!(!use_colour(false, None));
+/// ```
+pub fn use_colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
 }

@@ -105,6 +105,7 @@ async fn an_unknown_department_is_a_validation_error_whose_hint_lists_the_valid_
         &client,
         "search_docs",
         args(json!({"department": "finace", "keywords": "travel"})),
+        &Map::new(),
     )
     .await
     .unwrap();
@@ -133,6 +134,7 @@ async fn a_search_that_matches_nothing_is_a_success_marked_empty() {
         &client,
         "search_docs",
         args(json!({"department": "legal", "keywords": "unicorn"})),
+        &Map::new(),
     )
     .await
     .unwrap();
@@ -157,6 +159,7 @@ async fn a_reversed_time_range_is_a_json_rpc_invalid_params_error_naming_both_fi
             json!({"service": "checkout", "start_time": "2026-11-02T12:00:00+02:00",
                     "end_time": "2026-11-02T09:00:00Z"}),
         ),
+        &Map::new(),
     )
     .await
     .unwrap();
@@ -180,6 +183,7 @@ async fn an_old_order_is_a_business_refusal_with_a_message_for_the_customer() {
         &client,
         "refund_order",
         args(json!({"order_id": "ORD-1002"})),
+        &Map::new(),
     )
     .await
     .unwrap();
@@ -198,9 +202,14 @@ async fn an_old_order_is_a_business_refusal_with_a_message_for_the_customer() {
 #[tokio::test]
 async fn a_seat_reserved_once_is_a_conflict_the_second_time() {
     let client = connect(server(), &[]).await.unwrap();
-    let first = call(&client, "reserve_seat", args(json!({"seat_id": "c4"})))
-        .await
-        .unwrap();
+    let first = call(
+        &client,
+        "reserve_seat",
+        args(json!({"seat_id": "c4"})),
+        &Map::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         first,
         Reply::Result(json!({
@@ -209,9 +218,14 @@ async fn a_seat_reserved_once_is_a_conflict_the_second_time() {
             "isError": false
         }))
     );
-    let second = call(&client, "reserve_seat", args(json!({"seat_id": "C4"})))
-        .await
-        .unwrap();
+    let second = call(
+        &client,
+        "reserve_seat",
+        args(json!({"seat_id": "C4"})),
+        &Map::new(),
+    )
+    .await
+    .unwrap();
     let payload = payload(&second);
     assert_eq!(payload["code"], "SEAT_TAKEN");
     assert!(!payload["hint"].as_str().unwrap().contains("C4"));
@@ -221,11 +235,13 @@ async fn a_seat_reserved_once_is_a_conflict_the_second_time() {
 #[tokio::test]
 async fn a_fault_limited_to_n_calls_recovers_after_them() {
     let client = connect(server(), &["orders_slow:2".into()]).await.unwrap();
+    let no_meta = Map::new();
     let refund = || {
         call(
             &client,
             "refund_order",
             args(json!({"order_id": "ORD-1003"})),
+            &no_meta,
         )
     };
     for _ in 0..2 {
@@ -262,6 +278,37 @@ async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
 }
 
 #[test]
+fn the_tour_serves_itself_and_prints_every_case_in_100_plain_columns() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tour"))
+        .env_remove("DEMO_SERVER")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the tour runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let n = cases().len();
+    assert!(
+        stdout.contains(&format!("{n} of {n} replies as e2e/cases.json expects")),
+        "{stdout}"
+    );
+    // Piped, so no colour; every line fits.
+    assert!(!stdout.contains('\x1b'), "{stdout}");
+    for line in stdout
+        .lines()
+        .take_while(|l| !l.starts_with("What the model reads"))
+    {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // Progress, one line per case, on stderr.
+    assert!(stderr.contains(&format!("[{n}/{n}]")), "{stderr}");
+}
+
+#[test]
 fn the_tour_prints_every_case_and_exits_zero() {
     let output = Command::new(env!("CARGO_BIN_EXE_tour"))
         .env("DEMO_SERVER", server())
@@ -279,7 +326,7 @@ fn the_tour_prints_every_case_and_exits_zero() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("| -32602 TIME_RANGE_REVERSED |"),
+        stdout.contains("JSON-RPC error -32602 TIME_RANGE_REVERSED (-, retryable: no)"),
         "{stdout}"
     );
     assert!(stdout.contains("succeeded after 2 attempt(s)"), "{stdout}");

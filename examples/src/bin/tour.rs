@@ -1,20 +1,37 @@
-//! The tour: starts `demo-server`, makes one call per case through rmcp's client, and prints
-//! what came back and what an agent should do next; then a scripted retry run.
+//! The tour: serves the demo in a child process (this same binary, with `--serve-demo`, or
+//! `$DEMO_SERVER`), makes one call per case through rmcp's client, and prints what came back
+//! and what an agent should do next; then a scripted retry run.
 //!
 //! Run with `cargo run -p mcp-errors-examples --bin tour`. Exits non-zero when a reply
-//! differs from `e2e/cases.json`.
+//! differs from `e2e/cases.json`. Progress goes to stderr; colour only when stdout is a
+//! terminal and `NO_COLOR` is unset or empty.
 
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use mcp_errors_core::client::{Decision, Outcome, RunSuccess, StopReport};
 use mcp_errors_examples::cases::cases;
 use mcp_errors_examples::tour::{
-    Row, arguments_text, category_and_retryable, channel, code, delay_text, demo_server_path,
-    model_text, next_step, retry_run, run_case,
+    Row, SERVE_DEMO_FLAG, ServerCommand, arguments_text, category_and_retryable, channel, code,
+    delay_text, model_text, next_step, retry_run, run_case, use_colour,
 };
+
+/// The widest table the tour prints, in columns.
+const MAX_WIDTH: usize = 100;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some(SERVE_DEMO_FLAG) {
+        args.next();
+        return match mcp_errors_examples::tour::serve_demo(args).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("tour {SERVE_DEMO_FLAG}: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match tour().await {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -25,96 +42,159 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Green or red text when colour is on.
+struct Paint(bool);
+
+impl Paint {
+    fn green(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+
+    fn red(&self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
 async fn tour() -> Result<bool, Box<dyn std::error::Error>> {
-    let server = demo_server_path()?;
+    let server = ServerCommand::from_env()?;
+    let paint = Paint(use_colour(
+        std::io::stdout().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+    ));
     let cases = cases();
     println!(
-        "mcp-errors tour: {} calls to {} (rmcp client over stdio); each reply read by \
-         client::classify, the next step decided by the default RetryPolicy.\n",
+        "mcp-errors tour: {} calls to the demo server (rmcp client over stdio, a fresh server \
+         per call);\neach reply read by client::classify, the next step decided by the \
+         default RetryPolicy.\n",
         cases.len(),
-        server.display()
     );
     let mut rows = Vec::new();
-    for case in &cases {
-        rows.push(run_case(&server, case).await?);
+    for (i, case) in cases.iter().enumerate() {
+        eprintln!("tour: [{:>2}/{}] {}", i + 1, cases.len(), case.name);
+        rows.push(run_case(server.clone(), case).await?);
     }
+    eprintln!("tour: retry runs against a backend down for one call");
+    let _ = std::io::stderr().flush();
     print_table(&rows);
 
     println!("\nWhat the model reads (content[0].text), per row:");
     for (i, row) in rows.iter().enumerate() {
-        println!("{:>3}  {}", i + 1, model_text(&row.reply));
+        let mut lines = wrap(&model_text(&row.reply), MAX_WIDTH - 5).into_iter();
+        println!("{:>3}  {}", i + 1, lines.next().unwrap_or_default());
+        for line in lines {
+            println!("     {line}");
+        }
     }
 
     let mut ok = true;
     let failed: Vec<&Row> = rows.iter().filter(|r| !r.problems.is_empty()).collect();
     for row in &failed {
         ok = false;
-        println!("\nMISMATCH {}: {}", row.case.name, row.problems.join("; "));
+        let mismatch = paint.red("MISMATCH");
+        println!(
+            "\n{mismatch} {}: {}",
+            row.case.name,
+            row.problems.join("; ")
+        );
     }
-    println!(
-        "\n{} of {} replies as e2e/cases.json expects.",
+    let summary = format!(
+        "{} of {} replies as e2e/cases.json expects.",
         rows.len() - failed.len(),
         rows.len()
     );
+    let summary = if failed.is_empty() {
+        paint.green(&summary)
+    } else {
+        paint.red(&summary)
+    };
+    println!("\n{summary}");
 
     println!(
-        "\nRetries: search_docs under client::Retrier (default policy: 3 attempts, capped \
-         exponential backoff, full jitter)\nagainst `demo-server --fault search_down:1` (the \
-         backend is down for the first call only):"
+        "\nRetries: search_docs through rmcp::call_tool_with (default policy: 3 attempts, \
+         capped exponential\nbackoff, full jitter) against a demo server with the fault \
+         search_down:1 (the backend is down\nfor the first call only):"
     );
-    let runs = retry_run(&server).await?;
-    ok &= print_run("department=finance keywords=travel", &runs.transient, true);
-    ok &= print_run("department=finace keywords=travel", &runs.validation, false);
+    let runs = retry_run(server).await?;
+    ok &= print_run(
+        &paint,
+        "department=finance keywords=travel",
+        &runs.transient,
+        true,
+    );
+    ok &= print_run(
+        &paint,
+        "department=finace keywords=travel",
+        &runs.validation,
+        false,
+    );
     Ok(ok)
 }
 
+/// Two lines per row, each within [`MAX_WIDTH`]: the call, then what came back and what to
+/// do next.
 fn print_table(rows: &[Row]) {
-    let header = [
-        "#",
-        "tool",
-        "arguments",
-        "channel",
-        "code",
-        "category",
-        "retryable",
-        "next step",
-    ];
-    let cells: Vec<[String; 8]> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let (category, retryable) = category_and_retryable(&row.outcome);
-            [
-                (i + 1).to_string(),
-                row.case.tool.clone(),
-                arguments_text(&row.case.arguments),
-                channel(&row.reply).to_owned(),
-                code(&row.outcome),
-                category,
-                retryable,
-                next_step(&row.outcome, &row.decision),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &cells {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+    for (i, row) in rows.iter().enumerate() {
+        let call = format!(
+            "{:>2}. {} {}",
+            i + 1,
+            row.case.tool,
+            arguments_text(&row.case.arguments)
+        );
+        println!("{}", clip(&call, MAX_WIDTH));
+        let (category, retryable) = category_and_retryable(&row.outcome);
+        let reply = match channel(&row.reply) {
+            "result" => "result".to_owned(),
+            channel => format!(
+                "{channel} {} ({category}, retryable: {retryable})",
+                code(&row.outcome)
+            ),
+        };
+        let next = format!("    {reply} -> {}", next_step(&row.outcome, &row.decision));
+        println!("{}", clip(&next, MAX_WIDTH));
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        while word.len() > width {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            lines.push(word.drain(..width).collect());
         }
+        let word: String = word.into_iter().collect();
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
     }
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        println!("{}", padded.join(" | ").trim_end());
-    };
-    line(&header.map(String::from));
-    println!("{}", widths.map(|w| "-".repeat(w)).join("-|-"));
-    for row in &cells {
-        line(row);
+    lines.push(line);
+    lines
+}
+
+/// `text` in at most `width` characters, ending in `…` when cut.
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
     }
+    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
+    clipped.push('…');
+    clipped
 }
 
 fn describe(outcome: &Outcome) -> String {
@@ -142,7 +222,12 @@ fn decision_text(decision: &Decision) -> String {
 }
 
 /// Prints one run; returns whether it went as the demo says it does.
-fn print_run(arguments: &str, run: &Result<RunSuccess, StopReport>, should_succeed: bool) -> bool {
+fn print_run(
+    paint: &Paint,
+    arguments: &str,
+    run: &Result<RunSuccess, StopReport>,
+    should_succeed: bool,
+) -> bool {
     println!("  search_docs {arguments}");
     let attempts = match run {
         Ok(success) => &success.attempts,
@@ -170,7 +255,7 @@ fn print_run(arguments: &str, run: &Result<RunSuccess, StopReport>, should_succe
         matches!(run, Err(r) if r.decision == Decision::FixInput) && attempts.len() == 1
     };
     if !as_expected {
-        println!("    MISMATCH: not what the demo expects");
+        println!("    {}: not what the demo expects", paint.red("MISMATCH"));
     }
     as_expected
 }

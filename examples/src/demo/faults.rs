@@ -14,11 +14,18 @@ pub enum Fault {
     /// `orders_slow`: the order service behind `refund_order` is too slow (`transient`,
     /// with a retry-after).
     OrdersSlow,
+    /// `ledger_down`: the ledger behind `refund_order` fails (`internal`, masked).
+    LedgerDown,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 3] = [Fault::SearchDown, Fault::TokenExpired, Fault::OrdersSlow];
+    pub const ALL: [Fault; 4] = [
+        Fault::SearchDown,
+        Fault::TokenExpired,
+        Fault::OrdersSlow,
+        Fault::LedgerDown,
+    ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
     pub fn name(self) -> &'static str {
@@ -26,6 +33,7 @@ impl Fault {
             Fault::SearchDown => "search_down",
             Fault::TokenExpired => "token_expired",
             Fault::OrdersSlow => "orders_slow",
+            Fault::LedgerDown => "ledger_down",
         }
     }
 
@@ -71,7 +79,7 @@ const ALWAYS: u64 = u64::MAX;
 /// ```
 #[derive(Debug, Default)]
 pub struct Faults {
-    remaining: [AtomicU64; 3],
+    remaining: [AtomicU64; Fault::ALL.len()],
 }
 
 impl Faults {

@@ -72,6 +72,13 @@ pub enum RefundError {
         customer_message: String,
     },
 
+    /// The ledger write failed. Its text (a host and a disk) stays in the server's log under
+    /// the correlation id; the model reads neither.
+    #[error("ledger write to ledger-db-2.internal failed: disk /var/lib/ledger full")]
+    #[category(internal)]
+    #[code("LEDGER_UNAVAILABLE")]
+    LedgerUnavailable,
+
     #[error("the order service did not answer in time")]
     #[category(transient)]
     #[hint("nothing was refunded; retry after the delay")]
@@ -93,6 +100,9 @@ pub fn refund(
         });
     }
     let id = order_id.trim().to_uppercase();
+    if faults.trip(Fault::LedgerDown) {
+        return Err(RefundError::LedgerUnavailable);
+    }
     let Some(&(id, days, amount_cents)) = ORDERS.iter().find(|(known, ..)| *known == id) else {
         return Err(RefundError::UnknownOrder {
             order_id: order_id.to_owned(),

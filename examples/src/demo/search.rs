@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use super::faults::{Fault, Faults};
 
+/// The longest `keywords` accepted, in characters: a search is a few words, and an argument
+/// the server keeps must not grow it without bound.
+pub const MAX_KEYWORDS_CHARS: usize = 200;
+
 /// The departments of the knowledge base.
 pub const DEPARTMENTS: [&str; 4] = ["finance", "hr", "legal", "engineering"];
 
@@ -73,7 +77,9 @@ const DOCUMENTS: [Document; 8] = [
 pub struct SearchArgs {
     /// The department whose policies to search: finance, hr, legal or engineering.
     pub department: String,
-    /// Words to look for in the policies' titles and text (any of them matches).
+    /// Words to look for in the policies' titles and text (any of them matches); at most 200
+    /// characters.
+    #[schemars(length(max = 200))]
     pub keywords: String,
 }
 
@@ -115,6 +121,16 @@ pub enum SearchError {
         allowed: String,
     },
 
+    #[error("keywords of {length} characters: at most {max} are searched")]
+    #[category(validation)]
+    #[hint("search with a few words")]
+    KeywordsTooLong {
+        #[detail]
+        length: usize,
+        #[detail]
+        max: usize,
+    },
+
     #[error("the policy knowledge base is unavailable")]
     #[category(transient)]
     #[hint("nothing was searched; retry the same search in a moment")]
@@ -136,6 +152,13 @@ pub fn search(args: &SearchArgs, faults: &Faults) -> Result<SearchHits, SearchEr
         return Err(SearchError::UnknownDepartment {
             department: args.department.clone(),
             allowed: DEPARTMENTS.join(", "),
+        });
+    }
+    let length = args.keywords.chars().count();
+    if length > MAX_KEYWORDS_CHARS {
+        return Err(SearchError::KeywordsTooLong {
+            length,
+            max: MAX_KEYWORDS_CHARS,
         });
     }
     if faults.trip(Fault::SearchDown) {

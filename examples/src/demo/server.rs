@@ -3,16 +3,11 @@
 use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
-use mcp_errors_core::EMPTY_META_KEY;
 use mcp_errors_core::ToolError;
-use mcp_errors_core::rmcp::error_catalog_meta;
-use rmcp::handler::server::tool::schema_for_output;
+use mcp_errors_core::rmcp::{Json, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, MetaObject, ServerCapabilities, ServerConfig,
-};
-use rmcp::{Json, ServerHandler, tool, tool_handler, tool_router};
-use serde_json::Value;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
 use super::faults::Faults;
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
@@ -58,41 +53,25 @@ impl DemoServer {
     }
 }
 
-/// A successful structured result, marked empty in `_meta` when it matched nothing.
-fn structured(value: Value, empty_text: Option<String>) -> CallToolResult {
-    let mut result = CallToolResult::structured(value);
-    if let Some(text) = empty_text {
-        result.content = vec![ContentBlock::text(text)];
-        let mut meta = MetaObject::new();
-        meta.insert(EMPTY_META_KEY.to_owned(), Value::Bool(true));
-        result.meta = Some(meta);
-    }
-    result
-}
-
 #[tool_router]
 impl DemoServer {
     /// Searches the company's policy documents of one department (finance, hr, legal or
     /// engineering) for keywords. A search that matches nothing is a success with zero hits,
     /// marked empty in `_meta`.
-    #[tool(
-        output_schema = schema_for_output::<SearchHits>(),
-        meta = error_catalog_meta::<SearchError>()
-    )]
+    #[tool(meta = error_catalog_meta::<SearchError>())]
     async fn search_docs(
         &self,
         Parameters(args): Parameters<SearchArgs>,
-    ) -> Result<CallToolResult, SearchError> {
+    ) -> Result<Json<SearchHits>, SearchError> {
         let hits = search::search(&args, &self.state.faults)?;
-        let empty = (hits.total == 0).then(|| {
-            format!(
-                "No {} document matches \"{}\" (an empty result, not an error).",
-                hits.department, hits.keywords
-            )
-        });
-        // Cannot fail: strings and numbers only.
-        let value = serde_json::to_value(&hits).unwrap_or_default();
-        Ok(structured(value, empty))
+        if hits.total > 0 {
+            return Ok(Json::new(hits));
+        }
+        let text = format!(
+            "No {} document matches \"{}\" (an empty result, not an error).",
+            hits.department, hits.keywords
+        );
+        Ok(Json::empty(hits, text))
     }
 
     /// Reserves a seat (A1 to C4). A seat that does not exist is `not_found`; a seat that is
@@ -102,7 +81,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<ReserveSeatArgs>,
     ) -> Result<Json<Reservation>, SeatError> {
-        self.state.seats.reserve(&args.seat_id).map(Json)
+        self.state.seats.reserve(&args.seat_id).map(Json::new)
     }
 
     /// Refunds an order delivered at most 30 days ago. Older orders are refused by a
@@ -112,7 +91,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<RefundArgs>,
     ) -> Result<Json<RefundReceipt>, RefundError> {
-        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json)
+        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json::new)
     }
 
     /// Returns the log lines of a service (checkout, payments or search) between two RFC 3339
@@ -122,7 +101,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<QueryLogsArgs>,
     ) -> Result<Json<LogPage>, LogsError> {
-        logs::query(&args).map(Json)
+        logs::query(&args).map(Json::new)
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.
