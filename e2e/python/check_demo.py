@@ -54,6 +54,12 @@ def field(model, snake: str, camel: str):
     return getattr(model, snake) if snake in type(model).model_fields else getattr(model, camel)
 
 
+def leaks(expect: dict, wire) -> list[str]:
+    """The strings of `textExcludes` found anywhere in the reply as JSON."""
+    text = json.dumps(wire)
+    return [f"the reply contains {needle!r}" for needle in expect.get("textExcludes", []) if needle in text]
+
+
 def check_result(expect: dict, result) -> list[str]:
     problems = []
     channel = expect["channel"]
@@ -63,6 +69,7 @@ def check_result(expect: dict, result) -> list[str]:
     wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     if channel != got:
         return [f"expected {channel}, got {got}: {json.dumps(wire)}"]
+    problems += leaks(expect, wire)
     meta = wire.get("_meta") or {}
     if channel == "result":
         empty = meta.get(EMPTY_KEY) is True
@@ -73,7 +80,7 @@ def check_result(expect: dict, result) -> list[str]:
             problems.append(f"structuredContent {structured}, expected {expect['structuredContent']}")
         return problems
     payload = meta.get(ERROR_KEY) or {}
-    for key in ["code", "category", "retryable", "retryAfterMs"]:
+    for key in ["code", "category", "retryable", "retryAfterMs", "correlationId"]:
         if key in expect and not matches(expect[key], payload.get(key)):
             problems.append(f"{key} {payload.get(key)!r}, expected {expect[key]!r}")
     details = payload.get("details") or {}
@@ -94,9 +101,12 @@ def check_result(expect: dict, result) -> list[str]:
 def check_protocol_error(expect: dict, error: ProtocolError) -> list[str]:
     if expect["channel"] != "protocol":
         return [f"expected {expect['channel']}, got {type(error).__name__} {error.error.code}: {error.error.message}"]
-    problems = []
+    problems = leaks(expect, error.error.model_dump(mode="json", by_alias=True, exclude_none=True))
     if error.error.code != expect["jsonrpcCode"]:
         problems.append(f"error.code {error.error.code}, expected {expect['jsonrpcCode']}")
+    prefix = expect.get("messageStartsWith")
+    if prefix is not None and not error.error.message.startswith(prefix):
+        problems.append(f"error.message {error.error.message!r} does not start with {prefix!r}")
     if "data" in expect and not matches(expect["data"], error.error.data):
         problems.append(f"error.data {error.error.data}, expected {expect['data']}")
     return problems
@@ -109,7 +119,7 @@ async def run_case(server: str, case: dict) -> list[str]:
         async with ClientSession(read, write) as session:
             await session.initialize()
             try:
-                result = await session.call_tool(case["tool"], case["arguments"])
+                result = await session.call_tool(case["tool"], case["arguments"], meta=case.get("meta"))
             except ProtocolError as error:
                 return check_protocol_error(case["expect"], error)
             return check_result(case["expect"], result)

@@ -56,10 +56,14 @@ function matches(expected, actual) {
 const contains = (haystack, needle) => typeof haystack === "string" && haystack.includes(needle);
 const show = (value) => JSON.stringify(value);
 
+// The strings of `textExcludes` found anywhere in the reply as JSON.
+const leaks = (expect, reply) =>
+  (expect.textExcludes ?? []).filter((needle) => show(reply).includes(needle)).map((needle) => `the reply contains ${show(needle)}`);
+
 function checkResult(expect, result) {
-  const problems = [];
   const got = result.isError === true ? "isError" : "result";
   if (expect.channel !== got) return [`expected ${expect.channel}, got ${got}: ${show(result)}`];
+  const problems = leaks(expect, result);
   const meta = result._meta ?? {};
   if (got === "result") {
     const empty = meta[EMPTY_KEY] === true;
@@ -72,7 +76,7 @@ function checkResult(expect, result) {
     return problems;
   }
   const payload = meta[ERROR_KEY] ?? {};
-  for (const key of ["code", "category", "retryable", "retryAfterMs"]) {
+  for (const key of ["code", "category", "retryable", "retryAfterMs", "correlationId"]) {
     if (key in expect && !matches(expect[key], payload[key])) {
       problems.push(`${key} ${show(payload[key])}, expected ${show(expect[key])}`);
     }
@@ -100,8 +104,13 @@ function checkRejection(expect, error) {
   if (expect.channel !== "protocol") {
     return [`expected ${expect.channel}, got McpError ${error.code}: ${error.message}`];
   }
-  const problems = [];
+  const problems = leaks(expect, { message: error.message, data: error.data });
   if (error.code !== expect.jsonrpcCode) problems.push(`code ${error.code}, expected ${expect.jsonrpcCode}`);
+  // The SDK's McpError puts "MCP error <code>: " before the server's message.
+  const message = error.message.replace(`MCP error ${error.code}: `, "");
+  if ("messageStartsWith" in expect && !message.startsWith(expect.messageStartsWith)) {
+    problems.push(`message ${show(message)} does not start with ${show(expect.messageStartsWith)}`);
+  }
   if ("data" in expect && !matches(expect.data, error.data)) {
     problems.push(`data ${show(error.data)}, expected ${show(expect.data)}`);
   }
@@ -124,7 +133,9 @@ async function runCase(c) {
     await client.listTools();
     let result;
     try {
-      result = await client.callTool({ name: c.tool, arguments: c.arguments });
+      const params = { name: c.tool, arguments: c.arguments };
+      if (c.meta) params._meta = c.meta;
+      result = await client.callTool(params);
     } catch (error) {
       return checkRejection(c.expect, error);
     }
