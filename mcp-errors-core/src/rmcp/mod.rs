@@ -1,13 +1,20 @@
 //! The rmcp integration (feature `rmcp`): conversions to rmcp's types, the
-//! `IntoCallToolResult` impl that `#[derive(ToolError)]` writes, and error catalogs on
-//! rmcp tools.
+//! `IntoCallToolResult` impl that `#[derive(ToolError)]` writes, the server glue, and error
+//! catalogs on rmcp tools; with the `client` feature too, rmcp's client under a retry policy.
 //!
 //! With the feature on, a derived enum implements rmcp's
 //! [`IntoCallToolResult`], so a tool
 //! method of a `#[tool_router]` returns `Result<Json<T>, MyError>` (or `Result<String, _>`,
 //! `Result<CallToolResult, _>`) and each `Err` reaches its channel: an execution variant as a
 //! result with `isError: true` and the payload in `_meta`, a protocol variant as a JSON-RPC
-//! error. `Json<T>` keeps giving the tool its `outputSchema`.
+//! error whose message starts with the stable code. `Json<T>` keeps giving the tool its
+//! `outputSchema`; this module's [`Json`] can also mark an empty result.
+//!
+//! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
+//!   request's `traceparent` and the client, and rmcp's text-only answer to arguments that do
+//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`).
+//! - [`call_tool`] runs a [`ToolCall`](crate::client::ToolCall) on a `Peer<RoleClient>` under a
+//!   [`RetryPolicy`](crate::client::RetryPolicy); [`classify_call`] reads one of rmcp's answers.
 //!
 //! rmcp's router turns a -32602 error whose message starts with
 //! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
