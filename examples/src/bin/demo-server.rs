@@ -54,7 +54,7 @@ const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NA
   --fault NAME[:N]        switch a fault on (for the first N calls only with :N); repeatable
                           NAME: search_down, token_expired, orders_slow
   DEMO_FAULTS             the same as a comma-separated list, e.g. DEMO_FAULTS=search_down:1,orders_slow
-HTTP OPTIONS (DURATION: a number with ms, s or m, e.g. 250ms, 10s, 5m):
+HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m):
   --allow-origin ORIGIN   also accept requests from this browser origin, e.g. https://app.example:443
                           or http://dev.example:* (any port); repeatable; loopback origins always pass
   --allow-host HOST       also accept this Host header (name or name:port); repeatable; loopback
