@@ -61,6 +61,7 @@
 //!   [`ErrorPayload`] and the `_meta` keys.
 //! - [`failure`]: the [`ToolError`] trait and [`ToolFailure`], one failure on its channel.
 //! - [`mask`]: what the model sees of an internal error, correlation ids, text limits.
+//! - [`otel`]: the OpenTelemetry attribute names of the tracing events and spans.
 //! - [`catalog`]: every code of an error type, to publish and to check as a contract.
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
 //!   to do next; `client::render` (feature `render`) for model APIs.
@@ -91,6 +92,7 @@ pub mod client;
 mod derive_support;
 pub mod failure;
 pub mod mask;
+pub mod otel;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
@@ -101,7 +103,7 @@ pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CATALOG_META_KEY, CallToolResult, Content, Details, EMPTY_META_KEY, ErrorCode, ErrorPayload,
-    JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta,
+    JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta, TOOL_FAILURE_META_KEY,
 };
 
 /// `#[derive(ToolError)]`: see the derive's documentation for the attribute language.
