@@ -33,23 +33,28 @@ mod budget;
 mod call;
 mod classify;
 mod decision;
+mod known;
 mod outcome;
+mod peer;
 mod policy;
 #[cfg(feature = "render")]
 #[cfg_attr(docsrs, doc(cfg(feature = "render")))]
 pub mod render;
 mod report;
 mod run;
+mod trace;
 
 pub use backoff::Jitter;
 pub use budget::{RetryBudget, RetryBudgetBuilder};
 pub use call::{Attempt, ToolAnnotations, ToolCall};
 pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
 pub use decision::{Decision, EscalationReason};
+#[allow(deprecated)]
+pub use outcome::TIMEOUT_CODES;
 pub use outcome::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, TIMEOUT_CODES,
-    UnknownCause,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause,
 };
+pub use peer::{CodeMeaning, PeerProfile};
 pub use policy::{
     DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, RetryPolicy, RetryPolicyBuilder,
 };

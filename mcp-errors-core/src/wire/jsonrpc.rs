@@ -90,10 +90,20 @@ impl ErrorCode {
             .map(|(_, name)| *name)
     }
 
-    /// Whether the code is in -32019..=-32000, which MCP 2026-07-28 leaves to implementations:
-    /// receivers must not give such a code a meaning shared across implementations.
+    /// Whether the code is in -32019..=-32000, which MCP 2026-07-28 leaves to implementations
+    /// (receivers must not give such a code a meaning shared across implementations), and is
+    /// not -32002, which earlier versions of MCP defined (resource not found) and which stays
+    /// reserved.
+    ///
+    /// ```
+    /// use mcp_errors_core::ErrorCode;
+    ///
+    /// assert!(ErrorCode(-32000).is_implementation_defined());
+    /// assert!(!ErrorCode::RESOURCE_NOT_FOUND.is_implementation_defined());
+    /// assert!(!ErrorCode::HEADER_MISMATCH.is_implementation_defined());
+    /// ```
     pub const fn is_implementation_defined(self) -> bool {
-        -32019 <= self.0 && self.0 <= -32000
+        -32019 <= self.0 && self.0 <= -32000 && self.0 != ErrorCode::RESOURCE_NOT_FOUND.0
     }
 
     /// Whether a protocol failure with this code is masked unless it says otherwise: only

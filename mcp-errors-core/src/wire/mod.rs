@@ -20,6 +20,8 @@ pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion,
 pub use payload::ErrorPayload;
 pub use result::{CallToolResult, Content, ResultMeta};
 pub use tool_failure::DraftToolFailure;
+#[cfg(feature = "client")]
+pub(crate) use tool_failure::epoch_millis;
 
 /// The `_meta` key under which a tool-execution failure carries its [`ErrorPayload`].
 ///
