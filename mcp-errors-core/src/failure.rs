@@ -371,7 +371,11 @@ impl ToolFailure {
                         .clone()
                         .unwrap_or_else(mask::new_correlation_id)
                 });
-                log_failure(descriptor, options, draft_id.as_deref().or(correlation_id.as_deref()));
+                log_failure(
+                    descriptor,
+                    options,
+                    draft_id.as_deref().or(correlation_id.as_deref()),
+                );
                 let payload = execution_payload(error, descriptor, category, correlation_id);
                 ToolFailure::Execution(execution_result(payload, options, draft_id))
             }
@@ -538,7 +542,11 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
 fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
 
 #[cfg(feature = "tracing")]
-fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions, correlation_id: Option<&str>) {
+fn log_failure(
+    descriptor: &ErrorDescriptor,
+    options: &FailureOptions,
+    correlation_id: Option<&str>,
+) {
     let (channel, category, protocol_code) = match descriptor.channel() {
         Channel::Execution(category) => ("execution", category.as_str(), None),
         Channel::Protocol(code) => ("protocol", "", Some(code.0)),

@@ -684,7 +684,10 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     };
     if is_error {
         let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
-        let draft = meta.as_ref().and_then(|m| m.tool_failure).and_then(loose_draft);
+        let draft = meta
+            .as_ref()
+            .and_then(|m| m.tool_failure)
+            .and_then(loose_draft);
         return Outcome::ExecutionError(tool_error(
             &texts,
             meta_error,
@@ -844,7 +847,10 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     let meta = finished.meta.map(|Obj(meta)| meta);
     if finished.is_error.strict().ok()? == Some(true) {
         let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
-        let draft = meta.as_ref().and_then(|m| m.tool_failure).and_then(loose_draft);
+        let draft = meta
+            .as_ref()
+            .and_then(|m| m.tool_failure)
+            .and_then(loose_draft);
         return Some(Outcome::ExecutionError(tool_error(
             &texts,
             meta_error,

@@ -25,7 +25,10 @@ pub enum CodeMeaning {
 impl CodeMeaning {
     /// Whether the call may have run on the server.
     pub const fn may_have_run(self) -> bool {
-        matches!(self, CodeMeaning::RequestTimeout | CodeMeaning::ConnectionClosed)
+        matches!(
+            self,
+            CodeMeaning::RequestTimeout | CodeMeaning::ConnectionClosed
+        )
     }
 }
 
@@ -88,7 +91,11 @@ impl PeerProfile {
     /// client's local errors, which a relay may pass on).
     pub fn typescript_sdk() -> Self {
         PeerProfile::named("typescript-sdk")
-            .with_message_meaning(ErrorCode(-32001), "session not found", CodeMeaning::SessionNotFound)
+            .with_message_meaning(
+                ErrorCode(-32001),
+                "session not found",
+                CodeMeaning::SessionNotFound,
+            )
             .with_meaning(ErrorCode(-32001), CodeMeaning::RequestTimeout)
             .with_meaning(ErrorCode(-32000), CodeMeaning::ConnectionClosed)
     }
@@ -107,7 +114,11 @@ impl PeerProfile {
                 "session not found",
                 CodeMeaning::SessionNotFound,
             )
-            .with_message_meaning(ErrorCode(32600), "session terminated", CodeMeaning::SessionNotFound)
+            .with_message_meaning(
+                ErrorCode(32600),
+                "session terminated",
+                CodeMeaning::SessionNotFound,
+            )
     }
 
     /// The Go SDK (`github.com/modelcontextprotocol/go-sdk`, its `jsonrpc2` package): -32004

@@ -352,7 +352,12 @@ impl RetryPolicy {
     }
 
     /// A tool error of unknown category: by its draft class, else by its text.
-    fn by_class(&self, error: &ExecutionErrorInfo, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    fn by_class(
+        &self,
+        error: &ExecutionErrorInfo,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+    ) -> Decision {
         match error.failure_class {
             Some(FailureClass::Capability) => Decision::FixInput,
             Some(FailureClass::Governance) => match error.code.as_deref() {
@@ -411,7 +416,10 @@ fn state_only(result: &ResultJson) -> Option<String> {
         request_state: Option<String>,
     }
     let parsed: InputRequired = result.deserialize().ok()?;
-    if parsed.input_requests.is_some_and(|requests| !requests.is_empty()) {
+    if parsed
+        .input_requests
+        .is_some_and(|requests| !requests.is_empty())
+    {
         return None;
     }
     parsed.request_state

@@ -157,8 +157,13 @@ impl Retrier {
         S: FnMut(Duration) -> SF,
         SF: Future<Output = ()>,
     {
-        self.run_inner(call, |number, _: Option<String>| call_fn(number), sleep_fn, false)
-            .await
+        self.run_inner(
+            call,
+            |number, _: Option<String>| call_fn(number),
+            sleep_fn,
+            false,
+        )
+        .await
     }
 
     /// [`run`](Self::run), where `call_fn(attempt, request_state)` also receives the

@@ -144,7 +144,10 @@ mod imp {
             match outcome {
                 Outcome::ExecutionError(error) => Facts {
                     status_code: None,
-                    code: error.code.as_deref().map(|c| escape_for_log(c).into_owned()),
+                    code: error
+                        .code
+                        .as_deref()
+                        .map(|c| escape_for_log(c).into_owned()),
                     category: error.category.map(crate::Category::as_str),
                     retryable: Some(error.retryable),
                 },
