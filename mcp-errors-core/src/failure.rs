@@ -240,7 +240,7 @@ impl FailureOptions {
     }
 
     /// Also write the draft tool-failure entry (SEP-3313) under
-    /// [`TOOL_FAILURE_META_KEY`](crate::TOOL_FAILURE_META_KEY), next to this crate's payload, or
+    /// [`TOOL_FAILURE_META_KEY`], next to this crate's payload, or
     /// not, whatever [`set_draft_tool_failure_default`] says.
     ///
     /// **Draft**: the entry follows a proposal that may still change, so it is off by default.
