@@ -64,7 +64,16 @@
 //! - [`otel`]: the OpenTelemetry attribute names of the tracing events and spans.
 //! - [`catalog`]: every code of an error type, to publish and to check as a contract.
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
-//!   to do next; `client::render` (feature `render`) for model APIs.
+//!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
+//!
+//! # Drafts
+//!
+//! Two parts follow proposals that are not part of the MCP specification yet and may change
+//! with them: the tool-failure entry of SEP-3313 under
+//! [`TOOL_FAILURE_META_KEY`] (written only when switched on, see
+//! [`FailureOptions::with_draft_tool_failure`]; read by the client), and the reading of
+//! unknown or disabled tools reported as tool errors (SEP-2145). The OpenTelemetry attribute
+//! names ([`otel`]) follow conventions whose status is "development".
 //! - `rmcp` (feature `rmcp`): the glue for rmcp servers.
 //!
 //! # Features
@@ -74,7 +83,7 @@
 //! | `derive` | yes | `#[derive(ToolError)]`; see [its documentation](https://docs.rs/mcp-errors-derive/latest/mcp_errors_derive/derive.ToolError.html) for the attribute language |
 //! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
-//! | `render` | no | `client::render`: results as Anthropic and OpenAI tool-result items (enables `client`) |
+//! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
 //! | `rmcp` | no | `IntoCallToolResult` for derived types and conversions to rmcp's types |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `catalog::assert_catalog_snapshot`, a test helper for catalogs as a contract |
