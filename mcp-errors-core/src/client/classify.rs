@@ -1011,20 +1011,12 @@ fn draft_category(code: &str, class: Option<FailureClass>) -> Option<Category> {
 }
 
 impl Drafted<'_> {
-    /// The wait until `retryNotBefore`, from now; `None` when it has passed.
-    fn wait(&self) -> Option<Duration> {
-        let not_before = self.retry_not_before?;
-        let now = crate::wire::epoch_millis(std::time::SystemTime::now());
-        (not_before > now).then(|| Duration::from_millis(not_before - now))
-    }
-
     /// A failure described by the draft entry alone.
     fn build(self, text: String) -> ExecutionErrorInfo {
         let category = self
             .code
             .as_deref()
             .and_then(|code| draft_category(code, self.class));
-        let retry_after = if self.retryable { self.wait() } else { None };
         let code = self.code.map(Cow::into_owned);
         let message = match (&code, text.is_empty()) {
             (_, false) => text.clone(),
@@ -1035,7 +1027,9 @@ impl Drafted<'_> {
             code,
             category,
             retryable: self.retryable,
-            retry_after,
+            // The wait until `retryNotBefore` is the policy's to take when it decides, so the
+            // outcome does not depend on the time it was read.
+            retry_after: None,
             message,
             hint: self.agent_guidance.map(Cow::into_owned),
             details: None,

@@ -295,8 +295,8 @@ pub struct ExecutionErrorInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
     /// The draft entry's `retryNotBefore`: the earliest time to call again, in milliseconds
-    /// since the Unix epoch. [`retry_after`](Self::retry_after) holds the wait it left when
-    /// the response was classified.
+    /// since the Unix epoch. The policy waits at least until then (and at least
+    /// [`retry_after`](Self::retry_after)), measured when it decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_not_before: Option<u64>,
 }

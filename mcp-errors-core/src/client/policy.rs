@@ -348,7 +348,12 @@ impl RetryPolicy {
             return Decision::CheckState;
         }
         let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
-        self.retry(attempt, error.retry_after, cost, jitter)
+        let not_before = error.retry_not_before.and_then(wait_until);
+        let wait = match (error.retry_after, not_before) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.retry(attempt, wait, cost, jitter)
     }
 
     /// A tool error of unknown category: by its draft class, else by its text.
@@ -423,6 +428,13 @@ fn state_only(result: &ResultJson) -> Option<String> {
         return None;
     }
     parsed.request_state
+}
+
+/// The time left until `not_before` (milliseconds since the Unix epoch); `None` once it has
+/// passed.
+fn wait_until(not_before: u64) -> Option<Duration> {
+    let now = crate::wire::epoch_millis(std::time::SystemTime::now());
+    (not_before > now).then(|| Duration::from_millis(not_before - now))
 }
 
 fn escalate(reason: EscalationReason) -> Decision {
