@@ -4,13 +4,17 @@
 use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
-use crate::wire::{CallToolResult, Content, Details, ErrorPayload, JsonRpcError, ResultMeta};
+use crate::wire::{
+    CallToolResult, Content, Details, DraftToolFailure, ErrorPayload, JsonRpcError, ResultMeta,
+    TOOL_FAILURE_META_KEY,
+};
 use crate::{Channel, ErrorCatalog, ErrorCode, ErrorDescriptor};
 
 /// A domain error that knows how it reaches the wire.
@@ -94,8 +98,8 @@ pub trait ToolError: Error {
     fn retry_after(&self) -> Option<Duration>;
 
     /// The wire form of this error with [`FailureOptions::current`]: the options of the
-    /// request being served by an rmcp server wrapped in
-    /// [`ToolErrors`](crate::rmcp::ToolErrors) (feature `rmcp`), else the defaults. The `From`
+    /// request being served by an rmcp server wrapped in `rmcp::ToolErrors` (feature `rmcp`),
+    /// else the defaults. The `From`
     /// impl and the rmcp conversion that the derive writes call this.
     fn to_failure(&self) -> ToolFailure {
         ToolFailure::from_error_with(self, &FailureOptions::current())
@@ -126,6 +130,43 @@ pub struct FailureOptions {
     structured_content: bool,
     tool: Option<String>,
     client: Option<String>,
+    // `None` follows the process-wide default of `set_draft_tool_failure_default`.
+    draft_tool_failure: Option<bool>,
+    protocol_version: Option<String>,
+}
+
+static DRAFT_TOOL_FAILURE_DEFAULT: AtomicBool = AtomicBool::new(false);
+
+/// Whether every conversion that does not choose otherwise
+/// ([`FailureOptions::with_draft_tool_failure`]) also writes the draft tool-failure entry
+/// (SEP-3313, a **draft**: see [`DraftToolFailure`]). Off until a server turns it on, once, at
+/// start-up; it covers the conversions no code of yours sees, such as the derive's `From` impl
+/// and rmcp's `IntoCallToolResult`.
+///
+/// ```
+/// use mcp_errors_core::failure::{draft_tool_failure_default, set_draft_tool_failure_default};
+/// use mcp_errors_core::{TOOL_FAILURE_META_KEY, ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[error("backend busy")]
+/// #[category(transient)]
+/// struct Busy;
+///
+/// assert!(!draft_tool_failure_default());
+/// set_draft_tool_failure_default(true);
+/// let result = ToolFailure::from(Busy).as_execution().unwrap().clone();
+/// set_draft_tool_failure_default(false);
+/// let entry = &result.meta_map().unwrap()[TOOL_FAILURE_META_KEY];
+/// assert_eq!(entry["class"], "reliability");
+/// assert_eq!(entry["retryable"], true);
+/// ```
+pub fn set_draft_tool_failure_default(on: bool) {
+    DRAFT_TOOL_FAILURE_DEFAULT.store(on, Ordering::Relaxed);
+}
+
+/// The process-wide default set by [`set_draft_tool_failure_default`]: `false` unless set.
+pub fn draft_tool_failure_default() -> bool {
+    DRAFT_TOOL_FAILURE_DEFAULT.load(Ordering::Relaxed)
 }
 
 impl FailureOptions {
@@ -134,10 +175,9 @@ impl FailureOptions {
         Self::default()
     }
 
-    /// The options of the request being served: inside
-    /// [`rmcp::request_scope`](crate::rmcp::request_scope), which
-    /// [`ToolErrors`](crate::rmcp::ToolErrors) opens for every `tools/call`, those of the
-    /// request (tool, trace id, client); anywhere else, the defaults.
+    /// The options of the request being served: inside `rmcp::request_scope` (feature
+    /// `rmcp`), which `rmcp::ToolErrors` opens for every `tools/call`, those of the request
+    /// (tool, trace id, client, protocol version); anywhere else, the defaults.
     ///
     /// ```
     /// use mcp_errors_core::FailureOptions;
@@ -227,6 +267,78 @@ impl FailureOptions {
         self
     }
 
+    /// Also write the draft tool-failure entry (SEP-3313) under
+    /// [`TOOL_FAILURE_META_KEY`], next to this crate's payload, or
+    /// not, whatever [`set_draft_tool_failure_default`] says.
+    ///
+    /// **Draft**: the entry follows a proposal that may still change, so it is off by default.
+    /// It always carries a correlation id: the one of these options (a masked error's, or the
+    /// `traceparent`'s trace id) when there is one, a fresh one otherwise, which the
+    /// `mcp_errors::failure` tracing event records.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::{FailureOptions, TOOL_FAILURE_META_KEY, ToolError};
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("rate limited")]
+    /// #[category(rate_limited)]
+    /// #[hint("wait, then call again")]
+    /// struct Limited { #[retry_after] wait: Duration }
+    ///
+    /// let options = FailureOptions::new()
+    ///     .with_draft_tool_failure(true)
+    ///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    /// let failure = Limited { wait: Duration::from_secs(2) }.to_failure_with(&options);
+    /// let meta = failure.as_execution().unwrap().meta_map().unwrap();
+    /// let entry = &meta[TOOL_FAILURE_META_KEY];
+    /// assert_eq!(entry["class"], "reliability");
+    /// assert_eq!(entry["code"], "LIMITED");
+    /// assert_eq!(entry["correlationId"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    /// assert_eq!(entry["agentGuidance"], "wait, then call again");
+    /// assert!(entry["retryNotBefore"].as_u64().unwrap() > 1_700_000_000_000);
+    /// assert_eq!(meta["rs.mcp-errors/error"]["code"], "LIMITED");
+    /// ```
+    pub fn with_draft_tool_failure(mut self, on: bool) -> Self {
+        self.draft_tool_failure = Some(on);
+        self
+    }
+
+    /// Whether the draft tool-failure entry is written: as set by
+    /// [`with_draft_tool_failure`](Self::with_draft_tool_failure), else the process-wide
+    /// [`draft_tool_failure_default`].
+    pub fn draft_tool_failure(&self) -> bool {
+        self.draft_tool_failure
+            .unwrap_or_else(draft_tool_failure_default)
+    }
+
+    /// The protocol version negotiated with the client (`"2025-11-25"`, `"2026-07-28"`, ...):
+    /// a protocol error's code follows it (see
+    /// [`JsonRpcError::for_protocol_version`]). Unset, codes are written as declared.
+    ///
+    /// ```
+    /// use mcp_errors_core::{ErrorCode, FailureOptions, ToolError};
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("no such document")]
+    /// #[protocol(resource_not_found)]
+    /// struct NoSuchDocument;
+    ///
+    /// let old = NoSuchDocument.to_failure_with(&FailureOptions::new().with_protocol_version("2025-11-25"));
+    /// assert_eq!(old.as_protocol().unwrap().code, ErrorCode::RESOURCE_NOT_FOUND);
+    /// let new = NoSuchDocument.to_failure_with(&FailureOptions::new().with_protocol_version("2026-07-28"));
+    /// assert_eq!(new.as_protocol().unwrap().code, ErrorCode::INVALID_PARAMS);
+    /// ```
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = Some(version.into());
+        self
+    }
+
+    /// The negotiated protocol version set, if any.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
     /// The correlation id set, if any.
     pub fn correlation_id(&self) -> Option<&str> {
         self.correlation_id.as_deref()
@@ -273,7 +385,6 @@ impl ToolFailure {
     /// and invisible or bidirectional characters are written as `\n`, `\u{1b}`, `\u{202e}`.
     pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
         let descriptor = error.descriptor();
-        log_failure(descriptor, options);
         let correlation_id = if descriptor.is_masked() {
             let id = options
                 .correlation_id
@@ -286,11 +397,28 @@ impl ToolFailure {
         };
         match descriptor.channel() {
             Channel::Execution(category) => {
+                // The draft entry always names a correlation id: a fresh one, recorded in the
+                // failure event, when the payload has none.
+                let draft_id = options.draft_tool_failure().then(|| {
+                    correlation_id
+                        .clone()
+                        .unwrap_or_else(mask::new_correlation_id)
+                });
+                log_failure(
+                    descriptor,
+                    options,
+                    draft_id.as_deref().or(correlation_id.as_deref()),
+                );
                 let payload = execution_payload(error, descriptor, category, correlation_id);
-                ToolFailure::Execution(execution_result(payload, options))
+                ToolFailure::Execution(execution_result(payload, options, draft_id))
             }
             Channel::Protocol(code) => {
-                ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
+                log_failure(descriptor, options, correlation_id.as_deref());
+                let error = protocol_error(error, descriptor, code, correlation_id);
+                ToolFailure::Protocol(match options.protocol_version() {
+                    Some(version) => error.for_protocol_version(version),
+                    None => error,
+                })
             }
         }
     }
@@ -362,19 +490,30 @@ fn execution_payload<E: ToolError + ?Sized>(
     }
 }
 
-fn execution_result(payload: ErrorPayload, options: &FailureOptions) -> CallToolResult {
+fn execution_result(
+    payload: ErrorPayload,
+    options: &FailureOptions,
+    draft_id: Option<String>,
+) -> CallToolResult {
     let text = payload.to_text();
     // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
     // Cannot fail: the payload holds strings, numbers and JSON values only.
     let structured_content = options
         .structured_content
         .then(|| serde_json::to_value(&payload).unwrap_or(Value::Null));
+    let draft = draft_id.map(|id| DraftToolFailure::from_payload(&payload, id, SystemTime::now()));
+    let mut meta = ResultMeta::with_error(payload);
+    if let Some(draft) = draft {
+        // Cannot fail: the entry holds strings, numbers and booleans only.
+        let entry = serde_json::to_value(draft).unwrap_or(Value::Null);
+        meta.other.insert(TOOL_FAILURE_META_KEY.to_owned(), entry);
+    }
     CallToolResult {
         content: vec![Content::text(text)],
         structured_content,
         is_error: Some(true),
         result_type: crate::wire::RESULT_TYPE_COMPLETE.into(),
-        meta: Some(ResultMeta::with_error(payload)),
+        meta: Some(meta),
     }
 }
 
@@ -448,11 +587,20 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
 fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
 
 #[cfg(feature = "tracing")]
-fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
+fn log_failure(
+    descriptor: &ErrorDescriptor,
+    options: &FailureOptions,
+    correlation_id: Option<&str>,
+) {
     let (channel, category, protocol_code) = match descriptor.channel() {
         Channel::Execution(category) => ("execution", category.as_str(), None),
         Channel::Protocol(code) => ("protocol", "", Some(code.0)),
     };
+    // OpenTelemetry's MCP conventions: `error.type` is `tool_error` for a result with
+    // `isError`, the JSON-RPC code otherwise, which is also `rpc.response.status_code`.
+    let status_code = protocol_code.map(|code| code.to_string());
+    let error_type = status_code.as_deref().unwrap_or(crate::otel::TOOL_ERROR);
+    let tool = options.tool.as_deref().map(mask::escape_for_log);
     tracing::info!(
         target: "mcp_errors::failure",
         code = descriptor.code(),
@@ -461,11 +609,17 @@ fn log_failure(descriptor: &ErrorDescriptor, options: &FailureOptions) {
         channel,
         protocol_code,
         masked = descriptor.is_masked(),
-        tool = mask::escape_for_log(options.tool.as_deref().unwrap_or("")).as_ref(),
+        tool = tool.as_deref().unwrap_or(""),
         client = mask::escape_for_log(options.client.as_deref().unwrap_or("")).as_ref(),
+        correlation_id,
+        { crate::otel::ERROR_TYPE } = error_type,
+        { crate::otel::GEN_AI_TOOL_NAME } = tool.as_deref(),
+        { crate::otel::GEN_AI_OPERATION_NAME } = crate::otel::EXECUTE_TOOL,
+        { crate::otel::MCP_METHOD_NAME } = crate::otel::TOOLS_CALL,
+        { crate::otel::RPC_RESPONSE_STATUS_CODE } = status_code.as_deref(),
         "tool failure"
     );
 }
 
 #[cfg(not(feature = "tracing"))]
-fn log_failure(_: &ErrorDescriptor, _: &FailureOptions) {}
+fn log_failure(_: &ErrorDescriptor, _: &FailureOptions, _: Option<&str>) {}

@@ -61,9 +61,19 @@
 //!   [`ErrorPayload`] and the `_meta` keys.
 //! - [`failure`]: the [`ToolError`] trait and [`ToolFailure`], one failure on its channel.
 //! - [`mask`]: what the model sees of an internal error, correlation ids, text limits.
+//! - [`otel`]: the OpenTelemetry attribute names of the tracing events and spans.
 //! - [`catalog`]: every code of an error type, to publish and to check as a contract.
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
-//!   to do next; `client::render` (feature `render`) for model APIs.
+//!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
+//!
+//! # Drafts
+//!
+//! Two parts follow proposals that are not part of the MCP specification yet and may change
+//! with them: the tool-failure entry of SEP-3313 under
+//! [`TOOL_FAILURE_META_KEY`] (written only when switched on, see
+//! [`FailureOptions::with_draft_tool_failure`]; read by the client), and the reading of
+//! unknown or disabled tools reported as tool errors (SEP-2145). The OpenTelemetry attribute
+//! names ([`otel`]) follow conventions whose status is "development".
 //! - `rmcp` (feature `rmcp`): the glue for rmcp servers.
 //!
 //! # Features
@@ -73,7 +83,7 @@
 //! | `derive` | yes | `#[derive(ToolError)]`; see [its documentation](https://docs.rs/mcp-errors-derive/latest/mcp_errors_derive/derive.ToolError.html) for the attribute language |
 //! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
-//! | `render` | no | `client::render`: results as Anthropic and OpenAI tool-result items (enables `client`) |
+//! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
 //! | `rmcp` | no | `IntoCallToolResult` for derived types, `ToolErrors` (request context, coded argument errors), `Json` with an empty mark, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `catalog::assert_catalog_snapshot`, a test helper for catalogs as a contract |
@@ -91,6 +101,7 @@ pub mod client;
 mod derive_support;
 pub mod failure;
 pub mod mask;
+pub mod otel;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
@@ -101,7 +112,7 @@ pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CATALOG_META_KEY, CallToolResult, Content, Details, EMPTY_META_KEY, ErrorCode, ErrorPayload,
-    JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta,
+    JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta, TOOL_FAILURE_META_KEY,
 };
 
 /// `#[derive(ToolError)]`: see the derive's documentation for the attribute language.

@@ -237,7 +237,7 @@ fn an_unknown_outcome_is_retried_only_when_declared_idempotent() {
         Outcome::unknown(UnknownCause::Other("killed".into())),
         protocol(-32000),
         protocol(-32001),
-        protocol(408),
+        protocol(-32019),
     ] {
         assert_eq!(
             decide(&outcome, first()),
@@ -273,7 +273,7 @@ fn protocol_errors_follow_their_codes() {
     assert_eq!(decide(&protocol(-32602), first()), Decision::FixInput);
     assert_eq!(decide(&protocol(-32002), first()), Decision::FixInput);
     assert_eq!(decide(&protocol(-32042), first()), Decision::ProvideInput);
-    for code in [-32700, -32600, -32601, -32603, 42] {
+    for code in [-32700, -32600, -32601, -32603, -32099, 408, 42] {
         assert_eq!(
             decide(&protocol(code), first()),
             escalate(EscalationReason::ProtocolError),
@@ -285,7 +285,8 @@ fn protocol_errors_follow_their_codes() {
 #[test]
 fn input_required_asks_for_input_and_invalid_escalates() {
     let input = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
-        "resultType": "input_required", "requestState": "s"}}));
+        "resultType": "input_required", "requestState": "s",
+        "inputRequests": {"login": {"method": "elicitation/create", "params": {}}}}}));
     assert_eq!(decide(&input, first()), Decision::ProvideInput);
     let invalid = classify(&json!({"jsonrpc": "2.0", "id": 1}));
     assert_eq!(

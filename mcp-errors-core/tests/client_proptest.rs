@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
+use mcp_errors_core::FailureClass;
 use mcp_errors_core::client::{
-    Attempt, Decision, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
-    classify, classify_bytes, classify_result, classify_result_bytes,
+    Attempt, Decision, ErrorSource, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy,
+    UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
@@ -125,6 +126,59 @@ fn response_like() -> impl Strategy<Value = Value> {
             },
         )
         .boxed();
+    // The draft tool-failure entry: each field mostly of its type, `retryNotBefore` also in
+    // the near future (which must not make the outcome depend on when it is read).
+    let draft = (
+        prop::option::of(
+            prop_oneof![
+                Just(json!("capability")),
+                Just(json!("governance")),
+                Just(json!("reliability")),
+                leaf(),
+            ]
+            .boxed(),
+        ),
+        prop::option::of(
+            prop_oneof![
+                Just(json!("retryable_transient_error")),
+                Just(json!("invalid_input")),
+                text(),
+            ]
+            .boxed(),
+        ),
+        prop::option::of(flag()),
+        prop::option::of(
+            prop_oneof![
+                (0u64..4_000).prop_map(|ms| {
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_millis() as u64;
+                    Value::from(now + ms)
+                }),
+                any::<u64>().prop_map(Value::from),
+                leaf(),
+            ]
+            .boxed(),
+        ),
+        (prop::option::of(text()), prop::option::of(text())),
+    )
+        .prop_map(|(class, code, retryable, not_before, (id, guidance))| {
+            let mut o = Map::new();
+            let mut put = |k: &str, v: Option<Value>| {
+                if let Some(v) = v {
+                    o.insert(k.to_owned(), v);
+                }
+            };
+            put("class", class);
+            put("code", code);
+            put("retryable", retryable);
+            put("retryNotBefore", not_before);
+            put("correlationId", id);
+            put("agentGuidance", guidance);
+            Value::Object(o)
+        })
+        .boxed();
     let result = (
         prop::option::weighted(
             0.5,
@@ -150,8 +204,16 @@ fn response_like() -> impl Strategy<Value = Value> {
         ),
         prop::option::of(prop_oneof![payload.clone(), json_value()]),
         prop::option::of(prop_oneof![
-            payload.prop_map(|p| json!({"rs.mcp-errors/error": p})),
+            payload
+                .clone()
+                .prop_map(|p| json!({"rs.mcp-errors/error": p})),
             any::<bool>().prop_map(|b| json!({"rs.mcp-errors/empty": b})),
+            draft
+                .clone()
+                .prop_map(|d| json!({"io.modelcontextprotocol/toolFailure": d})),
+            (payload, draft).prop_map(|(p, d)| json!({
+                "rs.mcp-errors/error": p, "io.modelcontextprotocol/toolFailure": d
+            })),
             json_value(),
         ]),
         prop::option::of(json_value()),
@@ -485,8 +547,26 @@ proptest! {
         if outcome.is_success() {
             prop_assert_eq!(decision.clone(), Decision::Done);
         }
-        if let Outcome::ExecutionError(e) = &outcome && e.category.is_none() {
-            prop_assert_eq!(decision, Decision::Escalate { reason: EscalationReason::UnknownCategory });
+        if let Outcome::ExecutionError(e) = &outcome {
+            // The draft's rules: capability and governance failures are never retried, and a
+            // reliability failure the draft alone describes only when the call may be repeated.
+            if matches!(e.failure_class, Some(FailureClass::Capability | FailureClass::Governance)) {
+                let retried = matches!(decision, Decision::Retry { .. });
+                prop_assert!(!retried, "retried: {:?}", e);
+            }
+            if e.source == ErrorSource::DraftToolFailure && !idempotent {
+                let retried = matches!(decision, Decision::Retry { .. });
+                prop_assert!(!retried, "retried: {:?}", e);
+            }
+            if e.category.is_none()
+                && e.failure_class.is_none()
+                && !e.text.to_ascii_lowercase().contains("tool")
+            {
+                prop_assert_eq!(
+                    decision,
+                    Decision::Escalate { reason: EscalationReason::UnknownCategory }
+                );
+            }
         }
     }
 }

@@ -20,6 +20,10 @@ fn every_variant_is_schema_valid_in_every_version() {
         FailureOptions::new().with_structured_content(true),
         FailureOptions::new()
             .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        // The draft tool-failure entry, and the codes of the newest version.
+        FailureOptions::new()
+            .with_draft_tool_failure(true)
+            .with_protocol_version("2026-07-28"),
     ];
     let mut checked = 0;
     for error in SampleError::all() {
@@ -41,7 +45,7 @@ fn every_variant_is_schema_valid_in_every_version() {
             }
         }
     }
-    assert_eq!(checked, SampleError::all().len() * 3 * 3);
+    assert_eq!(checked, SampleError::all().len() * 4 * 3);
 }
 
 #[test]

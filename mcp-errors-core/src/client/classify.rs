@@ -34,9 +34,9 @@ use serde_json::{Map, Value};
 use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
 use crate::wire::{
     ARGUMENT_ERROR_CODE, EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE,
-    RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX,
+    RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX, TOOL_FAILURE_META_KEY,
 };
-use crate::{Category, ErrorCode, JsonRpcError};
+use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
@@ -434,10 +434,11 @@ struct Parts<N> {
     request_state: Option<N>,
 }
 
-/// The two `_meta` keys this crate reads.
+/// The `_meta` keys this crate reads.
 struct MetaParts<N> {
     error: Option<N>,
     empty: Option<N>,
+    tool_failure: Option<N>,
 }
 
 /// A borrowed piece of JSON: `&RawValue` or `&Value`.
@@ -508,6 +509,7 @@ impl<'a> Node<'a> for &'a RawValue {
         struct RawMeta<'a> {
             error: Option<&'a RawValue>,
             empty: Option<&'a RawValue>,
+            tool_failure: Option<&'a RawValue>,
         }
         impl<'de> ObjectView<'de> for RawMeta<'de> {
             fn read<A: MapAccess<'de>>(
@@ -518,6 +520,7 @@ impl<'a> Node<'a> for &'a RawValue {
                 let slot = match key {
                     META_KEY => &mut self.error,
                     EMPTY_META_KEY => &mut self.empty,
+                    TOOL_FAILURE_META_KEY => &mut self.tool_failure,
                     _ => return Ok(false),
                 };
                 *slot = map.next_value()?;
@@ -528,6 +531,7 @@ impl<'a> Node<'a> for &'a RawValue {
         Some(MetaParts {
             error: m.error,
             empty: m.empty,
+            tool_failure: m.tool_failure,
         })
     }
 }
@@ -560,6 +564,7 @@ impl<'a> Node<'a> for &'a Value {
         Some(MetaParts {
             error: o.get(META_KEY).filter(|v| !v.is_null()),
             empty: o.get(EMPTY_META_KEY).filter(|v| !v.is_null()),
+            tool_failure: o.get(TOOL_FAILURE_META_KEY).filter(|v| !v.is_null()),
         })
     }
 }
@@ -679,7 +684,16 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     };
     if is_error {
         let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
-        return Outcome::ExecutionError(tool_error(&texts, meta_error, parts.structured_content));
+        let draft = meta
+            .as_ref()
+            .and_then(|m| m.tool_failure)
+            .and_then(loose_draft);
+        return Outcome::ExecutionError(tool_error(
+            &texts,
+            meta_error,
+            draft,
+            parts.structured_content,
+        ));
     }
     let empty = meta
         .and_then(|m| m.empty)
@@ -786,12 +800,14 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     struct Meta<'a> {
         error: Option<&'a RawValue>,
         empty: Member<bool>,
+        tool_failure: Option<&'a RawValue>,
     }
     impl<'de> ObjectView<'de> for Meta<'de> {
         fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
             match key {
                 META_KEY => self.error = map.next_value()?,
                 EMPTY_META_KEY => self.empty = map.next_value()?,
+                TOOL_FAILURE_META_KEY => self.tool_failure = map.next_value()?,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -830,10 +846,15 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     let texts = block_texts(finished.content?).ok()?;
     let meta = finished.meta.map(|Obj(meta)| meta);
     if finished.is_error.strict().ok()? == Some(true) {
-        let meta_error = meta.and_then(|m| m.error).and_then(loose_error);
+        let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
+        let draft = meta
+            .as_ref()
+            .and_then(|m| m.tool_failure)
+            .and_then(loose_draft);
         return Some(Outcome::ExecutionError(tool_error(
             &texts,
             meta_error,
+            draft,
             finished.structured_content,
         )));
     }
@@ -847,6 +868,7 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
 fn tool_error<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
+    draft: Option<Drafted<'_>>,
     structured: Option<N>,
 ) -> ExecutionErrorInfo {
     let mut text = String::new();
@@ -856,8 +878,16 @@ fn tool_error<'a, N: Node<'a>>(
         }
         text.push_str(t);
     }
-    if let Some(described) = meta_error {
-        return build(described, text, ErrorSource::Meta);
+    match (meta_error, draft) {
+        (Some(described), draft) => {
+            let error = build(described, text, ErrorSource::Meta);
+            return match draft {
+                Some(draft) => draft.complete(error),
+                None => error,
+            };
+        }
+        (None, Some(draft)) => return draft.build(text),
+        (None, None) => {}
     }
     if let Some(described) = structured.and_then(loose_error) {
         return build(described, text, ErrorSource::StructuredContent);
@@ -906,6 +936,131 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
         correlation_id: described.correlation_id.map(Cow::into_owned),
         text,
         source,
+        failure_class: category.map(Category::failure_class),
+        retry_not_before: None,
+    }
+}
+
+/// The draft tool-failure entry (SEP-3313), each field read leniently like an error
+/// description's.
+#[derive(Default)]
+struct LooseDraft<'a> {
+    class: Member<Text<'a>>,
+    code: Member<Text<'a>>,
+    retryable: Member<bool>,
+    retry_not_before: Member<Millis>,
+    correlation_id: Member<Text<'a>>,
+    agent_guidance: Member<Text<'a>>,
+}
+
+impl<'de> ObjectView<'de> for LooseDraft<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "class" => self.class = map.next_value()?,
+            "code" => self.code = map.next_value()?,
+            "retryable" => self.retryable = map.next_value()?,
+            "retryNotBefore" => self.retry_not_before = map.next_value()?,
+            "correlationId" => self.correlation_id = map.next_value()?,
+            "agentGuidance" => self.agent_guidance = map.next_value()?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// The draft entry as read: `None` when it names neither a known class nor a code.
+struct Drafted<'a> {
+    class: Option<FailureClass>,
+    code: Option<Cow<'a, str>>,
+    retryable: bool,
+    retry_not_before: Option<u64>,
+    correlation_id: Option<Cow<'a, str>>,
+    agent_guidance: Option<Cow<'a, str>>,
+}
+
+fn loose_draft<'a, N: Node<'a>>(node: N) -> Option<Drafted<'a>> {
+    let Obj(loose) = node.decode::<Obj<LooseDraft<'a>>>()?;
+    let text = |member: Member<Text<'a>>| member.ok().map(|Text(t)| t);
+    let class = text(loose.class).and_then(|c| match &*c {
+        "capability" => Some(FailureClass::Capability),
+        "governance" => Some(FailureClass::Governance),
+        "reliability" => Some(FailureClass::Reliability),
+        _ => None,
+    });
+    let code = text(loose.code);
+    if class.is_none() && code.is_none() {
+        return None;
+    }
+    Some(Drafted {
+        class,
+        code,
+        // The draft: `retryable` means something on a reliability failure only.
+        retryable: class == Some(FailureClass::Reliability) && loose.retryable.ok() == Some(true),
+        retry_not_before: loose.retry_not_before.ok().map(|Millis(ms)| ms),
+        correlation_id: text(loose.correlation_id),
+        agent_guidance: text(loose.agent_guidance),
+    })
+}
+
+/// The category a code the draft recommends stands for, when the code's class is the entry's
+/// class: a contradicting entry (`retryable_transient_error` in the capability class) keeps
+/// only its class, so it is never retried.
+fn draft_category(code: &str, class: Option<FailureClass>) -> Option<Category> {
+    let category = match code {
+        "invalid_input" => Category::Validation,
+        "resource_not_found" => Category::NotFound,
+        "retryable_transient_error" => Category::Transient,
+        "auth_required" => Category::Unauthenticated,
+        "permission_denied" => Category::Permission,
+        _ => return None,
+    };
+    (Some(category.failure_class()) == class).then_some(category)
+}
+
+impl Drafted<'_> {
+    /// A failure described by the draft entry alone.
+    fn build(self, text: String) -> ExecutionErrorInfo {
+        let category = self
+            .code
+            .as_deref()
+            .and_then(|code| draft_category(code, self.class));
+        let code = self.code.map(Cow::into_owned);
+        let message = match (&code, text.is_empty()) {
+            (_, false) => text.clone(),
+            (Some(code), true) => code.clone(),
+            (None, true) => String::new(),
+        };
+        ExecutionErrorInfo {
+            code,
+            category,
+            retryable: self.retryable,
+            // The wait until `retryNotBefore` is the policy's to take when it decides, so the
+            // outcome does not depend on the time it was read.
+            retry_after: None,
+            message,
+            hint: self.agent_guidance.map(Cow::into_owned),
+            details: None,
+            correlation_id: self.correlation_id.map(Cow::into_owned),
+            text,
+            source: ErrorSource::DraftToolFailure,
+            failure_class: self.class,
+            retry_not_before: self.retry_not_before,
+        }
+    }
+
+    /// `error`, read from this crate's payload, with what only the draft entry says: the
+    /// class when the category is unknown, the correlation id and the guidance when the
+    /// payload has none, and `retryNotBefore`.
+    fn complete(self, mut error: ExecutionErrorInfo) -> ExecutionErrorInfo {
+        error.failure_class = error.failure_class.or(self.class);
+        if error.correlation_id.is_none() {
+            error.correlation_id = self.correlation_id.map(Cow::into_owned);
+        }
+        if error.hint.is_none() {
+            error.hint = self.agent_guidance.map(Cow::into_owned);
+        }
+        error.retry_not_before = self.retry_not_before;
+        error
     }
 }
 

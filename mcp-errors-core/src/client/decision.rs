@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// What to do after one attempt of a tool call.
 ///
@@ -36,6 +37,40 @@ pub enum Decision {
     /// The call may have run and is not declared idempotent: find out whether it took
     /// effect before calling again. A blind replay could do it twice.
     CheckState,
+    /// The tool does not exist or is disabled (an `isError` result as SEP-2145 proposes, or a
+    /// -32602 as SDKs write it): list the tools again, then choose one.
+    RelistTools,
+    /// The call did not run because the session is gone or the server was closing (a code a
+    /// [`PeerProfile`](super::PeerProfile) knows): connect and initialize again, then call
+    /// again.
+    Reinitialize,
+    /// The request's HTTP headers do not match its body (-32020): send it again with headers
+    /// that match. A client or proxy fault; the call did not run.
+    FixHeaders,
+    /// The request needs client capabilities the client did not declare (-32021): declare
+    /// them, then call again.
+    DeclareCapabilities {
+        /// The capabilities the server requires (its `data.requiredCapabilities`; empty when it
+        /// did not say).
+        required: Map<String, Value>,
+    },
+    /// The server does not support the requested protocol version (-32022): choose one of
+    /// `supported`, then call again.
+    Renegotiate {
+        /// The versions the server supports (its `data.supported`; empty when it did not say).
+        supported: Vec<String>,
+    },
+    /// The server asks to be called again with its `requestState` and nothing else to answer
+    /// (`input_required` with only `requestState`, as under load shedding): call again, after
+    /// this delay, with the same arguments and this `requestState`.
+    RetryWithState {
+        /// How long to wait first.
+        #[serde(rename = "afterMs", with = "super::millis")]
+        after: Duration,
+        /// The `requestState` to send back, unchanged.
+        #[serde(rename = "requestState")]
+        request_state: String,
+    },
     /// Stop and hand the failure to a human or a coordinator.
     Escalate {
         /// Why.
@@ -70,4 +105,7 @@ pub enum EscalationReason {
     ProtocolError,
     /// A response that fits no known shape.
     InvalidResponse,
+    /// A `governance` failure of the draft tool-failure entry (SEP-3313) without a finer
+    /// category: policy refused the call, which the draft says never to retry by itself.
+    Governance,
 }

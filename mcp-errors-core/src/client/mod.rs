@@ -2,15 +2,18 @@
 //!
 //! - [`classify`] / [`classify_bytes`] turn a `tools/call` response into one [`Outcome`]:
 //!   ready, empty, tool error, protocol error, input required, invalid, or (built by the
-//!   caller for a local timeout) unknown. They read this project's payload and the common
-//!   foreign shapes.
+//!   caller for a local timeout) unknown. They read this project's payload, the draft
+//!   tool-failure entry (SEP-3313, a draft) and the common foreign shapes.
 //! - [`RetryPolicy`] maps an outcome and the attempt to a [`Decision`]: retry after a delay,
 //!   fix the input, re-read state, re-authenticate, explain to the user, provide input,
-//!   check state, or escalate.
+//!   check state, list the tools again, re-initialize, fix headers, declare capabilities,
+//!   renegotiate the version, retry with the server's `requestState`, or escalate.
+//! - [`PeerProfile`] says what one peer's implementation-defined codes (-32000..=-32019, and
+//!   its SDK's own) mean; without one they mean nothing.
 //! - [`Retrier`] / [`run_with_policy`] run a call under a policy with the caller's call and
 //!   sleep functions, and hand back a [`StopReport`] when the policy stops without a result.
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
-//!   Anthropic and OpenAI tool-result items.
+//!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items.
 //!
 //! A server marks a successful result that matched nothing by setting
 //! [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`; the client
@@ -33,23 +36,28 @@ mod budget;
 mod call;
 mod classify;
 mod decision;
+mod known;
 mod outcome;
+mod peer;
 mod policy;
 #[cfg(feature = "render")]
 #[cfg_attr(docsrs, doc(cfg(feature = "render")))]
 pub mod render;
 mod report;
 mod run;
+mod trace;
 
 pub use backoff::Jitter;
 pub use budget::{RetryBudget, RetryBudgetBuilder};
 pub use call::{Attempt, ToolAnnotations, ToolCall};
 pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
 pub use decision::{Decision, EscalationReason};
+#[allow(deprecated)]
+pub use outcome::TIMEOUT_CODES;
 pub use outcome::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, TIMEOUT_CODES,
-    UnknownCause,
+    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause,
 };
+pub use peer::{CodeMeaning, PeerProfile};
 pub use policy::{
     DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, RetryPolicy, RetryPolicyBuilder,
 };

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::classify::classify;
-use crate::{Category, ErrorCode, JsonRpcError};
+use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
 ///
@@ -75,11 +75,34 @@ impl Outcome {
     }
 
     /// Whether the call may have run on the server without the client knowing its result:
-    /// [`Outcome::Unknown`] and protocol errors with one of the [`TIMEOUT_CODES`].
+    /// [`Outcome::Unknown`], and protocol errors with an implementation-defined code
+    /// (-32000..=-32019), which mean nothing shared across implementations. A
+    /// [`PeerProfile`](super::PeerProfile) can say more of one peer's codes:
+    /// [`may_have_run_for`](Self::may_have_run_for).
     pub fn may_have_run(&self) -> bool {
+        self.may_have_run_for(&super::PeerProfile::standard())
+    }
+
+    /// [`may_have_run`](Self::may_have_run), reading protocol codes with `profile`.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::{Outcome, PeerProfile};
+    /// use mcp_errors_core::JsonRpcError;
+    ///
+    /// let gone = Outcome::ProtocolError(JsonRpcError::new(-32001, "Session not found"));
+    /// assert!(gone.may_have_run());
+    /// assert!(!gone.may_have_run_for(&PeerProfile::typescript_sdk()));
+    /// let timeout = Outcome::ProtocolError(JsonRpcError::new(408, "Request timed out"));
+    /// assert!(!timeout.may_have_run());
+    /// assert!(timeout.may_have_run_for(&PeerProfile::python_sdk()));
+    /// ```
+    pub fn may_have_run_for(&self, profile: &super::PeerProfile) -> bool {
         match self {
             Outcome::Unknown(_) => true,
-            Outcome::ProtocolError(error) => is_timeout(error.code),
+            Outcome::ProtocolError(error) => match profile.meaning(error) {
+                Some(meaning) => meaning.may_have_run(),
+                None => error.code.is_implementation_defined(),
+            },
             _ => false,
         }
     }
@@ -223,6 +246,9 @@ pub enum ErrorSource {
     TextJson,
     /// Only text: nothing machine-readable, the category is unknown.
     PlainText,
+    /// The draft standard's entry under `_meta["io.modelcontextprotocol/toolFailure"]`
+    /// (SEP-3313, a draft), when this project's payload is absent.
+    DraftToolFailure,
 }
 
 /// A tool-execution failure (`isError: true`) as far as it could be read.
@@ -264,6 +290,15 @@ pub struct ExecutionErrorInfo {
     pub text: String,
     /// Where the description came from.
     pub source: ErrorSource,
+    /// The failure class of the draft tool-failure standard (SEP-3313): the category's, or
+    /// the draft entry's when the category is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<FailureClass>,
+    /// The draft entry's `retryNotBefore`: the earliest time to call again, in milliseconds
+    /// since the Unix epoch. The policy waits at least until then (and at least
+    /// [`retry_after`](Self::retry_after)), measured when it decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_not_before: Option<u64>,
 }
 
 impl ExecutionErrorInfo {
@@ -297,6 +332,8 @@ impl ExecutionErrorInfo {
             correlation_id: None,
             text,
             source: ErrorSource::PlainText,
+            failure_class: None,
+            retry_not_before: None,
         }
     }
 
@@ -309,6 +346,7 @@ impl ExecutionErrorInfo {
     /// The same failure with a category, retryable as the category is by default.
     pub fn with_category(mut self, category: Category) -> Self {
         self.category = Some(category);
+        self.failure_class = Some(category.failure_class());
         self.retryable = category.retryable_by_default();
         self
     }
@@ -332,16 +370,14 @@ impl ExecutionErrorInfo {
     }
 }
 
-/// Codes that SDKs use for a request that timed out or a connection that closed:
-/// -32000 (TypeScript SDK `ConnectionClosed`, and the generic JSON-RPC server error),
-/// -32001 (TypeScript SDK `RequestTimeout`), 408 (Python SDK timeout).
+/// Codes some SDKs use for a request that timed out or a connection that closed: -32000
+/// and -32001 (TypeScript SDK `ConnectionClosed` and `RequestTimeout`), 408 (Python SDK).
+///
+/// MCP 2026-07-28 leaves -32000..=-32019 to implementations, and other SDKs give these codes
+/// other meanings (the TypeScript SDK's own server answers an unknown session with -32001), so
+/// the client no longer reads them alike for every server.
+#[deprecated(note = "codes mean what each peer's SDK says: use `PeerProfile`")]
 pub const TIMEOUT_CODES: [ErrorCode; 3] = [ErrorCode(-32000), ErrorCode(-32001), ErrorCode(408)];
-
-/// Whether `code` is one of [`TIMEOUT_CODES`]: like [`Outcome::Unknown`], the call may or may
-/// not have run.
-pub(crate) fn is_timeout(code: ErrorCode) -> bool {
-    TIMEOUT_CODES.contains(&code)
-}
 
 /// Why a response was classified [`Outcome::Invalid`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,8 +6,10 @@ use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::Attempt;
 use super::decision::{Decision, EscalationReason};
-use super::outcome::{ExecutionErrorInfo, Outcome};
-use crate::{Category, ErrorCatalog, ErrorCode, JsonRpcError};
+use super::known::says_tool_unavailable;
+use super::outcome::{ErrorSource, ExecutionErrorInfo, Outcome, ResultJson};
+use super::peer::PeerProfile;
+use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
 
 /// The default base of the exponential backoff: 100 ms.
 pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(100);
@@ -28,9 +30,23 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | `unauthenticated` | `Reauthenticate` |
 /// | `permission`, `internal` | `Escalate` |
 /// | `rate_limited`, `transient` (if retryable) | `Retry` after the retry-after or a backoff |
-/// | `Unknown`, protocol -32000 / -32001 / 408 | `Retry` if declared idempotent, else `CheckState` |
-/// | `InputRequired`, protocol -32042 | `ProvideInput` |
+/// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent, else `CheckState` |
+/// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
+/// | an unknown or disabled tool: an `isError` text or a -32602 message as SDKs write it | `RelistTools` |
+/// | protocol -32020 | `FixHeaders` |
+/// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
+/// | protocol -32022 | `Renegotiate` with `data.supported` |
+/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff |
+/// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
+///
+/// A tool error known only by the draft tool-failure entry (SEP-3313, a draft) is decided by
+/// the draft's rules: by its code when it is one of the draft's codes with a category here
+/// (`invalid_input`, `resource_not_found`, `auth_required`, `permission_denied`,
+/// `retryable_transient_error`), else by its class: `capability` is `FixInput`, `governance`
+/// is `ExplainToUser` for `user_action_required` and `Escalate` otherwise (never retried), and
+/// `reliability` is retried only when `retryable` is `true` and the call is declared
+/// idempotent (`CheckState` when it is not), never before `retryNotBefore`.
 ///
 /// Retries are bounded by the number of attempts, the overall deadline and the optional
 /// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`.
@@ -80,6 +96,7 @@ pub struct RetryPolicy {
     deadline: Option<Duration>,
     budget: Option<RetryBudget>,
     catalog: Option<ErrorCatalog>,
+    peer: PeerProfile,
 }
 
 impl Default for RetryPolicy {
@@ -91,6 +108,7 @@ impl Default for RetryPolicy {
             deadline: None,
             budget: None,
             catalog: None,
+            peer: PeerProfile::standard(),
         }
     }
 }
@@ -138,6 +156,26 @@ impl RetryPolicyBuilder {
         self
     }
 
+    /// What the peer's implementation-defined codes mean ([`PeerProfile::standard`], nothing,
+    /// unless set).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::client::{Attempt, Decision, Jitter, Outcome, PeerProfile, RetryPolicy};
+    /// use mcp_errors_core::JsonRpcError;
+    ///
+    /// let gone = Outcome::ProtocolError(JsonRpcError::new(-32001, "Session not found"));
+    /// let attempt = Attempt::new(1, Duration::ZERO);
+    /// let standard = RetryPolicy::default();
+    /// assert_eq!(standard.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::CheckState);
+    /// let ts = RetryPolicy::builder().peer_profile(PeerProfile::typescript_sdk()).build();
+    /// assert_eq!(ts.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::Reinitialize);
+    /// ```
+    pub fn peer_profile(mut self, profile: PeerProfile) -> Self {
+        self.0.peer = profile;
+        self
+    }
+
     /// The policy.
     pub fn build(self) -> RetryPolicy {
         self.0
@@ -165,6 +203,11 @@ impl RetryPolicy {
         self.budget.as_ref()
     }
 
+    /// What the peer's implementation-defined codes mean.
+    pub fn peer_profile(&self) -> &PeerProfile {
+        &self.peer
+    }
+
     /// The backoff ceiling after attempt `number` (from 1): `min(base * 2^(number-1), cap)`.
     /// A retry waits a random fraction of it (full jitter).
     pub fn backoff_ceiling(&self, number: u32) -> Duration {
@@ -189,7 +232,19 @@ impl RetryPolicy {
                 }
                 Decision::Done
             }
-            Outcome::InputRequired(_) => Decision::ProvideInput,
+            Outcome::InputRequired(result) => match state_only(result) {
+                Some(request_state) => {
+                    let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
+                    match self.retry(attempt, None, cost, jitter) {
+                        Decision::Retry { after } => Decision::RetryWithState {
+                            after,
+                            request_state,
+                        },
+                        other => other,
+                    }
+                }
+                None => Decision::ProvideInput,
+            },
             Outcome::Invalid(_) => escalate(EscalationReason::InvalidResponse),
             Outcome::Unknown(_) => self.may_have_run(attempt, jitter),
             Outcome::ProtocolError(error) => self.protocol(error, attempt, jitter),
@@ -206,13 +261,46 @@ impl RetryPolicy {
     }
 
     fn protocol(&self, error: &JsonRpcError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
-        if super::outcome::is_timeout(error.code) {
+        if let Some(meaning) = self.peer.meaning(error) {
+            return if meaning.may_have_run() {
+                self.may_have_run(attempt, jitter)
+            } else {
+                Decision::Reinitialize
+            };
+        }
+        // No shared meaning: whether the call ran is unknown.
+        if error.code.is_implementation_defined() {
             return self.may_have_run(attempt, jitter);
         }
+        let data = error.data.as_ref();
         match error.code {
+            ErrorCode::INVALID_PARAMS if says_tool_unavailable(&error.message) => {
+                Decision::RelistTools
+            }
             ErrorCode::INVALID_PARAMS | ErrorCode::RESOURCE_NOT_FOUND => Decision::FixInput,
             // The user has to act first.
             ErrorCode::URL_ELICITATION_REQUIRED => Decision::ProvideInput,
+            ErrorCode::HEADER_MISMATCH => Decision::FixHeaders,
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => Decision::DeclareCapabilities {
+                required: data
+                    .and_then(|d| d.get("requiredCapabilities"))
+                    .and_then(serde_json::Value::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+            },
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => Decision::Renegotiate {
+                supported: data
+                    .and_then(|d| d.get("supported"))
+                    .and_then(serde_json::Value::as_array)
+                    .map(|versions| {
+                        versions
+                            .iter()
+                            .filter_map(serde_json::Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
             _ => escalate(EscalationReason::ProtocolError),
         }
     }
@@ -232,7 +320,7 @@ impl RetryPolicy {
             }
         }
         let Some(category) = category else {
-            return escalate(EscalationReason::UnknownCategory);
+            return self.by_class(error, attempt, jitter);
         };
         match category {
             Category::Validation | Category::NotFound => Decision::FixInput,
@@ -241,13 +329,49 @@ impl RetryPolicy {
             Category::Unauthenticated => Decision::Reauthenticate,
             Category::Permission => escalate(EscalationReason::Permission),
             Category::Internal => escalate(EscalationReason::Internal),
-            Category::RateLimited | Category::Transient => {
-                if !error.retryable {
-                    return escalate(EscalationReason::NotRetryable);
-                }
-                let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
-                self.retry(attempt, error.retry_after, cost, jitter)
-            }
+            Category::RateLimited | Category::Transient => self.reliability(error, attempt, jitter),
+        }
+    }
+
+    /// A retryable failure is retried; one the draft entry alone describes only when the call
+    /// may be repeated, as the draft asks.
+    fn reliability(
+        &self,
+        error: &ExecutionErrorInfo,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+    ) -> Decision {
+        if !error.retryable {
+            return escalate(EscalationReason::NotRetryable);
+        }
+        if error.source == ErrorSource::DraftToolFailure && !attempt.idempotent {
+            return Decision::CheckState;
+        }
+        let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
+        let not_before = error.retry_not_before.and_then(wait_until);
+        let wait = match (error.retry_after, not_before) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.retry(attempt, wait, cost, jitter)
+    }
+
+    /// A tool error of unknown category: by its draft class, else by its text.
+    fn by_class(
+        &self,
+        error: &ExecutionErrorInfo,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+    ) -> Decision {
+        match error.failure_class {
+            Some(FailureClass::Capability) => Decision::FixInput,
+            Some(FailureClass::Governance) => match error.code.as_deref() {
+                Some("user_action_required") => Decision::ExplainToUser,
+                _ => escalate(EscalationReason::Governance),
+            },
+            Some(FailureClass::Reliability) => self.reliability(error, attempt, jitter),
+            None if says_tool_unavailable(&error.text) => Decision::RelistTools,
+            None => escalate(EscalationReason::UnknownCategory),
         }
     }
 
@@ -284,6 +408,33 @@ impl RetryPolicy {
         }
         Decision::Retry { after }
     }
+}
+
+/// The `requestState` of an `input_required` result that asks for nothing else (no
+/// `inputRequests`, or none left): the call is to be sent again with it.
+fn state_only(result: &ResultJson) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct InputRequired {
+        #[serde(default, rename = "inputRequests")]
+        input_requests: Option<serde_json::Map<String, serde_json::Value>>,
+        #[serde(default, rename = "requestState")]
+        request_state: Option<String>,
+    }
+    let parsed: InputRequired = result.deserialize().ok()?;
+    if parsed
+        .input_requests
+        .is_some_and(|requests| !requests.is_empty())
+    {
+        return None;
+    }
+    parsed.request_state
+}
+
+/// The time left until `not_before` (milliseconds since the Unix epoch); `None` once it has
+/// passed.
+fn wait_until(not_before: u64) -> Option<Duration> {
+    let now = crate::wire::epoch_millis(std::time::SystemTime::now());
+    (not_before > now).then(|| Duration::from_millis(not_before - now))
 }
 
 fn escalate(reason: EscalationReason) -> Decision {

@@ -1,5 +1,7 @@
-//! A [`CallToolResult`] rendered for model APIs: an Anthropic `tool_result` block and an
-//! OpenAI `function_call_output` item.
+//! A [`CallToolResult`] rendered for model APIs and agent frameworks: an Anthropic
+//! `tool_result` block, an Anthropic `mcp_tool_result` block (its MCP connector), an OpenAI
+//! `function_call_output` item, a LangChain `ToolMessage` and a Vercel AI SDK `tool-result`
+//! part.
 //!
 //! Hosts show the model only text, so the text keeps what the model needs to act: the
 //! stable code, the retry advice and the hint. When a failed result carries this project's
@@ -63,6 +65,133 @@ pub fn anthropic_tool_result(tool_use_id: &str, result: &CallToolResult) -> Valu
         "content": content,
         "is_error": result.is_error == Some(true),
     })
+}
+
+/// An Anthropic Messages API `mcp_tool_result` content block answering the `mcp_tool_use`
+/// block `tool_use_id`: the shape Anthropic's MCP connector writes, `{type, tool_use_id,
+/// is_error, content}`, for a host that replays MCP calls in a conversation.
+///
+/// ```
+/// use mcp_errors_core::CallToolResult;
+/// use mcp_errors_core::client::render::anthropic_mcp_tool_result;
+/// use serde_json::json;
+///
+/// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
+/// assert_eq!(
+///     anthropic_mcp_tool_result("mcptoolu_01", &failed),
+///     json!({
+///         "type": "mcp_tool_result",
+///         "tool_use_id": "mcptoolu_01",
+///         "is_error": true,
+///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}]
+///     })
+/// );
+/// ```
+pub fn anthropic_mcp_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
+    let content: Vec<Value> = model_texts(result)
+        .into_iter()
+        .map(|text| json!({"type": "text", "text": text}))
+        .collect();
+    json!({
+        "type": "mcp_tool_result",
+        "tool_use_id": tool_use_id,
+        "is_error": result.is_error == Some(true),
+        "content": content,
+    })
+}
+
+/// A LangChain `ToolMessage` answering the tool call `tool_call_id`, as its fields serialize:
+/// `{type: "tool", tool_call_id, content, status}`, `status` being `"error"` for a failure
+/// and `"success"` otherwise. The structured part (a failure's payload, a success's
+/// `structuredContent`) goes into `artifact`, which LangChain keeps from the model.
+///
+/// ```
+/// use mcp_errors_core::CallToolResult;
+/// use mcp_errors_core::client::render::langchain_tool_message;
+/// use serde_json::json;
+///
+/// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
+/// assert_eq!(
+///     langchain_tool_message("call_Jja7", &failed),
+///     json!({
+///         "type": "tool",
+///         "tool_call_id": "call_Jja7",
+///         "content": "RATE_LIMITED: slow down. Retryable after 2s.",
+///         "status": "error"
+///     })
+/// );
+/// ```
+pub fn langchain_tool_message(tool_call_id: &str, result: &CallToolResult) -> Value {
+    let failed = result.is_error == Some(true);
+    let mut message = json!({
+        "type": "tool",
+        "tool_call_id": tool_call_id,
+        "content": model_texts(result).join("\n"),
+        "status": if failed { "error" } else { "success" },
+    });
+    if let Some(artifact) = structured(result) {
+        message["artifact"] = artifact;
+    }
+    message
+}
+
+/// A Vercel AI SDK `tool-result` part (of a `tool` model message) answering `tool_call_id`
+/// of `tool_name`: `{type: "tool-result", toolCallId, toolName, output}`. A failure's output
+/// is `{type: "error-json", value}`, the value being its payload (code, category, retry
+/// advice, hint) with `text`, what the model reads; a success's is `{type: "json", value}`
+/// with its `structuredContent`, or `{type: "text", value}`.
+///
+/// ```
+/// use mcp_errors_core::{CallToolResult, Category, ErrorPayload, ResultMeta};
+/// use mcp_errors_core::client::render::vercel_tool_result;
+/// use serde_json::json;
+///
+/// let payload = ErrorPayload::new("NOT_FOUND", Category::NotFound, "no order 7");
+/// let failed = CallToolResult::error_text(payload.to_text()).with_meta(ResultMeta::with_error(payload));
+/// let part = vercel_tool_result("call_1", "get_order", &failed);
+/// assert_eq!(part["type"], "tool-result");
+/// assert_eq!(part["output"]["type"], "error-json");
+/// assert_eq!(part["output"]["value"]["code"], "NOT_FOUND");
+/// assert_eq!(part["output"]["value"]["text"], "NOT_FOUND: no order 7. Not retryable.");
+/// ```
+pub fn vercel_tool_result(tool_call_id: &str, tool_name: &str, result: &CallToolResult) -> Value {
+    let text = model_texts(result).join("\n");
+    let output = if result.is_error == Some(true) {
+        let mut value = match structured(result) {
+            Some(Value::Object(payload)) => payload,
+            _ => serde_json::Map::new(),
+        };
+        value.insert("text".to_owned(), Value::String(text));
+        json!({"type": "error-json", "value": value})
+    } else {
+        match &result.structured_content {
+            Some(content) => json!({"type": "json", "value": content}),
+            None => json!({"type": "text", "value": text}),
+        }
+    };
+    json!({
+        "type": "tool-result",
+        "toolCallId": tool_call_id,
+        "toolName": tool_name,
+        "output": output,
+    })
+}
+
+/// The structured part of a result: a failure's payload (this crate's, else the draft
+/// tool-failure entry), a success's `structuredContent`.
+fn structured(result: &CallToolResult) -> Option<Value> {
+    if result.is_error != Some(true) {
+        return result.structured_content.clone();
+    }
+    if let Some(payload) = result.error_payload() {
+        // Cannot fail: the payload holds strings, numbers and JSON values only.
+        return serde_json::to_value(payload).ok();
+    }
+    let draft = result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.other.get(crate::TOOL_FAILURE_META_KEY));
+    draft.or(result.structured_content.as_ref()).cloned()
 }
 
 /// An OpenAI Responses API `function_call_output` item answering `call_id`.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::call::ToolCall;
 use super::decision::{Decision, EscalationReason};
 use super::outcome::{ExecutionErrorInfo, Outcome};
-use crate::Category;
+use crate::{Category, FailureClass};
 
 /// One attempt of a call: what came back and what the policy made of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,6 +69,10 @@ pub struct StopReport {
     /// The category of the last tool error, if it had a known one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
+    /// The failure class (SEP-3313, a draft) of the last tool error, if it had one: the
+    /// category's, or the draft entry's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<FailureClass>,
     /// Every attempt, in order.
     pub attempts: Vec<AttemptRecord>,
     /// The last outcome that was not a success.
@@ -114,9 +118,9 @@ impl StopReport {
             .map(|a| &a.outcome)
             .find(|o| !o.is_success())
             .cloned();
-        let category = match &last_error {
-            Some(Outcome::ExecutionError(e)) => e.category,
-            _ => None,
+        let (category, failure_class) = match &last_error {
+            Some(Outcome::ExecutionError(e)) => (e.category, e.failure_class),
+            _ => (None, None),
         };
         let mut partial_results = Vec::new();
         let mut suggested_alternatives: Vec<String> = Vec::new();
@@ -129,6 +133,7 @@ impl StopReport {
             call,
             decision,
             category,
+            failure_class,
             attempts,
             last_error,
             partial_results,

@@ -11,6 +11,7 @@ use super::decision::Decision;
 use super::outcome::{Outcome, ResultJson};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
+use super::trace::CallSpan;
 
 /// A call that ended in [`Decision::Done`].
 #[derive(Clone, Debug, PartialEq)]
@@ -132,11 +133,22 @@ impl Retrier {
     /// Runs `call` until the policy says anything but [`Decision::Retry`]. A
     /// [`Decision::Done`] is a [`RunSuccess`]; any other decision comes back as an
     /// [`StopReport`] whose `decision` says what the caller should do next.
+    ///
+    /// `call_fn` cannot send a `requestState`, so a [`Decision::RetryWithState`] stops the run
+    /// too; [`run_with_state`](Self::run_with_state) follows it.
+    ///
+    /// With the `tracing` feature the run is a span (target `mcp_errors::call`, name
+    /// `tools/call`) whose fields follow OpenTelemetry's MCP conventions (see
+    /// [`otel`](crate::otel)): `mcp.method.name`, `gen_ai.tool.name`,
+    /// `gen_ai.operation.name`, and from the last attempt `error.type`,
+    /// `rpc.response.status_code`, `code`, `category`, `retryable`, `attempts` and `decision`.
+    /// Each retry is an event on it (`retry`, with `attempt`, `after_ms` and the attempt's
+    /// fields), and `call_fn`'s futures run inside it.
     pub async fn run<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
         mut call_fn: C,
-        mut sleep_fn: S,
+        sleep_fn: S,
     ) -> Result<RunSuccess, StopReport>
     where
         C: FnMut(u32) -> CF,
@@ -145,6 +157,89 @@ impl Retrier {
         S: FnMut(Duration) -> SF,
         SF: Future<Output = ()>,
     {
+        self.run_inner(
+            call,
+            |number, _: Option<String>| call_fn(number),
+            sleep_fn,
+            false,
+        )
+        .await
+    }
+
+    /// [`run`](Self::run), where `call_fn(attempt, request_state)` also receives the
+    /// `requestState` to send: `None` on the first attempt and after an ordinary retry, the
+    /// server's own after a [`Decision::RetryWithState`] (an `input_required` result with
+    /// nothing to answer but its `requestState`, as under load shedding), which the run then
+    /// follows like a retry.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use mcp_errors_core::client::{Jitter, Retrier, RetryPolicy, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let mut future = pin!(future);
+    ///     let mut cx = Context::from_waker(Waker::noop());
+    ///     loop {
+    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    ///             return out;
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(0.0));
+    /// let call = ToolCall::new("report", json!({}));
+    /// let mut sent = Vec::new();
+    /// let run = retrier.run_with_state(
+    ///     &call,
+    ///     |attempt, state: Option<String>| {
+    ///         sent.push(state.clone());
+    ///         async move {
+    ///             let result = match state {
+    ///                 None => json!({"resultType": "input_required", "requestState": "step-2"}),
+    ///                 Some(_) => json!({"content": [{"type": "text", "text": "done"}]}),
+    ///             };
+    ///             Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": result}))
+    ///         }
+    ///     },
+    ///     |_| async {},
+    /// );
+    /// assert!(block_on(run).is_ok());
+    /// assert_eq!(sent, [None, Some("step-2".to_owned())]);
+    /// ```
+    pub async fn run_with_state<C, CF, R, S, SF>(
+        &self,
+        call: &ToolCall,
+        call_fn: C,
+        sleep_fn: S,
+    ) -> Result<RunSuccess, StopReport>
+    where
+        C: FnMut(u32, Option<String>) -> CF,
+        CF: Future<Output = R>,
+        R: Into<Outcome>,
+        S: FnMut(Duration) -> SF,
+        SF: Future<Output = ()>,
+    {
+        self.run_inner(call, call_fn, sleep_fn, true).await
+    }
+
+    async fn run_inner<C, CF, R, S, SF>(
+        &self,
+        call: &ToolCall,
+        mut call_fn: C,
+        mut sleep_fn: S,
+        sends_state: bool,
+    ) -> Result<RunSuccess, StopReport>
+    where
+        C: FnMut(u32, Option<String>) -> CF,
+        CF: Future<Output = R>,
+        R: Into<Outcome>,
+        S: FnMut(Duration) -> SF,
+        SF: Future<Output = ()>,
+    {
+        let span = CallSpan::new(call);
         let mut jitter = self
             .jitter
             .for_run(self.runs.fetch_add(1, Ordering::Relaxed));
@@ -152,16 +247,28 @@ impl Retrier {
         let mut slept = Duration::ZERO;
         let mut attempts = Vec::new();
         let mut number: u32 = 1;
+        let mut request_state = None;
         loop {
-            let outcome: Outcome = call_fn(number).await.into();
+            let outcome: Outcome = span
+                .instrument(call_fn(number, request_state.take()))
+                .await
+                .into();
             let elapsed = start.elapsed().max(slept);
             let attempt = Attempt::new(number, elapsed).idempotent(call.idempotent);
             let decision = self.policy.decide(&outcome, attempt, &mut jitter);
             let next = match &decision {
-                Decision::Retry { after } => Some(*after),
+                Decision::Retry { after } => Some((*after, None)),
+                Decision::RetryWithState {
+                    after,
+                    request_state,
+                } if sends_state => Some((*after, Some(request_state.clone()))),
                 _ => None,
             };
             let done = decision == Decision::Done;
+            match next {
+                Some(_) => span.retry(number, &outcome, &decision),
+                None => span.finish(number, &outcome, &decision),
+            }
             attempts.push(AttemptRecord {
                 number,
                 elapsed,
@@ -171,11 +278,12 @@ impl Retrier {
             if done {
                 return Ok(RunSuccess { outcome, attempts });
             }
-            let Some(after) = next else {
+            let Some((after, state)) = next else {
                 return Err(StopReport::new(call.clone(), attempts));
             };
-            sleep_fn(after).await;
+            span.instrument(sleep_fn(after)).await;
             slept = slept.saturating_add(after);
+            request_state = state;
             // The policy stops at `max_attempts`, so this never saturates in practice.
             number = number.saturating_add(1);
         }

@@ -144,7 +144,8 @@ impl IntoCallToolResult for ToolFailure {
 }
 
 /// Conversion options for a failure answering this request: the request's W3C
-/// `traceparent` (SEP-414), when it carries a valid one, becomes the correlation id.
+/// `traceparent` (SEP-414), when it carries a valid one, becomes the correlation id, and the
+/// negotiated protocol version chooses the codes (see [`FailureOptions::with_protocol_version`]).
 ///
 /// A tool that takes the request context converts its error explicitly:
 ///
@@ -161,7 +162,11 @@ impl IntoCallToolResult for ToolFailure {
 /// }
 /// ```
 pub fn failure_options(context: &RequestContext<RoleServer>) -> FailureOptions {
-    FailureOptions::from_request_meta(&context.meta.0)
+    let options = FailureOptions::from_request_meta(&context.meta.0);
+    match context.protocol_version() {
+        Some(version) => options.with_protocol_version(version.as_str()),
+        None => options,
+    }
 }
 
 impl From<ToolFailure> for Result<rmcp_model::CallToolResult, ErrorData> {

@@ -76,8 +76,9 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// For every `tools/call`, the wrapper
 /// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, the
 ///   request's W3C `traceparent` (so a masked error's correlation id is the trace id in your
-///   tracing backend) and the client's name and version (from the request's `_meta`, else from
-///   `initialize`), on top of the options given to [`with_options`](Self::with_options). A tool
+///   tracing backend), the client's name and version (from the request's `_meta`, else from
+///   `initialize`) and the negotiated protocol version (which retired codes follow), on top of
+///   the options given to [`with_options`](Self::with_options). A tool
 ///   returning `Result<_, MyError>` gets them through the conversion the derive writes;
 /// - turns the text-only `isError` result that rmcp writes when the arguments do not
 ///   deserialize (`failed to deserialize parameters: ...`) into an [`ArgumentError`]: a
@@ -143,6 +144,9 @@ impl<S> ToolErrors<S> {
         let mut options = self.options.clone().with_tool(tool);
         if let Some(traceparent) = context.meta.0.get("traceparent").and_then(|v| v.as_str()) {
             options = options.with_traceparent(traceparent);
+        }
+        if let Some(version) = context.protocol_version() {
+            options = options.with_protocol_version(version.as_str());
         }
         let client = context.meta.client_info().or_else(|| {
             context

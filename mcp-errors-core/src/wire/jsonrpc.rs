@@ -50,6 +50,12 @@ impl ErrorCode {
     /// -32042: the user must complete a URL elicitation first (MCP).
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
 
+    /// The first protocol version without -32002: it answers a missing resource with -32602.
+    const RESOURCE_NOT_FOUND_RETIRED_IN: &'static str = "2026-07-28";
+
+    /// The only protocol version that defines -32042.
+    const URL_ELICITATION_VERSION: &'static str = "2025-11-25";
+
     /// Every code JSON-RPC or MCP defines, with its snake_case name, the one `#[protocol(...)]`
     /// knows it by. `#[derive(ToolError)]` refuses [`PARSE_ERROR`](Self::PARSE_ERROR),
     /// [`INVALID_REQUEST`](Self::INVALID_REQUEST) and [`METHOD_NOT_FOUND`](Self::METHOD_NOT_FOUND):
@@ -84,10 +90,20 @@ impl ErrorCode {
             .map(|(_, name)| *name)
     }
 
-    /// Whether the code is in -32019..=-32000, which MCP 2026-07-28 leaves to implementations:
-    /// receivers must not give such a code a meaning shared across implementations.
+    /// Whether the code is in -32019..=-32000, which MCP 2026-07-28 leaves to implementations
+    /// (receivers must not give such a code a meaning shared across implementations), and is
+    /// not -32002, which earlier versions of MCP defined (resource not found) and which stays
+    /// reserved.
+    ///
+    /// ```
+    /// use mcp_errors_core::ErrorCode;
+    ///
+    /// assert!(ErrorCode(-32000).is_implementation_defined());
+    /// assert!(!ErrorCode::RESOURCE_NOT_FOUND.is_implementation_defined());
+    /// assert!(!ErrorCode::HEADER_MISMATCH.is_implementation_defined());
+    /// ```
     pub const fn is_implementation_defined(self) -> bool {
-        -32019 <= self.0 && self.0 <= -32000
+        -32019 <= self.0 && self.0 <= -32000 && self.0 != ErrorCode::RESOURCE_NOT_FOUND.0
     }
 
     /// Whether a protocol failure with this code is masked unless it says otherwise: only
@@ -175,6 +191,39 @@ impl JsonRpcError {
             id: id.into(),
             error: self,
         }
+    }
+
+    /// The same error as a peer that negotiated protocol `version` (`"YYYY-MM-DD"`) may receive
+    /// it: a code that version retired is replaced, the message and `data` are kept.
+    ///
+    /// - -32002 (resource not found, 2025-11-25 and earlier) becomes -32602 from 2026-07-28 on,
+    ///   as rmcp does for its own errors.
+    /// - -32042 (URL elicitation required) exists in 2025-11-25 only. 2026-07-28 asks for a URL
+    ///   through an `input_required` result, which a JSON-RPC error cannot carry, so for any
+    ///   other version the error becomes -32602, its `data` (the `elicitations`) kept.
+    ///
+    /// ```
+    /// use mcp_errors_core::{ErrorCode, JsonRpcError};
+    ///
+    /// let missing = JsonRpcError::new(ErrorCode::RESOURCE_NOT_FOUND, "no such file");
+    /// assert_eq!(missing.clone().for_protocol_version("2025-11-25").code, ErrorCode::RESOURCE_NOT_FOUND);
+    /// assert_eq!(missing.for_protocol_version("2026-07-28").code, ErrorCode::INVALID_PARAMS);
+    ///
+    /// let url = JsonRpcError::new(ErrorCode::URL_ELICITATION_REQUIRED, "sign in first");
+    /// assert_eq!(url.clone().for_protocol_version("2025-11-25").code, ErrorCode::URL_ELICITATION_REQUIRED);
+    /// assert_eq!(url.for_protocol_version("2025-06-18").code, ErrorCode::INVALID_PARAMS);
+    /// ```
+    pub fn for_protocol_version(mut self, version: &str) -> Self {
+        // ISO dates compare as text in the order of time.
+        let retired = match self.code {
+            ErrorCode::RESOURCE_NOT_FOUND => version >= ErrorCode::RESOURCE_NOT_FOUND_RETIRED_IN,
+            ErrorCode::URL_ELICITATION_REQUIRED => version != ErrorCode::URL_ELICITATION_VERSION,
+            _ => false,
+        };
+        if retired {
+            self.code = ErrorCode::INVALID_PARAMS;
+        }
+        self
     }
 
     /// The stable code in `data.code`, as this crate's servers send it, if there is one.

@@ -13,11 +13,15 @@ mod details;
 mod jsonrpc;
 mod payload;
 mod result;
+mod tool_failure;
 
 pub use details::Details;
 pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion, RequestId};
 pub use payload::ErrorPayload;
 pub use result::{CallToolResult, Content, ResultMeta};
+pub use tool_failure::DraftToolFailure;
+#[cfg(feature = "client")]
+pub(crate) use tool_failure::epoch_millis;
 
 /// The `_meta` key under which a tool-execution failure carries its [`ErrorPayload`].
 ///
@@ -33,6 +37,14 @@ pub const EMPTY_META_KEY: &str = "rs.mcp-errors/empty";
 /// The `_meta` key under which a tool publishes its
 /// [`ErrorCatalog`](crate::ErrorCatalog) (in `tools/list`).
 pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
+
+/// The `_meta` key of the draft standard entry for tool failures (SEP-3313, a draft of the
+/// MCP specification; it may still change): `{class, code, retryable?, retryNotBefore?,
+/// correlationId, agentGuidance?}` on a result with `isError: true`. See [`DraftToolFailure`].
+///
+/// Unlike this crate's own keys it lives in the specification's namespace, as the draft defines
+/// it.
+pub const TOOL_FAILURE_META_KEY: &str = "io.modelcontextprotocol/toolFailure";
 
 /// The `resultType` of a finished call (required by spec 2026-07-28, ignored before).
 pub const RESULT_TYPE_COMPLETE: &str = "complete";

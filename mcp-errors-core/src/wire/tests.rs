@@ -135,3 +135,29 @@ fn jsonrpc_version_rejects_anything_but_2_0() {
     let bad = json!({"jsonrpc": "1.0", "id": 1, "error": {"code": 1, "message": "m"}});
     assert!(serde_json::from_value::<JsonRpcErrorResponse>(bad).is_err());
 }
+
+#[test]
+fn retired_codes_follow_the_negotiated_version_and_other_codes_stay() {
+    let data = json!({"uri": "file:///x", "code": "NO_FILE"});
+    for (version, not_found, url) in [
+        ("2024-11-05", -32002, -32602),
+        ("2025-06-18", -32002, -32602),
+        ("2025-11-25", -32002, -32042),
+        ("2026-07-28", -32602, -32602),
+        ("2027-03-01", -32602, -32602),
+    ] {
+        let missing = JsonRpcError::new(ErrorCode::RESOURCE_NOT_FOUND, "no file")
+            .with_data(data.clone())
+            .for_protocol_version(version);
+        assert_eq!(missing.code, not_found, "{version}");
+        assert_eq!(missing.data.as_ref(), Some(&data), "{version}");
+        assert_eq!(missing.message, "no file");
+        let elicit = JsonRpcError::new(ErrorCode::URL_ELICITATION_REQUIRED, "sign in")
+            .for_protocol_version(version);
+        assert_eq!(elicit.code, url, "{version}");
+        for code in [-32602, -32603, -32020, -32021, -32022, -32001, -4001] {
+            let error = JsonRpcError::new(code, "m").for_protocol_version(version);
+            assert_eq!(error.code, code, "{version} {code}");
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! What other SDKs write when a tool cannot be called, read so that the policy can decide to
+//! list the tools again.
+//!
+//! The texts, each from the SDK's source:
+//!
+//! | writer | channel | text |
+//! |---|---|---|
+//! | SEP-2145 (a draft), the spec's own example (2026-07-28) | `isError` result, -32602 | `Unknown tool: NAME` (SEP-2145 adds `. Re-run tools/list and retry.`) |
+//! | SEP-2145 | `isError` result | `Tool unavailable: NAME. ...` |
+//! | Python SDK (`ToolError`) | `isError` result | `Unknown tool: NAME` |
+//! | TypeScript SDK (`McpServer`) | -32602 | `Tool NAME not found`, `Tool NAME disabled` |
+//! | Go SDK | -32602 | `unknown tool "NAME"` |
+//! | rmcp (`ToolRouter`) | -32602 | `tool not found` |
+
+/// Whether `text` says, the way an SDK writes it, that the named tool does not exist or is
+/// disabled. Case and surrounding whitespace do not count.
+pub(crate) fn says_tool_unavailable(text: &str) -> bool {
+    let text = text.trim().to_ascii_lowercase();
+    if text.starts_with("unknown tool")
+        || text.starts_with("tool unavailable:")
+        || text == "tool not found"
+    {
+        return true;
+    }
+    // `Tool NAME not found` / `Tool NAME disabled`: a tool name has no spaces.
+    let Some(rest) = text.strip_prefix("tool ") else {
+        return false;
+    };
+    let Some((name, tail)) = rest.split_once(' ') else {
+        return false;
+    };
+    !name.is_empty() && matches!(tail.trim_end_matches('.'), "not found" | "disabled")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_tool_unavailable;
+
+    #[test]
+    fn the_texts_of_the_sdks_name_an_unavailable_tool() {
+        for text in [
+            "Unknown tool: invalid_tool_name",
+            "Unknown tool: invalid_tool_name. Re-run tools/list and retry.",
+            "Tool unavailable: update_flight_details. This tool is disabled or policy-restricted.",
+            "Tool get_weather not found",
+            "Tool get_weather disabled",
+            "unknown tool \"get_weather\"",
+            "tool not found",
+            "  TOOL NOT FOUND ",
+        ] {
+            assert!(says_tool_unavailable(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn other_texts_do_not() {
+        for text in [
+            "",
+            "boom",
+            "Tool get_weather failed: not found",
+            "Tool  not found",
+            "the tool not found the file",
+            "Invalid arguments for tool calculate: Missing required property 'expression'",
+            "Resource file:///x not found",
+        ] {
+            assert!(!says_tool_unavailable(text), "{text}");
+        }
+    }
+}

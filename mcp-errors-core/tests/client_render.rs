@@ -1,0 +1,158 @@
+//! The renderers against the shapes the frameworks document:
+//!
+//! - LangChain `ToolMessage` (`langchain_core.messages.ToolMessage`): `content`,
+//!   `tool_call_id`, `status: Literal["success", "error"]`, `artifact` ("not meant to be sent
+//!   to the model"), message `type` `"tool"`.
+//! - Vercel AI SDK `ToolResultPart` (`ai`, `ModelMessage` of role `tool`): `{type:
+//!   "tool-result", toolCallId, toolName, output}`, `output` one of `{type: "text" | "json" |
+//!   "error-text" | "error-json", value}` (`createToolModelOutput` writes `{type:
+//!   "error-json", value}` for a failed tool).
+//! - Anthropic `mcp_tool_result` (Messages API, MCP connector): `{type: "mcp_tool_result",
+//!   tool_use_id, is_error, content: [{type: "text", text}]}`.
+
+use std::collections::BTreeSet;
+
+use mcp_errors_core::client::render::{
+    anthropic_mcp_tool_result, langchain_tool_message, vercel_tool_result,
+};
+use mcp_errors_core::{
+    CallToolResult, Category, Content, ErrorPayload, FailureOptions, ResultMeta,
+    TOOL_FAILURE_META_KEY, ToolError,
+};
+use serde_json::{Value, json};
+
+fn keys(value: &Value) -> BTreeSet<&str> {
+    value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+fn failed_with_payload() -> CallToolResult {
+    let payload = ErrorPayload::new("RATE_LIMITED", Category::RateLimited, "slow down")
+        .with_retry_after(std::time::Duration::from_secs(2))
+        .with_hint("call again later");
+    CallToolResult::error_text(payload.to_text()).with_meta(ResultMeta::with_error(payload))
+}
+
+#[test]
+fn langchain_tool_messages_have_the_documented_fields_and_status() {
+    let failed = langchain_tool_message("call_1", &failed_with_payload());
+    assert_eq!(
+        keys(&failed),
+        BTreeSet::from(["type", "tool_call_id", "content", "status", "artifact"])
+    );
+    assert_eq!(failed["type"], "tool");
+    assert_eq!(failed["status"], "error");
+    assert_eq!(failed["tool_call_id"], "call_1");
+    assert_eq!(
+        failed["content"],
+        "RATE_LIMITED: slow down. Retryable after 2s. Hint: call again later"
+    );
+    assert_eq!(failed["artifact"]["code"], "RATE_LIMITED");
+    assert_eq!(failed["artifact"]["retryAfterMs"], 2000);
+
+    let ok = CallToolResult::success(vec![Content::text("3 orders")])
+        .with_structured_content(json!({"count": 3}));
+    let message = langchain_tool_message("call_2", &ok);
+    assert_eq!(message["status"], "success");
+    assert_eq!(message["content"], "3 orders");
+    assert_eq!(message["artifact"], json!({"count": 3}));
+    let plain = langchain_tool_message("call_3", &CallToolResult::success(vec![]));
+    assert_eq!(
+        keys(&plain),
+        BTreeSet::from(["type", "tool_call_id", "content", "status"])
+    );
+}
+
+#[test]
+fn vercel_parts_carry_an_error_json_output_for_failures() {
+    let part = vercel_tool_result("call_1", "get_order", &failed_with_payload());
+    assert_eq!(
+        keys(&part),
+        BTreeSet::from(["type", "toolCallId", "toolName", "output"])
+    );
+    assert_eq!(part["type"], "tool-result");
+    assert_eq!(part["toolName"], "get_order");
+    assert_eq!(keys(&part["output"]), BTreeSet::from(["type", "value"]));
+    assert_eq!(part["output"]["type"], "error-json");
+    let value = &part["output"]["value"];
+    assert_eq!(value["code"], "RATE_LIMITED");
+    assert_eq!(value["retryable"], true);
+    assert!(
+        value["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("RATE_LIMITED: slow down.")
+    );
+
+    // Plain text from any SDK: the text alone.
+    let plain = vercel_tool_result("c", "t", &CallToolResult::error_text("boom"));
+    assert_eq!(
+        plain["output"],
+        json!({"type": "error-json", "value": {"text": "boom"}})
+    );
+
+    let ok = CallToolResult::success(vec![Content::text("3 orders")])
+        .with_structured_content(json!({"count": 3}));
+    assert_eq!(
+        vercel_tool_result("c", "t", &ok)["output"],
+        json!({"type": "json", "value": {"count": 3}})
+    );
+    let text = CallToolResult::success(vec![Content::text("hi")]);
+    assert_eq!(
+        vercel_tool_result("c", "t", &text)["output"],
+        json!({"type": "text", "value": "hi"})
+    );
+}
+
+#[derive(Debug, thiserror::Error, ToolError)]
+#[error("export is disabled for this workspace")]
+#[category(permission)]
+struct ExportDisabled;
+
+#[test]
+fn a_failure_with_only_the_draft_entry_renders_the_entry() {
+    let failure =
+        ExportDisabled.to_failure_with(&FailureOptions::new().with_draft_tool_failure(true));
+    let mut result = failure.as_execution().unwrap().clone();
+    result.meta.as_mut().unwrap().error = None;
+    let value = &vercel_tool_result("c", "export", &result)["output"]["value"];
+    assert_eq!(value["class"], "governance");
+    assert_eq!(value["code"], "EXPORT_DISABLED");
+    let message = langchain_tool_message("c", &result);
+    assert_eq!(message["artifact"]["class"], "governance");
+    assert_eq!(
+        result.meta.as_ref().unwrap().other[TOOL_FAILURE_META_KEY]["class"],
+        "governance"
+    );
+}
+
+#[test]
+fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
+    let failed = anthropic_mcp_tool_result("mcptoolu_1", &failed_with_payload());
+    assert_eq!(
+        keys(&failed),
+        BTreeSet::from(["type", "tool_use_id", "is_error", "content"])
+    );
+    assert_eq!(failed["type"], "mcp_tool_result");
+    assert_eq!(failed["is_error"], true);
+    let ok = CallToolResult::success(vec![Content::text("a"), Content::text("b")]);
+    assert_eq!(
+        anthropic_mcp_tool_result("mcptoolu_2", &ok),
+        json!({"type": "mcp_tool_result", "tool_use_id": "mcptoolu_2", "is_error": false,
+               "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
+    );
+    // A failure whose text lacks the code gets the payload's text first.
+    let payload = ErrorPayload::new("QUOTA", Category::Business, "quota exceeded");
+    let bare =
+        CallToolResult::error_text("quota exceeded").with_meta(ResultMeta::with_error(payload));
+    let block = anthropic_mcp_tool_result("m", &bare);
+    assert_eq!(
+        block["content"][0]["text"],
+        "QUOTA: quota exceeded. Not retryable."
+    );
+    assert_eq!(block["content"][1]["text"], "quota exceeded");
+}
