@@ -12,7 +12,7 @@ use crate::wire::EMPTY_META_KEY;
 
 /// The structured output of a tool, as rmcp's `Json<T>`, that can also be marked empty: a
 /// success that matched nothing, which the client reads as
-/// [`Outcome::Empty`](crate::client::Outcome::Empty) rather than a result to use.
+/// `client::Outcome::Empty` rather than a result to use.
 ///
 /// rmcp's `#[tool]` gives a tool returning `Json<T>` or `Result<Json<T>, E>` the
 /// `outputSchema` of `T`, and it does so for this type too: it goes by the type's name.

@@ -13,8 +13,8 @@
 //! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
 //!   request's `traceparent` and the client, and rmcp's text-only answer to arguments that do
 //!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`).
-//! - [`call_tool`] runs a [`ToolCall`](crate::client::ToolCall) on a `Peer<RoleClient>` under a
-//!   [`RetryPolicy`](crate::client::RetryPolicy); [`classify_call`] reads one of rmcp's answers.
+//! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
+//!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
 //!
 //! rmcp's router turns a -32602 error whose message starts with
 //! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
