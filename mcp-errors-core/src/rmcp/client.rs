@@ -16,8 +16,9 @@ use crate::{ErrorCode, JsonRpcError};
 /// [`StopReport`] whose decision says what to do next.
 ///
 /// Each attempt is one `tools/call` (rmcp's `call_tool_once`, so an `input_required` result
-/// comes back as [`Outcome::InputRequired`] for the caller to answer), classified by
-/// [`classify_call`]; between attempts it sleeps with tokio. Jitter is seeded from the
+/// with input requests comes back as [`Outcome::InputRequired`] for the caller to answer),
+/// classified by [`classify_call`]; between attempts it sleeps with tokio. A result that asks
+/// only for the call again with its `requestState` is retried with that state. Jitter is seeded from the
 /// system's entropy; use [`call_tool_with`] and a [`Retrier`] with a seeded
 /// [`Jitter`](crate::client::Jitter) for deterministic runs.
 ///
@@ -49,11 +50,14 @@ pub async fn call_tool_with(
     retrier: &Retrier,
 ) -> Result<RunSuccess, StopReport> {
     retrier
-        .run(
+        .run_with_state(
             call,
-            |_attempt| async move {
+            |_attempt, request_state| async move {
                 match request_params(call) {
-                    Ok(params) => classify_call(peer.call_tool_once(params).await),
+                    Ok(mut params) => {
+                        params.request_state = request_state;
+                        classify_call(peer.call_tool_once(params).await)
+                    }
                     Err(refused) => refused,
                 }
             },
