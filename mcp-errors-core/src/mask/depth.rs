@@ -425,8 +425,9 @@ mod tests {
     fn endless_options_and_newtypes_are_cut_after_the_nested_calls_allowed() {
         let value = on_small_stack(|| to_value_within_depth(&Wrap(100_000), 32).unwrap());
         assert_eq!(value, TRUNCATED_DETAIL);
-        // Within the allowance, they are what serde_json makes of them.
-        let allowed = max_nested_calls(32) as u32;
+        // Within the allowance, four nested calls per level as `MAX_DETAIL_DEPTH` documents,
+        // they are what serde_json makes of them.
+        let allowed = 4 * 32;
         assert_eq!(to_value_within_depth(&Wrap(allowed), 32).unwrap(), "bottom");
         assert_eq!(
             to_value_within_depth(&Wrap(allowed + 1), 32).unwrap(),
@@ -480,6 +481,17 @@ mod tests {
         let mut bad = std::collections::BTreeMap::new();
         bad.insert(vec![1], 1);
         assert!(to_value_within_depth(&bad, 32).is_err());
+    }
+
+    #[test]
+    fn types_that_ask_whether_the_format_is_human_readable_get_serde_json_s_answer() {
+        // An address is text in a human-readable format, an array of octets in a binary one.
+        let address = std::net::Ipv4Addr::new(192, 0, 2, 7);
+        assert_eq!(
+            to_value_within_depth(&address, 32).unwrap(),
+            serde_json::to_value(address).unwrap()
+        );
+        assert_eq!(to_value_within_depth(&address, 32).unwrap(), "192.0.2.7");
     }
 
     fn any_json() -> impl Strategy<Value = Value> {
