@@ -435,6 +435,66 @@ mod tests {
         );
     }
 
+    /// `levels` arrays of one element, each element reached through `options` nested `Some`s.
+    struct Layers {
+        levels: u32,
+        options: u32,
+    }
+
+    impl Serialize for Layers {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Step(self.levels, self.options, self.options).serialize(serializer)
+        }
+    }
+
+    /// What is left of [`Layers`]: levels, options per level, options left on this level.
+    struct Step(u32, u32, u32);
+
+    impl Serialize for Step {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match *self {
+                Step(0, _, _) => serializer.serialize_str("bottom"),
+                Step(levels, options, 0) => {
+                    let mut seq = serializer.serialize_seq(Some(1))?;
+                    seq.serialize_element(&Step(levels - 1, options, options))?;
+                    seq.end()
+                }
+                Step(levels, options, left) => {
+                    serializer.serialize_some(&Step(levels, options, left - 1))
+                }
+            }
+        }
+    }
+
+    fn leaf(mut value: &Value) -> &Value {
+        while let Value::Array(items) = value {
+            value = &items[0];
+        }
+        value
+    }
+
+    #[test]
+    fn arrays_count_toward_the_nested_calls_allowed() {
+        // Three `Option`s per level of JSON fit the allowance at the depth limit...
+        let within = Layers {
+            levels: 32,
+            options: 3,
+        };
+        let value = to_value_within_depth(&within, 32).unwrap();
+        assert_eq!(
+            (depth_of_arrays(&value), leaf(&value).as_str()),
+            (32, Some("bottom"))
+        );
+        // ... and four do not, though they are fewer than the allowance without the arrays.
+        let beyond = Layers {
+            levels: 26,
+            options: 4,
+        };
+        assert!(26 * 4 < max_nested_calls(32));
+        let value = to_value_within_depth(&beyond, 32).unwrap();
+        assert_eq!(leaf(&value), TRUNCATED_DETAIL);
+    }
+
     #[derive(serde::Serialize)]
     enum Shape {
         Unit,
