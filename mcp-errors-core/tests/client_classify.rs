@@ -544,6 +544,15 @@ fn outcomes_round_trip_through_serde() {
         both(&ok(
             json!({"isError": true, "content": [{"type": "text", "text": "x"}]}),
         )),
+        // A wait, written in milliseconds, must read back as the same wait.
+        both(&ok(json!({
+            "isError": true,
+            "content": [{"type": "text", "text": "busy"}],
+            "_meta": {META_KEY: {
+                "code": "BUSY", "category": "rate_limited", "retryable": true,
+                "message": "busy", "retryAfterMs": 1500
+            }}
+        }))),
         both(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 408, "message": "t"}})),
         both(&ok(
             json!({"resultType": "input_required", "requestState": "s"}),
@@ -557,6 +566,7 @@ fn outcomes_round_trip_through_serde() {
         [
             "ready",
             "empty",
+            "execution_error",
             "execution_error",
             "protocol_error",
             "input_required",

@@ -448,6 +448,10 @@ fn decisions_serialize_with_their_delay_in_milliseconds() {
     );
     let back: Decision = serde_json::from_value(json!({"decision": "check_state"})).unwrap();
     assert_eq!(back, Decision::CheckState);
+    // A delay read back is the delay written.
+    let back: Decision =
+        serde_json::from_value(json!({"decision": "retry", "afterMs": 1500})).unwrap();
+    assert_eq!(back, retry_ms(1500));
 }
 
 #[test]

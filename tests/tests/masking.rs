@@ -72,6 +72,19 @@ fn all_option_sets() -> [FailureOptions; 3] {
     ]
 }
 
+#[test]
+fn the_options_set_are_the_ones_read_back() {
+    let defaults = FailureOptions::new();
+    assert!(!defaults.structured_content());
+    assert_eq!(defaults.correlation_id(), None);
+    let options = FailureOptions::new()
+        .with_structured_content(true)
+        .with_correlation_id("fixed-id");
+    assert!(options.structured_content());
+    assert_eq!(options.correlation_id(), Some("fixed-id"));
+    assert!(!options.with_structured_content(false).structured_content());
+}
+
 fn assert_no_secret(error: &OrderError) {
     for options in all_option_sets() {
         let wire = serde_json::to_string(&error.to_failure_with(&options)).unwrap();
@@ -223,6 +236,7 @@ fn a_caller_correlation_id_of_another_shape_never_reaches_the_wire() {
 
     let uuid = "7f3a9c1e-5b2d-4e8f-9a6b-0c1d2e3f4a5b";
     let kept = FailureOptions::new().with_correlation_id(uuid);
+    assert_eq!(kept.correlation_id(), Some(uuid));
     let text = shown.to_failure_with(&kept).to_string();
     assert!(text.ends_with(&format!("Correlation id: {uuid}")), "{text}");
 }

@@ -425,13 +425,74 @@ mod tests {
     fn endless_options_and_newtypes_are_cut_after_the_nested_calls_allowed() {
         let value = on_small_stack(|| to_value_within_depth(&Wrap(100_000), 32).unwrap());
         assert_eq!(value, TRUNCATED_DETAIL);
-        // Within the allowance, they are what serde_json makes of them.
-        let allowed = max_nested_calls(32) as u32;
+        // Within the allowance, four nested calls per level as `MAX_DETAIL_DEPTH` documents,
+        // they are what serde_json makes of them.
+        let allowed = 4 * 32;
         assert_eq!(to_value_within_depth(&Wrap(allowed), 32).unwrap(), "bottom");
         assert_eq!(
             to_value_within_depth(&Wrap(allowed + 1), 32).unwrap(),
             TRUNCATED_DETAIL
         );
+    }
+
+    /// `levels` arrays of one element, each element reached through `options` nested `Some`s.
+    struct Layers {
+        levels: u32,
+        options: u32,
+    }
+
+    impl Serialize for Layers {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Step(self.levels, self.options, self.options).serialize(serializer)
+        }
+    }
+
+    /// What is left of [`Layers`]: levels, options per level, options left on this level.
+    struct Step(u32, u32, u32);
+
+    impl Serialize for Step {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match *self {
+                Step(0, _, _) => serializer.serialize_str("bottom"),
+                Step(levels, options, 0) => {
+                    let mut seq = serializer.serialize_seq(Some(1))?;
+                    seq.serialize_element(&Step(levels - 1, options, options))?;
+                    seq.end()
+                }
+                Step(levels, options, left) => {
+                    serializer.serialize_some(&Step(levels, options, left - 1))
+                }
+            }
+        }
+    }
+
+    fn leaf(mut value: &Value) -> &Value {
+        while let Value::Array(items) = value {
+            value = &items[0];
+        }
+        value
+    }
+
+    #[test]
+    fn arrays_count_toward_the_nested_calls_allowed() {
+        // Three `Option`s per level of JSON fit the allowance at the depth limit...
+        let within = Layers {
+            levels: 32,
+            options: 3,
+        };
+        let value = to_value_within_depth(&within, 32).unwrap();
+        assert_eq!(
+            (depth_of_arrays(&value), leaf(&value).as_str()),
+            (32, Some("bottom"))
+        );
+        // ... and four do not, though they are fewer than the allowance without the arrays.
+        let beyond = Layers {
+            levels: 26,
+            options: 4,
+        };
+        assert!(26 * 4 < max_nested_calls(32));
+        let value = to_value_within_depth(&beyond, 32).unwrap();
+        assert_eq!(leaf(&value), TRUNCATED_DETAIL);
     }
 
     #[derive(serde::Serialize)]
@@ -480,6 +541,17 @@ mod tests {
         let mut bad = std::collections::BTreeMap::new();
         bad.insert(vec![1], 1);
         assert!(to_value_within_depth(&bad, 32).is_err());
+    }
+
+    #[test]
+    fn types_that_ask_whether_the_format_is_human_readable_get_serde_json_s_answer() {
+        // An address is text in a human-readable format, an array of octets in a binary one.
+        let address = std::net::Ipv4Addr::new(192, 0, 2, 7);
+        assert_eq!(
+            to_value_within_depth(&address, 32).unwrap(),
+            serde_json::to_value(address).unwrap()
+        );
+        assert_eq!(to_value_within_depth(&address, 32).unwrap(), "192.0.2.7");
     }
 
     fn any_json() -> impl Strategy<Value = Value> {
