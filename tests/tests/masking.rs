@@ -83,6 +83,22 @@ fn the_options_set_are_the_ones_read_back() {
     assert!(options.structured_content());
     assert_eq!(options.correlation_id(), Some("fixed-id"));
     assert!(!options.with_structured_content(false).structured_content());
+
+    assert_eq!(
+        (
+            defaults.tool(),
+            defaults.client(),
+            defaults.protocol_version()
+        ),
+        (None, None, None)
+    );
+    let request = FailureOptions::new()
+        .with_tool("refund_order")
+        .with_client("inspector/0.9.1")
+        .with_protocol_version("2025-11-25");
+    assert_eq!(request.tool(), Some("refund_order"));
+    assert_eq!(request.client(), Some("inspector/0.9.1"));
+    assert_eq!(request.protocol_version(), Some("2025-11-25"));
 }
 
 fn assert_no_secret(error: &OrderError) {
