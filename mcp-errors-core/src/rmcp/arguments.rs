@@ -286,6 +286,10 @@ mod tests {
     fn serdes_own_messages_name_the_field_and_what_was_expected() {
         let wrong_type = read(json!({"seat_id": 5, "count": 1}));
         assert_eq!(wrong_type.field(), Some("seat_id"));
+        assert_eq!(
+            wrong_type.to_string(),
+            "argument `seat_id`: invalid type: integer `5`, expected a string"
+        );
         assert_eq!(wrong_type.expected(), Some("a string"));
         assert_eq!(wrong_type.received(), Some("integer `5`"));
 
@@ -348,6 +352,12 @@ mod tests {
         assert!(!descriptor.is_retryable());
         assert!(!descriptor.is_masked());
         let error = read(json!({"seat_id": 5, "count": 1}));
+        assert_eq!(error.message(), error.to_string());
+        assert_eq!(
+            error.hint().as_deref(),
+            Some("fix the arguments to match the tool's input schema, then call again")
+        );
+        assert_eq!(error.retry_after(), None);
         let details = serde_json::to_value(error.details()).unwrap();
         assert_eq!(
             details,
