@@ -317,6 +317,12 @@ mod tests {
         let null = read(json!({"seat_id": null, "count": 1}));
         assert_eq!(null.field(), Some("seat_id"));
 
+        // A null or a boolean elsewhere is not what serde describes.
+        let beside_null = read(json!({"seat_id": 5, "count": 1, "seats": null}));
+        assert_eq!(beside_null.field(), Some("seat_id"));
+        let boolean = read(json!({"seat_id": true, "count": 1}));
+        assert_eq!(boolean.field(), Some("seat_id"));
+
         let float = read(json!({"seat_id": "A1", "count": 1.5}));
         assert_eq!(float.field(), Some("count"));
     }
