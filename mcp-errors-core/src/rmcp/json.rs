@@ -167,6 +167,14 @@ mod tests {
     }
 
     #[test]
+    fn only_an_empty_value_says_it_is_empty() {
+        assert!(!Json::new(1).is_empty());
+        assert!(Json::empty(0, "none").is_empty());
+        assert_eq!(Json::empty(0, "none").into_inner(), 0);
+        assert_eq!(*Json::from(3).value(), 3);
+    }
+
+    #[test]
     fn an_empty_value_is_marked_and_keeps_its_structured_content() {
         let wire = wire(Json::empty(Hits { total: 0 }, "nothing matched"));
         assert_eq!(wire["_meta"], json!({EMPTY_META_KEY: true}));

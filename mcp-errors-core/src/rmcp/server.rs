@@ -368,6 +368,71 @@ mod tests {
         assert_eq!(wire["isError"], true);
     }
 
+    /// A handler whose every synchronous answer can be told from the default one.
+    struct Distinct;
+
+    impl ServerHandler for Distinct {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::default().with_instructions("distinct")
+        }
+
+        fn get_tool(&self, name: &str) -> Option<Tool> {
+            Some(Tool::new(
+                name.to_owned(),
+                "found",
+                std::sync::Arc::new(JsonObject::new()),
+            ))
+        }
+
+        fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+            Cow::Owned(vec![ProtocolVersion::V_2025_06_18])
+        }
+
+        fn accepted_subscription_filter(
+            &self,
+            requested: &SubscriptionFilter,
+        ) -> Option<SubscriptionFilter> {
+            Some(requested.clone())
+        }
+
+        fn negotiate_initialize(
+            &self,
+            _: &InitializeRequestParams,
+        ) -> Result<InitializeResult, ErrorData> {
+            Err(ErrorData::invalid_request("distinct", None))
+        }
+    }
+
+    #[test]
+    fn every_synchronous_method_is_the_wrapped_handlers() {
+        let wrapped = ToolErrors::new(Distinct);
+        assert_eq!(wrapped.get_info(), Distinct.get_info());
+        assert_eq!(
+            wrapped.get_tool("book").map(|t| t.name),
+            Some("book".into())
+        );
+        assert_eq!(
+            wrapped.supported_protocol_versions(),
+            Distinct.supported_protocol_versions()
+        );
+        let mut filter = SubscriptionFilter::default();
+        filter.tools_list_changed = Some(true);
+        assert_eq!(wrapped.accepted_subscription_filter(&filter), Some(filter));
+        let request = InitializeRequestParams::new(
+            Default::default(),
+            ::rmcp::model::Implementation::new("x", "1"),
+        );
+        let refused = wrapped.negotiate_initialize(&request).unwrap_err();
+        assert_eq!(refused.message, "distinct");
+    }
+
+    #[test]
+    fn the_base_options_are_kept_and_added_to() {
+        let base = FailureOptions::new().with_structured_content(true);
+        let wrapped = ToolErrors::new(Distinct).with_options(base.clone());
+        assert_eq!(wrapped.options(), &base);
+    }
+
     #[test]
     fn outside_a_scope_there_are_no_request_options_and_inside_there_are() {
         assert_eq!(request_options(), None);
