@@ -2,17 +2,20 @@
 //! `e2e/cases.json` on the wire, the tool list, the faults, the retry run, the tour binary,
 //! and the Streamable HTTP mode.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+mod support;
 
 use mcp_errors_core::client::{Decision, Outcome};
 use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, ErrorCode};
 use mcp_errors_examples::cases::{Reply, cases, check};
 use mcp_errors_examples::tour::{call, connect, retry_run, run_case};
 use serde_json::{Map, Value, json};
+use support::HttpServer;
 
 fn server() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_demo-server"))
@@ -350,34 +353,10 @@ fn an_unknown_fault_is_a_usage_error() {
     );
 }
 
-/// Kills the child when the test ends, whatever happens.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn over_streamable_http_the_server_answers_initialize_at_slash_mcp() {
-    let mut child = KillOnDrop(
-        Command::new(server())
-            .args(["--http", "127.0.0.1:0"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    BufReader::new(child.0.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("demo-server: listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"));
-    let addr = url.strip_suffix("/mcp").unwrap();
+    let server = HttpServer::start(&[], "");
+    let addr = server.addr.as_str();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
     let mut stream = TcpStream::connect(addr).unwrap();
     stream

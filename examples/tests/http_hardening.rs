@@ -2,10 +2,14 @@
 //! clients that send their headers slowly, more sessions than the server keeps. Each test
 //! starts the real binary on 127.0.0.1 and speaks plain HTTP/1.1 over a `TcpStream`.
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+mod support;
+
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use support::HttpServer;
 
 /// The server's default `--max-body-bytes`.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -18,34 +22,18 @@ const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
 
 /// A running `demo-server --http 127.0.0.1:0`, killed when the test ends.
 struct Server {
-    child: Child,
-    addr: String,
+    http: HttpServer,
 }
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_demo-server"))
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("demo-server starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("a first line");
-        // Keep reading so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        let addr = line
-            .trim()
-            .strip_prefix("demo-server: listening on http://")
-            .and_then(|url| url.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-            .to_owned();
-        Server { child, addr }
+        Server {
+            http: HttpServer::start(extra, ""),
+        }
     }
 
     fn connect(&self) -> TcpStream {
-        let stream = TcpStream::connect(&self.addr).expect("connects");
+        let stream = TcpStream::connect(&self.http.addr).expect("connects");
         stream.set_read_timeout(Some(PATIENCE)).unwrap();
         stream
     }
@@ -66,7 +54,7 @@ impl Server {
             .iter()
             .any(|(name, _)| name.eq_ignore_ascii_case("host"))
         {
-            request.push_str(&format!("Host: {}\r\n", self.addr));
+            request.push_str(&format!("Host: {}\r\n", self.http.addr));
         }
         for (name, value) in extra {
             request.push_str(&format!("{name}: {value}\r\n"));
@@ -90,13 +78,6 @@ impl Server {
         let notified = self.post(&[("Mcp-Session-Id", &id)], INITIALIZED.as_bytes());
         assert_eq!(notified.status, 202, "{notified:?}");
         id
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -254,7 +235,10 @@ fn a_client_trickling_its_headers_is_disconnected() {
         .set_read_timeout(Some(Duration::from_millis(50)))
         .unwrap();
     // One byte every 50 ms: without a header timeout this goes on for as long as the client likes.
-    let request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\nX-Padding: ", server.addr);
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nX-Padding: ",
+        server.http.addr
+    );
     let mut bytes = request.bytes().chain(std::iter::repeat(b'a'));
     let started = Instant::now();
     let closed = loop {

@@ -1,51 +1,20 @@
 //! `mcp_errors_core::rmcp::call_tool` over Streamable HTTP: rmcp's own HTTP client against
 //! `demo-server --http`, a retried transient failure and a traced masked one.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
 
 use mcp_errors_core::client::{Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall};
 use mcp_errors_core::rmcp::{call_tool, call_tool_with};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
-
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `demo-server --http 127.0.0.1:0` with these faults; returns it and its URL.
-fn serve_http(faults: &str) -> (KillOnDrop, String) {
-    let mut child = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_demo-server"))
-            .args(["--http", "127.0.0.1:0"])
-            .env("DEMO_FAULTS", faults)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("demo-server starts"),
-    );
-    let mut line = String::new();
-    BufReader::new(child.0.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("demo-server: listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .to_owned();
-    (child, url)
-}
+use support::HttpServer;
 
 #[tokio::test]
 async fn call_tool_retries_a_transient_failure_over_http() {
-    let (_server, url) = serve_http("search_down:1");
+    let server = HttpServer::start(&[], "search_down:1");
     let client =
-        ().serve(StreamableHttpClientTransport::from_uri(url))
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
             .await
             .expect("the client connects over HTTP");
     let call = ToolCall::new(
@@ -69,9 +38,9 @@ async fn call_tool_retries_a_transient_failure_over_http() {
 
 #[tokio::test]
 async fn a_masked_failure_over_http_carries_the_trace_id_and_is_escalated() {
-    let (_server, url) = serve_http("ledger_down");
+    let server = HttpServer::start(&[], "ledger_down");
     let client =
-        ().serve(StreamableHttpClientTransport::from_uri(url))
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
             .await
             .expect("the client connects over HTTP");
     let call = ToolCall::new("refund_order", json!({"order_id": "ORD-1001"})).with_meta(
