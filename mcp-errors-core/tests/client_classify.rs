@@ -1,8 +1,11 @@
 //! `client::classify` and `client::classify_bytes`: every outcome, every error shape, and the
 //! two entry points agreeing on every input here.
 
+mod common;
+
 use std::time::Duration;
 
+use common::{both, ok};
 use mcp_errors_core::client::{
     ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
@@ -12,22 +15,6 @@ use mcp_errors_core::{
     ResultMeta, ToolFailure,
 };
 use serde_json::{Value, json};
-
-/// Classifies both ways, checks they agree, returns the outcome.
-fn both(response: &Value) -> Outcome {
-    let from_value = classify(response);
-    let bytes = serde_json::to_vec(response).unwrap();
-    let from_bytes = classify_bytes(&bytes);
-    assert_eq!(
-        from_value, from_bytes,
-        "classify and classify_bytes disagree"
-    );
-    from_value
-}
-
-fn ok(result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "result": result})
-}
 
 fn tool_error(response: &Value) -> ExecutionErrorInfo {
     match both(response) {

@@ -1,12 +1,12 @@
 //! `client::Retrier` and `client::run_with_policy` driven by a tiny executor and a fake
 //! sleep; the escalation report; the model renderers.
 
+mod common;
+
 use std::cell::{Cell, RefCell};
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use common::block_on;
 use mcp_errors_core::client::render::{anthropic_tool_result, openai_function_call_output};
 use mcp_errors_core::client::{
     Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall,
@@ -14,18 +14,6 @@ use mcp_errors_core::client::{
 };
 use mcp_errors_core::{CallToolResult, Category, Content, ErrorPayload, META_KEY, ResultMeta};
 use serde_json::{Value, json};
-
-/// Polls a future to completion; the futures here never wait.
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..1_000_000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the future never finished")
-}
 
 fn ready() -> Result<Value, UnknownCause> {
     Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok"}]}}))

@@ -3,33 +3,19 @@
 //! tools, and `input_required` results that carry only a `requestState`. Responses are
 //! written as the specification's examples, the draft and the SDKs write them.
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod common;
+
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::{block_on, both, ok};
 use mcp_errors_core::client::{
     Attempt, CodeMeaning, Decision, ErrorSource, EscalationReason, ExecutionErrorInfo, Jitter,
-    Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall, classify, classify_bytes,
+    Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
     Category, FailureClass, FailureOptions, META_KEY, TOOL_FAILURE_META_KEY, ToolError,
 };
 use serde_json::{Value, json};
-
-fn both(response: &Value) -> Outcome {
-    let from_value = classify(response);
-    let from_bytes = classify_bytes(&serde_json::to_vec(response).unwrap());
-    assert_eq!(
-        from_value, from_bytes,
-        "classify and classify_bytes disagree"
-    );
-    from_value
-}
-
-fn ok(result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "result": result})
-}
 
 fn rpc_error(error: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "error": error})
@@ -79,17 +65,6 @@ fn now_ms() -> u64 {
             .as_millis(),
     )
     .unwrap()
-}
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..1_000_000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the future never finished")
 }
 
 // The draft tool-failure entry.
