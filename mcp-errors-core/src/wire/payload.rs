@@ -2,7 +2,6 @@
 //! model reads.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -112,54 +111,79 @@ impl ErrorPayload {
         let mut text = String::with_capacity(
             self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
         );
-        text.push_str(&self.code);
-        text.push_str(": ");
-        push_sentence(&mut text, &self.message);
+        self.write_text(&mut text);
+        text
+    }
+
+    /// Writes the pieces of [`to_text`](Self::to_text), in order, to `sink`.
+    pub(crate) fn write_text(&self, sink: &mut impl TextSink) {
+        sink.text(&self.code);
+        sink.fixed(": ");
+        push_sentence(sink, &self.message);
         match (self.retryable, self.retry_after_ms) {
-            (false, _) => text.push_str(" Not retryable."),
-            (true, None) => text.push_str(" Retryable."),
+            (false, _) => sink.fixed(" Not retryable."),
+            (true, None) => sink.fixed(" Retryable."),
             (true, Some(ms)) => {
-                text.push_str(" Retryable after ");
-                push_duration(&mut text, ms);
-                text.push('.');
+                sink.fixed(" Retryable after ");
+                push_duration(sink, ms);
+                sink.fixed(".");
             }
         }
         if let Some(hint) = &self.hint {
-            text.push_str(" Hint: ");
+            sink.fixed(" Hint: ");
             match self.correlation_id {
                 // A hint ends the text as written (it may be a list, not a sentence); it is
                 // closed with a full stop only when the correlation id follows.
-                None => text.push_str(hint),
-                Some(_) => push_sentence(&mut text, hint),
+                None => sink.text(hint),
+                Some(_) => push_sentence(sink, hint),
             }
         }
         if let Some(id) = &self.correlation_id {
-            text.push_str(" Correlation id: ");
-            text.push_str(id);
+            sink.fixed(" Correlation id: ");
+            sink.text(id);
         }
-        text
+    }
+}
+
+/// Where the pieces of a payload's text go: a `String`, or a JSON string being written.
+pub(crate) trait TextSink {
+    /// Text that comes from the error (code, message, hint, correlation id).
+    fn text(&mut self, text: &str);
+    /// Text of this crate's own: plain ASCII with nothing to escape.
+    fn fixed(&mut self, text: &str);
+}
+
+impl TextSink for String {
+    fn text(&mut self, text: &str) {
+        self.push_str(text);
+    }
+
+    fn fixed(&mut self, text: &str) {
+        self.push_str(text);
     }
 }
 
 /// Appends `message`, closing it with a full stop unless it already ends a sentence.
-fn push_sentence(text: &mut String, message: &str) {
+fn push_sentence(sink: &mut impl TextSink, message: &str) {
     let message = message.trim_end();
-    text.push_str(message);
+    sink.text(message);
     if !message.ends_with(['.', '!', '?', '…']) {
-        text.push('.');
+        sink.fixed(".");
     }
 }
 
 /// Appends a duration in the largest unit that divides it: `2s`, `1500ms`, `5min`, `2h`.
-fn push_duration(text: &mut String, ms: u64) {
+fn push_duration(sink: &mut impl TextSink, ms: u64) {
     const HOUR: u64 = 3_600_000;
     const MINUTE: u64 = 60_000;
     const SECOND: u64 = 1_000;
-    let _ = match ms {
-        0 => write!(text, "0s"),
-        ms if ms % HOUR == 0 => write!(text, "{}h", ms / HOUR),
-        ms if ms % MINUTE == 0 => write!(text, "{}min", ms / MINUTE),
-        ms if ms % SECOND == 0 => write!(text, "{}s", ms / SECOND),
-        ms => write!(text, "{ms}ms"),
+    let (count, unit) = match ms {
+        0 => (0, "s"),
+        ms if ms % HOUR == 0 => (ms / HOUR, "h"),
+        ms if ms % MINUTE == 0 => (ms / MINUTE, "min"),
+        ms if ms % SECOND == 0 => (ms / SECOND, "s"),
+        ms => (ms, "ms"),
     };
+    sink.fixed(itoa::Buffer::new().format(count));
+    sink.fixed(unit);
 }
