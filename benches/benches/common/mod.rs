@@ -267,7 +267,7 @@ pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     };
     let error = TypedRpcError {
         code: -32602,
-        message: "start_time is after end_time",
+        message: "BAD_RANGE: start_time is after end_time",
         data: TypedRpcData {
             code: "BAD_RANGE",
             end,
@@ -285,7 +285,7 @@ pub fn rmcp_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the protocol fixture")
     };
     let error = rmcp::ErrorData::invalid_params(
-        "start_time is after end_time",
+        "BAD_RANGE: start_time is after end_time",
         Some(json!({ "code": "BAD_RANGE", "start": start, "end": end })),
     );
     serde_json::to_vec(&error).expect("serializable")
