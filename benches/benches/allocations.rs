@@ -3,9 +3,8 @@
 //! `cargo bench -p mcp-errors-benches --bench allocations`
 //!
 //! With `REPEAT=N` in the environment it then calls every path N more times, for
-//! instruction counts that do not depend on the machine's load:
-//! `REPEAT=1000 valgrind --tool=callgrind target/release/deps/allocations-*` and
-//! `callgrind_annotate --inclusive=yes` (each path is an `#[inline(never)]` function).
+//! instruction counts that do not depend on the machine's load (`scripts/instructions`
+//! runs it under callgrind; each path is an `#[inline(never)]` function).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -44,14 +43,16 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Allocations (reallocations included) and bytes requested by one call of `f`.
-fn count<T>(f: impl Fn() -> T) -> (usize, usize) {
-    drop(black_box(f())); // warm any lazy state
+/// Allocations (reallocations included) and bytes requested by one call of `f` on the
+/// input `make` returns, `make` itself not counted.
+fn count<I, T>(make: impl Fn() -> I, f: impl Fn(I) -> T) -> (usize, usize) {
+    drop(black_box(f(make()))); // warm any lazy state
+    let input = make();
     let (a, b) = (
         ALLOCATIONS.load(Ordering::Relaxed),
         BYTES.load(Ordering::Relaxed),
     );
-    drop(black_box(f()));
+    drop(black_box(f(input)));
     (
         ALLOCATIONS.load(Ordering::Relaxed) - a,
         BYTES.load(Ordering::Relaxed) - b,
@@ -64,66 +65,130 @@ fn main() {
     let protocol = protocol_error();
     let error_response = error_response_bytes();
     let success_response = success_response_bytes();
-    let rows: [(&str, &str, (usize, usize)); 12] = [
+    let borrowed = || ();
+    let rows = [
         (
             "execution_to_bytes",
             "derive",
-            count(|| derive_to_bytes(black_box(&execution))),
+            count(borrowed, |()| derive_to_bytes(black_box(&execution))),
+        ),
+        (
+            "execution_to_bytes",
+            "derive_rmcp",
+            count(|| execution.clone(), |e| derive_rmcp_to_bytes(black_box(e))),
         ),
         (
             "execution_to_bytes",
             "typed_by_hand",
-            count(|| typed_to_bytes(black_box(&execution))),
+            count(borrowed, |()| typed_by_hand_to_bytes(black_box(&execution))),
         ),
         (
             "execution_to_bytes",
-            "typed_by_hand_presized",
-            count(|| typed_presized_to_bytes(black_box(&execution))),
+            "typed_collect_str",
+            count(borrowed, |()| {
+                typed_collect_str_to_bytes(black_box(&execution))
+            }),
+        ),
+        (
+            "execution_to_bytes",
+            "typed_format",
+            count(borrowed, |()| typed_format_to_bytes(black_box(&execution))),
+        ),
+        (
+            "execution_to_bytes",
+            "floor",
+            count(borrowed, |()| floor_to_bytes(black_box(&execution))),
         ),
         (
             "execution_to_bytes",
             "json_rmcp_error",
-            count(|| rmcp_error_to_bytes(black_box(&execution))),
+            count(borrowed, |()| rmcp_error_to_bytes(black_box(&execution))),
         ),
         (
             "execution_to_bytes",
             "json_rmcp_structured_error",
-            count(|| rmcp_structured_error_to_bytes(black_box(&execution))),
+            count(borrowed, |()| {
+                rmcp_structured_error_to_bytes(black_box(&execution))
+            }),
         ),
         (
             "protocol_to_bytes",
             "derive",
-            count(|| derive_protocol_to_bytes(black_box(&protocol))),
+            count(borrowed, |()| {
+                derive_protocol_to_bytes(black_box(&protocol))
+            }),
+        ),
+        (
+            "protocol_to_bytes",
+            "derive_rmcp",
+            count(
+                || protocol.clone(),
+                |e| derive_rmcp_protocol_to_bytes(black_box(e)),
+            ),
         ),
         (
             "protocol_to_bytes",
             "typed_by_hand",
-            count(|| typed_protocol_to_bytes(black_box(&protocol))),
+            count(borrowed, |()| typed_protocol_to_bytes(black_box(&protocol))),
+        ),
+        (
+            "protocol_to_bytes",
+            "floor",
+            count(borrowed, |()| floor_protocol_to_bytes(black_box(&protocol))),
         ),
         (
             "protocol_to_bytes",
             "json_rmcp_error_data",
-            count(|| rmcp_protocol_to_bytes(black_box(&protocol))),
+            count(borrowed, |()| rmcp_protocol_to_bytes(black_box(&protocol))),
         ),
         (
             "classify_error_response",
             "classify_bytes",
-            count(|| classify_bytes_error_response(black_box(&error_response))),
+            count(borrowed, |()| {
+                classify_bytes_error_response(black_box(&error_response))
+            }),
         ),
         (
             "classify_error_response",
             "value_by_hand",
-            count(|| value_by_hand_error_response(black_box(&error_response))),
+            count(borrowed, |()| {
+                value_by_hand_error_response(black_box(&error_response))
+            }),
         ),
         (
             "classify_success_response",
             "classify_bytes",
-            count(|| classify_bytes_success_response(black_box(&success_response))),
+            count(borrowed, |()| {
+                classify_bytes_success_response(black_box(&success_response))
+            }),
         ),
         (
             "classify_success_response",
             "value_by_hand",
-            count(|| value_by_hand_success_response(black_box(&success_response))),
+            count(borrowed, |()| {
+                value_by_hand_success_response(black_box(&success_response))
+            }),
+        ),
+        (
+            "read_success_response",
+            "classify_bytes_to_value",
+            count(borrowed, |()| {
+                classify_to_value_success_response(black_box(&success_response))
+            }),
+        ),
+        (
+            "read_success_response",
+            "classify_bytes_typed",
+            count(borrowed, |()| {
+                classify_typed_success_response(black_box(&success_response))
+            }),
+        ),
+        (
+            "read_success_response",
+            "value_by_hand_typed",
+            count(borrowed, |()| {
+                value_typed_success_response(black_box(&success_response))
+            }),
         ),
     ];
     println!("| group | path | allocations | bytes allocated |");
@@ -135,26 +200,37 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    // One path at a time, so each runs against the heap it leaves behind itself.
+    // One path at a time, so each runs against the heap it leaves behind itself. The paths
+    // taking the error by value get a copy made here, outside their own count.
     macro_rules! repeat {
         ($($call:expr;)*) => {$(
             for _ in 0..repeat {
-                drop(black_box($call));
+                black_box($call);
             }
         )*};
     }
     repeat! {
         derive_to_bytes(black_box(&execution));
-        typed_to_bytes(black_box(&execution));
-        typed_presized_to_bytes(black_box(&execution));
+        derive_rmcp_to_bytes(black_box(execution.clone()));
+        drop_execution_error(black_box(execution.clone()));
+        typed_by_hand_to_bytes(black_box(&execution));
+        typed_collect_str_to_bytes(black_box(&execution));
+        typed_format_to_bytes(black_box(&execution));
+        floor_to_bytes(black_box(&execution));
         rmcp_error_to_bytes(black_box(&execution));
         rmcp_structured_error_to_bytes(black_box(&execution));
         derive_protocol_to_bytes(black_box(&protocol));
+        derive_rmcp_protocol_to_bytes(black_box(protocol.clone()));
+        drop_protocol_error(black_box(protocol.clone()));
         typed_protocol_to_bytes(black_box(&protocol));
+        floor_protocol_to_bytes(black_box(&protocol));
         rmcp_protocol_to_bytes(black_box(&protocol));
         classify_bytes_error_response(black_box(&error_response));
         value_by_hand_error_response(black_box(&error_response));
         classify_bytes_success_response(black_box(&success_response));
         value_by_hand_success_response(black_box(&success_response));
+        classify_to_value_success_response(black_box(&success_response));
+        classify_typed_success_response(black_box(&success_response));
+        value_typed_success_response(black_box(&success_response));
     }
 }

@@ -1,23 +1,28 @@
 //! The fixtures every bench target shares: one realistic error, and each way of turning it
-//! into wire bytes (the derive's, the best hand-written typed code, the `json!` + rmcp code
-//! people write today), on both channels; and the response bytes the client side reads.
+//! into wire bytes (the derive's, alone and through rmcp's `IntoCallToolResult`; hand-written
+//! typed code; a floor writing constant pieces; the `json!` + rmcp code people write today),
+//! on both channels; and the response bytes the client side reads.
 //!
-//! Every path must produce the same JSON as the derive's: `check_equivalence` asserts it
-//! before anything is measured.
+//! Every path must produce the same JSON as the derive's, into a buffer of
+//! [`BUFFER_CAPACITY`] bytes it never grows: `check_equivalence` asserts it before anything
+//! is measured.
 
 #![allow(dead_code)]
 
+use std::fmt;
 use std::hint::black_box;
 use std::time::Duration;
 
 use mcp_errors_core::client::{Outcome, classify_bytes};
 use mcp_errors_core::{Category, META_KEY, ToolError, ToolFailure};
-use serde::Serialize;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::CallToolResponse;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// The realistic error: a stable code, a message with one interpolated field, a hint and
 /// two details; and a protocol variant with two details.
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(Clone, Debug, thiserror::Error, ToolError)]
 pub enum SearchError {
     #[error("unknown department \"{department}\"")]
     #[category(validation)]
@@ -58,48 +63,90 @@ pub fn protocol_error() -> SearchError {
 const CODE: &str = "UNKNOWN_DEPARTMENT";
 const HINT: &str = "pick a department from details.allowed";
 
-// ---- 1. the derive ---------------------------------------------------------------------
+/// The capacity of the buffer every path writes its bytes into: enough for every output
+/// of the fixtures (the largest, `json_rmcp_structured_error`'s, is over 512 bytes), so no
+/// path reallocates (`check_equivalence` asserts it).
+pub const BUFFER_CAPACITY: usize = 1024;
 
-/// The derive's path: `ToolFailure::from`, then `serde_json::to_writer` into a `Vec<u8>`.
-#[inline(never)]
-pub fn derive_to_bytes(error: &SearchError) -> Vec<u8> {
-    let failure = error.to_failure();
-    let mut bytes = Vec::with_capacity(512);
-    // Cannot fail: writing to a Vec, and the wire types serialize infallibly.
-    serde_json::to_writer(&mut bytes, &failure).expect("serializable");
+/// The buffer every path writes into.
+#[inline(always)]
+fn buffer() -> Vec<u8> {
+    Vec::with_capacity(BUFFER_CAPACITY)
+}
+
+/// `serde_json::to_writer` into a new presized buffer. Cannot fail: writing to a `Vec`, and
+/// every value here serializes infallibly.
+#[inline(always)]
+fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut bytes = buffer();
+    serde_json::to_writer(&mut bytes, value).expect("serializable");
     bytes
 }
 
-// ---- 2. the best hand-written typed code ------------------------------------------------
+// ---- 1. the derive ---------------------------------------------------------------------
+
+/// The derive's path: `ToolError::to_failure`, then `serde_json::to_writer`.
+#[inline(never)]
+pub fn derive_to_bytes(error: &SearchError) -> Vec<u8> {
+    to_bytes(&error.to_failure())
+}
+
+/// The derive's path through rmcp, as a tool method returning `Result<T, SearchError>` runs
+/// it: the `IntoCallToolResult` impl the derive writes (rmcp's `CallToolResult`), then
+/// `serde_json::to_writer` of that result. Takes the error by value, as that impl does.
+#[inline(never)]
+pub fn derive_rmcp_to_bytes(error: SearchError) -> Vec<u8> {
+    let Ok(CallToolResponse::Complete(result)) = error.into_call_tool_result() else {
+        unreachable!("an execution error becomes a complete result")
+    };
+    to_bytes(&result)
+}
+
+/// Only drops the execution error: the part of `derive_rmcp_to_bytes`'s cost that the
+/// paths borrowing the error leave to their caller.
+#[inline(never)]
+pub fn drop_execution_error(error: SearchError) {
+    black_box("execution error");
+    drop(black_box(error));
+}
+
+/// Only drops the protocol error, as [`drop_execution_error`].
+#[inline(never)]
+pub fn drop_protocol_error(error: SearchError) {
+    black_box("protocol error");
+    drop(black_box(error));
+}
+
+// ---- 2. hand-written typed code --------------------------------------------------------
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct TypedResult<'a> {
-    content: [TypedText; 1],
+struct TypedResult<'a, M, T> {
+    content: [TypedText<T>; 1],
     is_error: bool,
     result_type: &'static str,
     #[serde(rename = "_meta")]
-    meta: TypedMeta<'a>,
+    meta: TypedMeta<'a, M>,
 }
 
 #[derive(Serialize)]
-struct TypedText {
+struct TypedText<T> {
     r#type: &'static str,
-    text: String,
+    text: T,
 }
 
 #[derive(Serialize)]
-struct TypedMeta<'a> {
+struct TypedMeta<'a, M> {
     #[serde(rename = "rs.mcp-errors/error")]
-    error: TypedPayload<'a>,
+    error: TypedPayload<'a, M>,
 }
 
 #[derive(Serialize)]
-struct TypedPayload<'a> {
+struct TypedPayload<'a, M> {
     code: &'static str,
     category: &'static str,
     retryable: bool,
-    message: &'a str,
+    message: M,
     hint: &'static str,
     details: TypedDetails<'a>,
 }
@@ -110,28 +157,16 @@ struct TypedDetails<'a> {
     limit: u32,
 }
 
-/// What a careful engineer writes by hand for the same wire JSON: borrowed fields, one
-/// `format!` for the message and one for the text, one typed `to_writer`.
-#[inline(never)]
-pub fn typed_to_bytes(error: &SearchError) -> Vec<u8> {
-    let SearchError::UnknownDepartment {
-        department,
-        allowed,
-        limit,
-    } = error
-    else {
-        unreachable!("the execution fixture")
-    };
-    let message = format!("unknown department \"{department}\"");
-    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
-    typed_result_to_bytes(text, &message, allowed, *limit)
-}
-
-/// The typed result of both hand-written paths, written to bytes. Always inlined, so each
+/// The typed result of the hand-written paths, written to bytes. Always inlined, so each
 /// path is measured as one function of its own.
 #[inline(always)]
-fn typed_result_to_bytes(text: String, message: &str, allowed: &str, limit: u32) -> Vec<u8> {
-    let result = TypedResult {
+fn typed_result_to_bytes<M: Serialize, T: Serialize>(
+    text: T,
+    message: M,
+    allowed: &str,
+    limit: u32,
+) -> Vec<u8> {
+    to_bytes(&TypedResult {
         content: [TypedText {
             r#type: "text",
             text,
@@ -148,16 +183,13 @@ fn typed_result_to_bytes(text: String, message: &str, allowed: &str, limit: u32)
                 details: TypedDetails { allowed, limit },
             },
         },
-    };
-    let mut bytes = Vec::with_capacity(512);
-    serde_json::to_writer(&mut bytes, &result).expect("serializable");
-    bytes
+    })
 }
 
-/// The same with the strings built by hand, sized up front, without `format!`: the
-/// fastest a hand-written path gets without changing the wire types.
+/// Hand-written typed code as it is often written: borrowed fields, one `format!` for the
+/// message and one for the text.
 #[inline(never)]
-pub fn typed_presized_to_bytes(error: &SearchError) -> Vec<u8> {
+pub fn typed_format_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::UnknownDepartment {
         department,
         allowed,
@@ -166,23 +198,171 @@ pub fn typed_presized_to_bytes(error: &SearchError) -> Vec<u8> {
     else {
         unreachable!("the execution fixture")
     };
-    let mut message = String::with_capacity(21 + department.len());
-    message.push_str("unknown department \"");
-    message.push_str(department);
-    message.push('"');
-    let mut text = String::with_capacity(CODE.len() + message.len() + HINT.len() + 24);
-    text.push_str(CODE);
-    text.push_str(": ");
-    text.push_str(&message);
-    text.push_str(". Not retryable. Hint: ");
-    text.push_str(HINT);
-    typed_result_to_bytes(text, &message, allowed, *limit)
+    let message = format!("unknown department \"{department}\"");
+    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    typed_result_to_bytes(&text, &message, allowed, *limit)
 }
 
-// ---- 3. json! + rmcp ---------------------------------------------------------------------
+/// The best hand-written typed code (of the variants here, the one with the fewest
+/// instructions): borrowed fields, the text built by `push_str` into one string sized up
+/// front, the message borrowed from the part of the text that spells it.
+#[inline(never)]
+pub fn typed_by_hand_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let message_len = MESSAGE_START.len() + department.len() + 1;
+    let mut text =
+        String::with_capacity(CODE.len() + 2 + message_len + TEXT_MIDDLE.len() + HINT.len());
+    text.push_str(CODE);
+    text.push_str(": ");
+    text.push_str(MESSAGE_START);
+    text.push_str(department);
+    text.push('"');
+    text.push_str(TEXT_MIDDLE);
+    text.push_str(HINT);
+    let message = &text[CODE.len() + 2..CODE.len() + 2 + message_len];
+    typed_result_to_bytes(&text, message, allowed, *limit)
+}
+
+const MESSAGE_START: &str = "unknown department \"";
+const TEXT_MIDDLE: &str = ". Not retryable. Hint: ";
+
+/// The message, written on demand from the borrowed field.
+struct Message<'a> {
+    department: &'a str,
+}
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(MESSAGE_START)?;
+        f.write_str(self.department)?;
+        f.write_str("\"")
+    }
+}
+
+/// The text the model reads, written on demand around the message.
+struct Text<'a> {
+    message: &'a Message<'a>,
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(CODE)?;
+        f.write_str(": ")?;
+        fmt::Display::fmt(self.message, f)?;
+        f.write_str(TEXT_MIDDLE)?;
+        f.write_str(HINT)
+    }
+}
+
+/// Serializes a `Display` value as a JSON string with `Serializer::collect_str`: serde_json
+/// escapes each piece straight into the output, without building the string.
+struct Collected<T>(T);
+
+impl<T: fmt::Display> Serialize for Collected<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// Hand-written typed code with no string built at all: message and text are `Display`
+/// values borrowing the field, written through `collect_str`. One allocation fewer than
+/// [`typed_by_hand_to_bytes`], more instructions (`scripts/instructions`).
+#[inline(never)]
+pub fn typed_collect_str_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let message = Message { department };
+    typed_result_to_bytes(
+        Collected(Text { message: &message }),
+        Collected(&message),
+        allowed,
+        *limit,
+    )
+}
+
+// ---- 3. the floor ------------------------------------------------------------------------
+
+/// Appends `value` to `out` escaped as the contents of a JSON string, as serde_json escapes
+/// it: `"`, `\` and the control characters; everything else is copied in runs.
+#[inline(always)]
+fn push_escaped(out: &mut Vec<u8>, value: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let short = match byte {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            0x00..=0x1f => 0,
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short == 0 {
+            let hex = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
+            out.extend_from_slice(b"\\u00");
+            out.extend_from_slice(&hex);
+        } else {
+            out.extend_from_slice(&[b'\\', short]);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// The fastest way to the same bytes: constant pieces escaped in advance, only the
+/// interpolated fields escaped (and the number formatted) at run time. No wire types, no
+/// serializer: the lower bound of any path.
+#[inline(never)]
+pub fn floor_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::UnknownDepartment {
+        department,
+        allowed,
+        limit,
+    } = error
+    else {
+        unreachable!("the execution fixture")
+    };
+    let mut out = buffer();
+    out.extend_from_slice(
+        br#"{"content":[{"type":"text","text":"UNKNOWN_DEPARTMENT: unknown department \""#,
+    );
+    push_escaped(&mut out, department);
+    out.extend_from_slice(
+        br#"\". Not retryable. Hint: pick a department from details.allowed"}],"isError":true,"resultType":"complete","_meta":{"rs.mcp-errors/error":{"code":"UNKNOWN_DEPARTMENT","category":"validation","retryable":false,"message":"unknown department \""#,
+    );
+    push_escaped(&mut out, department);
+    out.extend_from_slice(
+        br#"\"","hint":"pick a department from details.allowed","details":{"allowed":""#,
+    );
+    push_escaped(&mut out, allowed);
+    out.extend_from_slice(br#"","limit":"#);
+    out.extend_from_slice(itoa::Buffer::new().format(*limit).as_bytes());
+    out.extend_from_slice(b"}}}}");
+    out
+}
+
+// ---- 4. json! + rmcp ---------------------------------------------------------------------
 
 /// The common path today: the payload with `json!`, rmcp's `CallToolResult::error`, the
-/// payload put in `_meta` by hand, `serde_json::to_vec`.
+/// payload put in `_meta` by hand, `serde_json::to_writer`.
 #[inline(never)]
 pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::UnknownDepartment {
@@ -207,7 +387,7 @@ pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
     meta.insert(META_KEY.to_owned(), payload);
     let result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
         .with_meta(Some(rmcp::model::MetaObject(meta)));
-    serde_json::to_vec(&result).expect("serializable")
+    to_bytes(&result)
 }
 
 /// The other common path: `json!` and rmcp's `CallToolResult::structured_error`, which
@@ -233,17 +413,27 @@ pub fn rmcp_structured_error_to_bytes(error: &SearchError) -> Vec<u8> {
         "details": { "allowed": allowed, "limit": limit },
     });
     let result = rmcp::model::CallToolResult::structured_error(payload);
-    serde_json::to_vec(&result).expect("serializable")
+    to_bytes(&result)
 }
 
 // ---- the protocol channel ------------------------------------------------------------------
 
+/// The derive's path on the protocol channel: the same code as [`derive_to_bytes`], as its
+/// own function for instruction counts.
 #[inline(never)]
 pub fn derive_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
-    let failure = error.to_failure();
-    let mut bytes = Vec::with_capacity(256);
-    serde_json::to_writer(&mut bytes, &failure).expect("serializable");
-    bytes
+    black_box("protocol channel");
+    to_bytes(&error.to_failure())
+}
+
+/// The protocol variant through the derive's `IntoCallToolResult` impl: rmcp's `ErrorData`,
+/// written with `serde_json::to_writer`.
+#[inline(never)]
+pub fn derive_rmcp_protocol_to_bytes(error: SearchError) -> Vec<u8> {
+    let Err(error) = error.into_call_tool_result() else {
+        unreachable!("a protocol error becomes a JSON-RPC error")
+    };
+    to_bytes(&error)
 }
 
 #[derive(Serialize)]
@@ -260,23 +450,38 @@ struct TypedRpcData<'a> {
     start: &'a str,
 }
 
+/// The best hand-written typed code: borrowed fields, nothing to format.
 #[inline(never)]
 pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     let SearchError::BadRange { start, end } = error else {
         unreachable!("the protocol fixture")
     };
-    let error = TypedRpcError {
+    to_bytes(&TypedRpcError {
         code: -32602,
-        message: "start_time is after end_time",
+        message: "BAD_RANGE: start_time is after end_time",
         data: TypedRpcData {
             code: "BAD_RANGE",
             end,
             start,
         },
+    })
+}
+
+/// The floor of the protocol channel: constant pieces, the two fields escaped.
+#[inline(never)]
+pub fn floor_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
+    let SearchError::BadRange { start, end } = error else {
+        unreachable!("the protocol fixture")
     };
-    let mut bytes = Vec::with_capacity(256);
-    serde_json::to_writer(&mut bytes, &error).expect("serializable");
-    bytes
+    let mut out = buffer();
+    out.extend_from_slice(
+        br#"{"code":-32602,"message":"BAD_RANGE: start_time is after end_time","data":{"code":"BAD_RANGE","end":""#,
+    );
+    push_escaped(&mut out, end);
+    out.extend_from_slice(br#"","start":""#);
+    push_escaped(&mut out, start);
+    out.extend_from_slice(br#""}}"#);
+    out
 }
 
 #[inline(never)]
@@ -285,10 +490,10 @@ pub fn rmcp_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the protocol fixture")
     };
     let error = rmcp::ErrorData::invalid_params(
-        "start_time is after end_time",
+        "BAD_RANGE: start_time is after end_time",
         Some(json!({ "code": "BAD_RANGE", "start": start, "end": end })),
     );
-    serde_json::to_vec(&error).expect("serializable")
+    to_bytes(&error)
 }
 
 // ---- the client side -----------------------------------------------------------------------
@@ -406,24 +611,160 @@ pub fn value_by_hand_success_response(bytes: &[u8]) -> Option<ByHand> {
     value_by_hand(bytes)
 }
 
-/// Asserts that the paths meant to be equivalent produce the same JSON.
+/// What a client reads from the success response: the text blocks and the structured
+/// records, as typed values.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuccessRead {
+    content: Vec<TextBlock>,
+    structured_content: Records,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+pub struct TextBlock {
+    text: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+pub struct Records {
+    records: Vec<Record>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+pub struct Record {
+    id: u64,
+    name: String,
+    tags: Vec<String>,
+    score: f64,
+}
+
+/// `classify_bytes` on the success response, then the result read into a `Value`: the same
+/// work as the Value route, which ends with the result as a `Value`.
+#[inline(never)]
+pub fn classify_to_value_success_response(bytes: &[u8]) -> Option<Value> {
+    match classify_bytes(bytes) {
+        Outcome::Ready(result) => result.to_value().ok(),
+        _ => None,
+    }
+}
+
+/// `classify_bytes` on the success response, then the result read into typed records.
+#[inline(never)]
+pub fn classify_typed_success_response(bytes: &[u8]) -> Option<SuccessRead> {
+    match classify_bytes(bytes) {
+        Outcome::Ready(result) => result.deserialize().ok(),
+        _ => None,
+    }
+}
+
+/// The Value route on the success response, then the result read into the same typed
+/// records.
+#[inline(never)]
+pub fn value_typed_success_response(bytes: &[u8]) -> Option<SuccessRead> {
+    match value_by_hand(bytes)? {
+        ByHand::Ready(result) => serde_json::from_value(result).ok(),
+        ByHand::ToolError { .. } => None,
+    }
+}
+
+/// An error whose fields need escaping, to check the floor's escaping against serde_json's.
+/// The message holds no control character but newline and tab: the derive replaces the
+/// others in a message by spaces, which the hand-written paths do not do.
+fn escaped_execution_error() -> SearchError {
+    SearchError::UnknownDepartment {
+        department: "fi\"n\\a\nc\te \u{e9}/".into(),
+        allowed: "finance,\t\"hr\"\r\u{8}\u{c}\u{7f} \u{2028}".into(),
+        limit: u32::MAX,
+    }
+}
+
+fn escaped_protocol_error() -> SearchError {
+    SearchError::BadRange {
+        start: "\"2026\"\\\u{0}".into(),
+        end: "\u{1b}[0m\n\u{e9}".into(),
+    }
+}
+
+/// Asserts that the paths meant to be equivalent produce the same JSON; on the measured
+/// fixtures, each writes the derive's number of bytes (the floor) or its own into a buffer
+/// of [`BUFFER_CAPACITY`] that it never had to grow. The escaping fixtures check the
+/// escaping only: their outputs may outgrow the buffer.
 pub fn check_equivalence() {
-    let parse = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).expect("JSON");
-    let execution = execution_error();
-    let derived = parse(derive_to_bytes(&execution));
-    assert_eq!(derived, parse(typed_to_bytes(&execution)), "typed differs");
-    assert_eq!(derived, parse(typed_presized_to_bytes(&execution)));
-    let mut rmcp = parse(rmcp_error_to_bytes(&execution));
-    assert_eq!(derived, rmcp, "json! + rmcp differs");
-    rmcp = parse(rmcp_structured_error_to_bytes(&execution));
-    assert_eq!(
-        derived["_meta"][META_KEY], rmcp["structuredContent"],
-        "structured_error payload differs"
-    );
-    let protocol = protocol_error();
-    let derived = parse(derive_protocol_to_bytes(&protocol));
-    assert_eq!(derived, parse(typed_protocol_to_bytes(&protocol)));
-    assert_eq!(derived, parse(rmcp_protocol_to_bytes(&protocol)));
+    let parse = |name: &str, bytes: &[u8]| serde_json::from_slice::<Value>(bytes).expect(name);
+    let unchanged = |name: &str, bytes: &Vec<u8>| {
+        assert_eq!(
+            bytes.capacity(),
+            BUFFER_CAPACITY,
+            "{name}: {} bytes, the buffer grew",
+            bytes.len()
+        );
+    };
+    for (measured, execution) in [
+        (true, execution_error()),
+        (false, escaped_execution_error()),
+    ] {
+        let derived = derive_to_bytes(&execution);
+        let paths: [(&str, Vec<u8>); 8] = [
+            ("derive", derive_to_bytes(&execution)),
+            ("derive_rmcp", derive_rmcp_to_bytes(execution.clone())),
+            ("typed_format", typed_format_to_bytes(&execution)),
+            ("typed_by_hand", typed_by_hand_to_bytes(&execution)),
+            ("typed_collect_str", typed_collect_str_to_bytes(&execution)),
+            ("floor", floor_to_bytes(&execution)),
+            ("json_rmcp_error", rmcp_error_to_bytes(&execution)),
+            (
+                "json_rmcp_structured_error",
+                rmcp_structured_error_to_bytes(&execution),
+            ),
+        ];
+        for (name, bytes) in paths {
+            if measured {
+                unchanged(name, &bytes);
+            }
+            let value = parse(name, &bytes);
+            if name == "json_rmcp_structured_error" {
+                let derived = parse("derive", &derived);
+                assert_eq!(
+                    derived["_meta"][META_KEY], value["structuredContent"],
+                    "structured_error payload differs"
+                );
+            } else {
+                assert_eq!(parse("derive", &derived), value, "{name} differs");
+            }
+        }
+        let floor = floor_to_bytes(&execution);
+        assert_eq!(floor.len(), derived.len(), "floor writes as many bytes");
+    }
+    for (measured, protocol) in [(true, protocol_error()), (false, escaped_protocol_error())] {
+        let derived = derive_protocol_to_bytes(&protocol);
+        let paths: [(&str, Vec<u8>); 5] = [
+            ("protocol derive", derive_protocol_to_bytes(&protocol)),
+            (
+                "protocol derive_rmcp",
+                derive_rmcp_protocol_to_bytes(protocol.clone()),
+            ),
+            ("protocol typed_by_hand", typed_protocol_to_bytes(&protocol)),
+            ("protocol floor", floor_protocol_to_bytes(&protocol)),
+            ("json_rmcp_error_data", rmcp_protocol_to_bytes(&protocol)),
+        ];
+        for (name, bytes) in paths {
+            if measured {
+                unchanged(name, &bytes);
+            }
+            assert_eq!(
+                parse("derive", &derived),
+                parse(name, &bytes),
+                "{name} differs"
+            );
+        }
+        let floor = floor_protocol_to_bytes(&protocol);
+        assert_eq!(
+            floor.len(),
+            derived.len(),
+            "protocol floor writes as many bytes"
+        );
+    }
+
     let bytes = error_response_bytes();
     let (
         Some(ByHand::ToolError {
@@ -438,7 +779,17 @@ pub fn check_equivalence() {
         panic!("both routes see the tool error")
     };
     assert_eq!((code, details, text), (info.code, info.details, info.text));
+
     let bytes = success_response_bytes();
-    assert!(matches!(value_by_hand(&bytes), Some(ByHand::Ready(_))));
     assert!(matches!(classify_bytes(&bytes), Outcome::Ready(_)));
+    let Some(ByHand::Ready(by_hand)) = value_by_hand(&bytes) else {
+        panic!("the Value route sees the success")
+    };
+    assert_eq!(Some(by_hand), classify_to_value_success_response(&bytes));
+    let typed = classify_typed_success_response(&bytes).expect("records");
+    assert_eq!(
+        (typed.content.len(), typed.structured_content.records.len()),
+        (20, 50)
+    );
+    assert_eq!(Some(typed), value_typed_success_response(&bytes));
 }
