@@ -682,6 +682,10 @@ fn log_failure(
     options: &FailureOptions,
     correlation_id: Option<&str>,
 ) {
+    // The fields below are worked out only for a subscriber that takes the event.
+    if !tracing::enabled!(target: "mcp_errors::failure", tracing::Level::INFO) {
+        return;
+    }
     let (channel, category, protocol_code) = match descriptor.channel() {
         Channel::Execution(category) => ("execution", category.as_str(), None),
         Channel::Protocol(code) => ("protocol", "", Some(code.0)),

@@ -2,6 +2,8 @@
 //! with every key and every fixed piece written as one pre-escaped constant, so only the text
 //! that varies is scanned for characters to escape.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use super::payload::TextSink;
@@ -40,7 +42,8 @@ const fn needs_escape(word: u64) -> bool {
 #[inline]
 fn plain_len(bytes: &[u8]) -> usize {
     let mut at = 0;
-    while let Some(chunk) = bytes.get(at..at + 8) {
+    for chunk in bytes.chunks_exact(8) {
+        // Always eight bytes: the fallback is never taken and compiles away.
         let word = u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8]));
         if needs_escape(word) {
             break;
@@ -137,18 +140,18 @@ fn details(out: &mut Vec<u8>, details: &Details) {
     out.push(b'}');
 }
 
-fn payload(out: &mut Vec<u8>, payload: &ErrorPayload) {
+fn payload(out: &mut Vec<u8>, payload: &ErrorPayload, escaped: &Escaped) {
     out.extend_from_slice(b"{\"code\":");
-    string(out, &payload.code);
+    escaped.string(out, &payload.code);
     out.extend_from_slice(b",\"category\":\"");
     out.extend_from_slice(payload.category.as_str().as_bytes());
     out.extend_from_slice(b"\",\"retryable\":");
     boolean(out, payload.retryable);
     out.extend_from_slice(b",\"message\":");
-    string(out, &payload.message);
+    escaped.string(out, &payload.message);
     if let Some(hint) = &payload.hint {
         out.extend_from_slice(b",\"hint\":");
-        string(out, hint);
+        escaped.string(out, hint);
     }
     if let Some(ms) = payload.retry_after_ms {
         out.extend_from_slice(b",\"retryAfterMs\":");
@@ -160,7 +163,7 @@ fn payload(out: &mut Vec<u8>, payload: &ErrorPayload) {
     }
     if let Some(id) = &payload.correlation_id {
         out.extend_from_slice(b",\"correlationId\":");
-        string(out, id);
+        escaped.string(out, id);
     }
     out.push(b'}');
 }
@@ -170,7 +173,7 @@ fn meta(out: &mut Vec<u8>, meta: &ResultMeta) {
     let mut first = true;
     if let Some(error) = &meta.error {
         key(out, true, META_KEY);
-        payload(out, error);
+        payload(out, error, &Escaped::default());
         first = false;
     }
     for (name, json) in &meta.other {
@@ -184,16 +187,52 @@ fn meta(out: &mut Vec<u8>, meta: &ResultMeta) {
     out.push(b'}');
 }
 
-/// The contents of a JSON string being written, from a payload's text.
-struct JsonText<'a>(&'a mut Vec<u8>);
+/// Where the strings written so far went in the output, by the address and length of the
+/// text they came from: a later string that is the very same text (the same slice of the same
+/// field, not merely equal) is copied from there, escaped already.
+#[derive(Default)]
+struct Escaped {
+    strings: [(usize, usize, Range<usize>); 4],
+    len: usize,
+}
+
+impl Escaped {
+    /// Appends `text` as a JSON string: copied when it was escaped before, else escaped.
+    fn string(&self, out: &mut Vec<u8>, text: &str) {
+        let key = (text.as_ptr() as usize, text.len());
+        let found = self.strings[..self.len]
+            .iter()
+            .find(|(address, len, _)| (*address, *len) == key);
+        match found {
+            Some((_, _, range)) => {
+                out.push(b'"');
+                out.extend_from_within(range.clone());
+                out.push(b'"');
+            }
+            None => string(out, text),
+        }
+    }
+}
+
+/// The contents of a JSON string being written, from a payload's text; remembers where the
+/// error's own pieces went.
+struct JsonText<'a> {
+    out: &'a mut Vec<u8>,
+    escaped: Escaped,
+}
 
 impl TextSink for JsonText<'_> {
     fn text(&mut self, text: &str) {
-        escape_into(self.0, text);
+        let start = self.out.len();
+        escape_into(self.out, text);
+        if let Some(slot) = self.escaped.strings.get_mut(self.escaped.len) {
+            *slot = (text.as_ptr() as usize, text.len(), start..self.out.len());
+            self.escaped.len += 1;
+        }
     }
 
     fn fixed(&mut self, text: &str) {
-        self.0.extend_from_slice(text.as_bytes());
+        self.out.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -202,11 +241,16 @@ impl TextSink for JsonText<'_> {
 /// from the payload's pieces, escaped as they come, with no string of its own.
 pub(crate) fn execution_failure(out: &mut Vec<u8>, payload: &ErrorPayload) {
     out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":\"");
-    payload.write_text(&mut JsonText(out));
+    let mut text = JsonText {
+        out,
+        escaped: Escaped::default(),
+    };
+    payload.write_text(&mut text);
+    let escaped = text.escaped;
     out.extend_from_slice(b"\"}],\"isError\":true,\"resultType\":\"complete\",\"_meta\":{\"");
     out.extend_from_slice(META_KEY.as_bytes());
     out.extend_from_slice(b"\":");
-    self::payload(out, payload);
+    self::payload(out, payload, &escaped);
     out.extend_from_slice(b"}}");
 }
 
@@ -225,7 +269,9 @@ pub(crate) fn protocol_failure(
     out.extend_from_slice(b"{\"code\":");
     integer(out, code.0);
     out.extend_from_slice(b",\"message\":\"");
+    let start = out.len();
     escape_into(out, stable_code);
+    let escaped_code = start..out.len();
     out.extend_from_slice(b": ");
     escape_into(out, message);
     out.extend_from_slice(b"\",\"data\":{");
@@ -237,8 +283,9 @@ pub(crate) fn protocol_failure(
             out.push(b',');
         }
     }
-    out.extend_from_slice(b"\"code\":");
-    string(out, stable_code);
+    out.extend_from_slice(b"\"code\":\"");
+    out.extend_from_within(escaped_code);
+    out.push(b'"');
     if let Some(id) = correlation_id {
         out.extend_from_slice(b",\"correlationId\":");
         string(out, id);
