@@ -209,7 +209,7 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
     /// assert_eq!(serde_json::to_value(&theirs).unwrap(), serde_json::to_value(&ours).unwrap());
     /// ```
     fn from(result: CallToolResult) -> Self {
-        let meta = result.meta_map().map(MetaObject);
+        let meta = result.meta.map(|meta| MetaObject(meta.into_map()));
         let content = result
             .content
             .into_iter()

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::Details;
 use crate::Category;
@@ -142,6 +143,44 @@ impl ErrorPayload {
             sink.fixed(" Correlation id: ");
             sink.text(id);
         }
+    }
+}
+
+impl From<ErrorPayload> for Value {
+    /// The payload as JSON, moving its strings: the same value as `serde_json::to_value`,
+    /// without a serializer in between.
+    ///
+    /// ```
+    /// use mcp_errors_core::{Category, ErrorPayload};
+    /// use serde_json::Value;
+    ///
+    /// let payload = ErrorPayload::new("TIMEOUT", Category::Transient, "slow").with_hint("wait");
+    /// assert_eq!(serde_json::to_value(&payload).unwrap(), Value::from(payload));
+    /// ```
+    fn from(payload: ErrorPayload) -> Self {
+        // In the order of the fields, as `to_value` inserts them (which shows when
+        // serde_json keeps insertion order).
+        let mut map = Map::new();
+        map.insert("code".to_owned(), Value::String(payload.code.into_owned()));
+        map.insert(
+            "category".to_owned(),
+            Value::from(payload.category.as_str()),
+        );
+        map.insert("retryable".to_owned(), Value::Bool(payload.retryable));
+        map.insert("message".to_owned(), Value::String(payload.message));
+        if let Some(hint) = payload.hint {
+            map.insert("hint".to_owned(), Value::String(hint.into_owned()));
+        }
+        if let Some(ms) = payload.retry_after_ms {
+            map.insert("retryAfterMs".to_owned(), Value::from(ms));
+        }
+        if let Some(details) = payload.details {
+            map.insert("details".to_owned(), Value::Object(details.into_map()));
+        }
+        if let Some(id) = payload.correlation_id {
+            map.insert("correlationId".to_owned(), Value::String(id));
+        }
+        Value::Object(map)
     }
 }
 

@@ -164,11 +164,23 @@ impl ResultMeta {
 
     /// The same entries as a JSON object.
     pub fn to_map(&self) -> Map<String, Value> {
-        let mut map = self.other.clone();
-        if let Some(error) = &self.error {
-            // Cannot fail: the payload holds strings, numbers and JSON values only.
-            let payload = serde_json::to_value(error).unwrap_or(Value::Null);
-            map.insert(META_KEY.to_owned(), payload);
+        self.clone().into_map()
+    }
+
+    /// The entries as a JSON object, moving them.
+    ///
+    /// ```
+    /// use mcp_errors_core::wire::ResultMeta;
+    /// use mcp_errors_core::{Category, ErrorPayload, META_KEY};
+    ///
+    /// let meta = ResultMeta::with_error(ErrorPayload::new("TIMEOUT", Category::Transient, "slow"));
+    /// assert_eq!(meta.clone().into_map()[META_KEY]["code"], "TIMEOUT");
+    /// assert_eq!(meta.clone().into_map(), meta.to_map());
+    /// ```
+    pub fn into_map(self) -> Map<String, Value> {
+        let mut map = self.other;
+        if let Some(error) = self.error {
+            map.insert(META_KEY.to_owned(), Value::from(error));
         }
         map
     }
