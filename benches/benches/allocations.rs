@@ -74,6 +74,11 @@ fn main() {
         ),
         (
             "execution_to_bytes",
+            "derive_serde",
+            count(borrowed, |()| derive_serde_to_bytes(black_box(&execution))),
+        ),
+        (
+            "execution_to_bytes",
             "derive_rmcp",
             count(|| execution.clone(), |e| derive_rmcp_to_bytes(black_box(e))),
         ),
@@ -116,6 +121,13 @@ fn main() {
             "derive",
             count(borrowed, |()| {
                 derive_protocol_to_bytes(black_box(&protocol))
+            }),
+        ),
+        (
+            "protocol_to_bytes",
+            "derive_serde",
+            count(borrowed, |()| {
+                derive_serde_protocol_to_bytes(black_box(&protocol))
             }),
         ),
         (
@@ -211,6 +223,7 @@ fn main() {
     }
     repeat! {
         derive_to_bytes(black_box(&execution));
+        derive_serde_to_bytes(black_box(&execution));
         derive_rmcp_to_bytes(black_box(execution.clone()));
         drop_execution_error(black_box(execution.clone()));
         typed_by_hand_to_bytes(black_box(&execution));
@@ -220,6 +233,7 @@ fn main() {
         rmcp_error_to_bytes(black_box(&execution));
         rmcp_structured_error_to_bytes(black_box(&execution));
         derive_protocol_to_bytes(black_box(&protocol));
+        derive_serde_protocol_to_bytes(black_box(&protocol));
         derive_rmcp_protocol_to_bytes(black_box(protocol.clone()));
         drop_protocol_error(black_box(protocol.clone()));
         typed_protocol_to_bytes(black_box(&protocol));
