@@ -205,3 +205,15 @@ fn a_hand_written_failure_is_written_as_serde_writes_it() {
     assert_eq!(written["data"]["code"], "CLASH");
     assert_eq!(written["data"].get("correlationId"), None);
 }
+
+/// Without options, `write_failure_json` writes what `to_failure` gives: the options of the
+/// request being served, else the defaults.
+#[test]
+fn without_options_the_default_conversion_is_written() {
+    for error in [HandWritten::Bad, HandWritten::Clash] {
+        let mut written = Vec::new();
+        error.write_failure_json(&mut written);
+        let written: Value = serde_json::from_slice(&written).unwrap();
+        assert_eq!(written, serde_json::to_value(error.to_failure()).unwrap());
+    }
+}
