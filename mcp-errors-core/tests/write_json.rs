@@ -201,6 +201,7 @@ fn a_hand_written_failure_is_written_as_serde_writes_it() {
     }
     let mut written = Vec::new();
     HandWritten::Clash.write_failure_json_with(&FailureOptions::new(), &mut written);
+    assert!(!String::from_utf8_lossy(&written).contains("posing"));
     let written: Value = serde_json::from_slice(&written).unwrap();
     assert_eq!(written["data"]["code"], "CLASH");
     assert_eq!(written["data"].get("correlationId"), None);

@@ -448,8 +448,10 @@ mod tests {
             "plain",
             "",
             "quote \" backslash \\ slash /",
-            "nl\n tab\t \u{1}\u{1f}\u{7f}",
+            "nl\n cr\r tab\t bs\u{8} ff\u{c} \u{0}\u{1}\u{1f} \u{7f} space ~",
             "é ✓ 😀 \u{2028}",
+            "\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\",
+            "eight by\n",
         ] {
             same_bytes(&ToolFailure::Execution(full_result(text)));
             same_bytes(&ToolFailure::Protocol(
