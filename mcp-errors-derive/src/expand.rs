@@ -152,13 +152,13 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // it turns into the `Vec` of `Details` (no `vec!` to expand per variant).
     let details_helpers = quote! {
         use __mcp_errors_core::__private::detail as __mcp_errors_detail;
-        fn __mcp_errors_details<const N: usize>(
+        fn __mcp_errors_details<const N: ::core::primitive::usize>(
             entries: [(
                 ::std::borrow::Cow<'static, ::core::primitive::str>,
                 __mcp_errors_core::__private::Value,
             ); N],
         ) -> __mcp_errors_core::Details {
-            __mcp_errors_core::__private::details(::std::vec::Vec::from(entries))
+            __mcp_errors_core::__private::details(::core::convert::From::from(entries))
         }
     };
     let detail_arms: Vec<DetailArm> = input
@@ -190,7 +190,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         quote!(match *self {})
     } else {
         quote! {
-            let __mcp_errors_index: usize = match self { #(#descriptor_arms)* };
+            let __mcp_errors_index: ::core::primitive::usize = match self {
+                #(#descriptor_arms)*
+            };
             &<Self as __mcp_errors_core::ToolError>::descriptors()[__mcp_errors_index]
         }
     };
