@@ -1,79 +1,71 @@
 //! The intermediate form: the input as darling receives it, then each item with its parsed
 //! helper attributes.
 
-use darling::{FromDeriveInput, FromField, FromVariant};
+use darling::ast::Style;
+use darling::util::Ignored;
+use darling::{FromDeriveInput, FromVariant};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
+use syn::{DeriveInput, Generics, Ident, Member, Type};
 
 use crate::attr::Attrs;
 
+// The receivers take the input's shape (and check it is an enum or a struct) and its
+// variants' names. Each item's attributes and each variant's fields are borrowed from the
+// parsed input, in the same order, rather than copied (`Attrs::parse` reads ours, and
+// thiserror's `error`, by name, from the one list in `symbol.rs`); a variant receiver without
+// `darling::ast::Fields` also spares the span of its whole field list, which is not used.
 #[derive(FromDeriveInput)]
-// Every attribute is forwarded: `Attrs::parse` picks ours (and thiserror's `error`) by name,
-// from the one list in `symbol.rs`.
-#[darling(supports(enum_any, struct_any), forward_attrs)]
+#[darling(supports(enum_any, struct_any))]
 struct InputReceiver {
     ident: Ident,
-    generics: Generics,
-    data: darling::ast::Data<VariantReceiver, FieldReceiver>,
-    attrs: Vec<Attribute>,
+    data: darling::ast::Data<VariantReceiver, Ignored>,
 }
 
 #[derive(FromVariant)]
-#[darling(forward_attrs)]
 struct VariantReceiver {
     ident: Ident,
-    fields: darling::ast::Fields<FieldReceiver>,
-    attrs: Vec<Attribute>,
-}
-
-#[derive(FromField)]
-#[darling(forward_attrs)]
-struct FieldReceiver {
-    ident: Option<Ident>,
-    ty: Type,
-    attrs: Vec<Attribute>,
 }
 
 /// The derive's input, parsed.
-pub struct Input {
+pub struct Input<'a> {
     pub ident: Ident,
-    pub generics: Generics,
+    pub generics: &'a Generics,
     /// An enum's own attributes (defaults for all variants); empty for a struct, whose
     /// attributes are those of its single variant.
-    pub container: Attrs,
+    pub container: Attrs<'a>,
     pub is_enum: bool,
-    pub variants: Vec<Variant>,
+    pub variants: Vec<Variant<'a>>,
 }
 
 /// One variant (or the struct itself).
-pub struct Variant {
+pub struct Variant<'a> {
     pub ident: Ident,
-    /// `Self::Name` for an enum variant, `Self` for a struct.
-    pub path: TokenStream,
-    pub style: darling::ast::Style,
-    pub attrs: Attrs,
-    pub fields: Vec<Field>,
+    /// Whether it is an enum's variant, named `Self::Name`, or the struct itself, `Self`.
+    pub in_enum: bool,
+    pub style: Style,
+    pub attrs: Attrs<'a>,
+    pub fields: Vec<Field<'a>>,
 }
 
 /// One field of a variant.
-pub struct Field {
+pub struct Field<'a> {
     pub member: Member,
     /// The local a pattern binds the field to (`fmt::local`): `__field_name`, or `__field_0`
     /// for a tuple field.
     pub binding: Ident,
-    pub ty: Type,
-    pub attrs: Attrs,
+    pub ty: &'a Type,
+    pub attrs: Attrs<'a>,
     pub span: Span,
 }
 
-impl Input {
+impl<'a> Input<'a> {
     /// Parses `input`, collecting every malformed attribute into `errors`.
     pub fn from_syn(
-        input: &DeriveInput,
+        input: &'a DeriveInput,
         errors: &mut darling::error::Accumulator,
-    ) -> darling::Result<Input> {
+    ) -> darling::Result<Input<'a>> {
         if let syn::Data::Union(data) = &input.data {
             return Err(darling::Error::custom(
                 "`ToolError` cannot be derived for a union: derive it for an enum of \
@@ -82,47 +74,45 @@ impl Input {
             .with_span(&data.union_token));
         }
         let receiver = InputReceiver::from_derive_input(input)?;
-        let container = Attrs::parse(&receiver.attrs, errors);
-        match receiver.data {
-            darling::ast::Data::Enum(variants) => {
+        match (receiver.data, &input.data) {
+            (darling::ast::Data::Enum(variants), syn::Data::Enum(data)) => {
+                let container = Attrs::parse(&input.attrs, errors);
                 let variants = variants
                     .into_iter()
-                    .map(|variant| {
-                        let ident = &variant.ident;
-                        let path = quote!(Self::#ident);
-                        Variant::new(
-                            variant.ident.clone(),
-                            path,
-                            variant.fields,
-                            &variant.attrs,
-                            errors,
-                        )
+                    .zip(&data.variants)
+                    .map(|(variant, syn_variant)| Variant {
+                        ident: variant.ident,
+                        in_enum: true,
+                        style: Style::from(&syn_variant.fields),
+                        attrs: Attrs::parse(&syn_variant.attrs, errors),
+                        fields: Field::all(&syn_variant.fields, errors),
                     })
                     .collect();
                 Ok(Input {
                     ident: receiver.ident,
-                    generics: receiver.generics,
+                    generics: &input.generics,
                     container,
                     is_enum: true,
                     variants,
                 })
             }
-            darling::ast::Data::Struct(fields) => {
+            (darling::ast::Data::Struct(_), syn::Data::Struct(data)) => {
                 let variant = Variant {
                     ident: receiver.ident.clone(),
-                    path: quote!(Self),
-                    style: fields.style,
-                    attrs: container,
-                    fields: Field::all(fields, errors),
+                    in_enum: false,
+                    style: Style::from(&data.fields),
+                    attrs: Attrs::parse(&input.attrs, errors),
+                    fields: Field::all(&data.fields, errors),
                 };
                 Ok(Input {
                     ident: receiver.ident,
-                    generics: receiver.generics,
+                    generics: &input.generics,
                     container: Attrs::default(),
                     is_enum: false,
                     variants: vec![variant],
                 })
             }
+            _ => unreachable!("darling receives the input in the shape syn parsed it"),
         }
     }
 
@@ -140,25 +130,9 @@ impl Input {
     }
 }
 
-impl Variant {
-    fn new(
-        ident: Ident,
-        path: TokenStream,
-        fields: darling::ast::Fields<FieldReceiver>,
-        attrs: &[Attribute],
-        errors: &mut darling::error::Accumulator,
-    ) -> Variant {
-        Variant {
-            ident,
-            path,
-            style: fields.style,
-            attrs: Attrs::parse(attrs, errors),
-            fields: Field::all(fields, errors),
-        }
-    }
-
+impl Variant<'_> {
     /// The field a format string or rule names; a template names `r#type` as `type`.
-    pub fn field(&self, member: &Member) -> Option<&Field> {
+    pub fn field(&self, member: &Member) -> Option<&Field<'_>> {
         let key = member_key(member);
         self.fields.iter().find(|field| field.detail_key() == key)
     }
@@ -177,22 +151,18 @@ impl Variant {
     }
 }
 
-impl Field {
-    fn all(
-        fields: darling::ast::Fields<FieldReceiver>,
-        errors: &mut darling::error::Accumulator,
-    ) -> Vec<Field> {
+impl<'a> Field<'a> {
+    fn all(fields: &'a syn::Fields, errors: &mut darling::error::Accumulator) -> Vec<Field<'a>> {
         fields
-            .fields
-            .into_iter()
+            .iter()
             .enumerate()
-            .map(|(index, field)| {
-                let span = field
+            .map(|(index, syn_field)| {
+                let span = syn_field
                     .ident
                     .as_ref()
-                    .map_or_else(|| field.ty.span(), Ident::span);
-                let member = match field.ident {
-                    Some(ident) => Member::Named(ident),
+                    .map_or_else(|| syn_field.ty.span(), Ident::span);
+                let member = match &syn_field.ident {
+                    Some(ident) => Member::Named(ident.clone()),
                     None => Member::Unnamed(syn::Index {
                         index: index as u32,
                         span,
@@ -202,8 +172,8 @@ impl Field {
                 Field {
                     member,
                     binding,
-                    ty: field.ty,
-                    attrs: Attrs::parse(&field.attrs, errors),
+                    ty: &syn_field.ty,
+                    attrs: Attrs::parse(&syn_field.attrs, errors),
                     span,
                 }
             })

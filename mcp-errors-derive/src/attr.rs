@@ -1,7 +1,7 @@
 //! Parsing of the helper attributes. Every attribute is parsed wherever it stands; whether it
 //! is allowed there is a rule of `valid.rs`.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenTree};
 use quote::ToTokens as _;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
@@ -9,6 +9,7 @@ use syn::{
     Attribute, Expr, ExprLit, ExprUnary, Ident, Lit, LitBool, LitFloat, LitInt, LitStr, Token, UnOp,
 };
 
+use crate::category::Category;
 use crate::codes;
 use crate::suggest::did_you_mean;
 use crate::symbol::*;
@@ -40,7 +41,7 @@ pub enum Display {
 
 /// Every helper attribute found on one item (container, variant or field).
 #[derive(Default)]
-pub struct Attrs {
+pub struct Attrs<'a> {
     pub category: Option<Spanned<CategoryName>>,
     pub protocol: Option<Spanned<i64>>,
     pub retryable: Option<Spanned<bool>>,
@@ -55,25 +56,26 @@ pub struct Attrs {
     pub transparent: Option<Span>,
     /// `#[tool_error(crate = "...")]`: the path of the core crate in the generated code.
     pub krate: Option<syn::Path>,
-    /// thiserror's `#[error(...)]`, read (never interpreted) to see whether `Display` shows a
-    /// sensitive field.
-    pub display: Option<Display>,
+    /// thiserror's `#[error(...)]` (the last one), read by [`Attrs::display`] when a rule
+    /// needs it.
+    pub error: Option<&'a Attribute>,
     /// Every helper attribute by name and span, for placement checks.
     pub seen: Vec<(&'static str, Span)>,
 }
 
-impl Attrs {
+impl<'a> Attrs<'a> {
     /// Parses the helper attributes of an item, pushing every malformed one to `errors`.
-    pub fn parse(attrs: &[Attribute], errors: &mut darling::error::Accumulator) -> Attrs {
+    pub fn parse(attrs: &'a [Attribute], errors: &mut darling::error::Accumulator) -> Attrs<'a> {
         let mut out = Attrs::default();
         for attr in attrs {
             // One string per attribute, not one per name compared (`is_ident` makes one each
             // time, and a large enum has thousands of attributes).
-            let Some(ident) = attr.path().get_ident().map(ToString::to_string) else {
+            let Some(path_ident) = attr.path().get_ident() else {
                 continue;
             };
+            let ident = path_ident.to_string();
             if ident == ERROR {
-                out.display = Some(thiserror_display(attr));
+                out.error = Some(attr);
                 continue;
             }
             let Some(name) = ALL.iter().copied().find(|name| ident == *name) else {
@@ -86,21 +88,47 @@ impl Attrs {
                 ));
                 continue;
             }
-            out.seen.push((name, attr.path().span()));
-            if let Err(error) = out.parse_one(name, attr) {
+            // The span of a one-ident path is its ident's.
+            out.seen.push((name, path_ident.span()));
+            if let Err(error) = out.parse_one(name, attr, path_ident.span()) {
                 errors.push(error);
             }
         }
         out
     }
 
-    fn parse_one(&mut self, name: &'static str, attr: &Attribute) -> darling::Result<()> {
-        let span = args_span(attr);
+    /// What thiserror's `#[error(...)]` says `Display` shows, read (never interpreted) to see
+    /// whether it shows a sensitive field; only the rules about sensitive fields ask.
+    pub fn display(&self) -> Option<Display> {
+        self.error.map(thiserror_display)
+    }
+
+    /// Parses `#[name...]`; `path_span` is the span of `name`.
+    fn parse_one(
+        &mut self,
+        name: &'static str,
+        attr: &Attribute,
+        path_span: Span,
+    ) -> darling::Result<()> {
         match name {
             // Parse #[category(validation)]
             CATEGORY => {
-                let ident: Ident = parse_args(attr, "#[category(validation)]")?;
-                let name = ident.to_string();
+                let (ident, name, span) = match single_token(attr) {
+                    // The common case, without a parser: one of the names, which is no
+                    // keyword, and the span of the first (the only) argument is its own.
+                    Some(TokenTree::Ident(ident))
+                        if Category::from_name(&ident.to_string()).is_some() =>
+                    {
+                        let name = ident.to_string();
+                        let span = ident.span();
+                        (ident, name, span)
+                    }
+                    _ => {
+                        let ident: Ident = parse_args(attr, "#[category(validation)]")?;
+                        let name = ident.to_string();
+                        (ident, name, args_span(attr, path_span))
+                    }
+                };
                 self.category = Some(Spanned {
                     value: CategoryName { name, ident },
                     span,
@@ -115,6 +143,7 @@ impl Attrs {
             }
             // Parse #[retryable] or #[retryable(false)]
             RETRYABLE => {
+                let span = args_span(attr, path_span);
                 let value = match &attr.meta {
                     syn::Meta::Path(_) => true,
                     _ => parse_args::<LitBool>(attr, "#[retryable] or #[retryable(false)]")?.value,
@@ -122,11 +151,13 @@ impl Attrs {
                 self.retryable = Some(Spanned { value, span });
             }
             // Parse #[code("STABLE_CODE")]
-            CODE => self.code = Some(parse_args(attr, "#[code(\"STABLE_CODE\")]")?),
+            CODE => self.code = Some(parse_lit_str(attr, "#[code(\"STABLE_CODE\")]")?),
             // Parse #[message("text with {field}")]
-            MESSAGE => self.message = Some(parse_args(attr, "#[message(\"text with {field}\")]")?),
+            MESSAGE => {
+                self.message = Some(parse_lit_str(attr, "#[message(\"text with {field}\")]")?);
+            }
             // Parse #[hint("text with {field}")]
-            HINT => self.hint = Some(parse_args(attr, "#[hint(\"text with {field}\")]")?),
+            HINT => self.hint = Some(parse_lit_str(attr, "#[hint(\"text with {field}\")]")?),
             // Parse #[mask], #[expose], #[detail], #[retry_after], #[sensitive], #[transparent]
             MASK | EXPOSE | DETAIL | RETRY_AFTER | SENSITIVE | TRANSPARENT => {
                 attr.meta.require_path_only().map_err(|_| {
@@ -135,6 +166,7 @@ impl Attrs {
                         format!("`{name}` takes no arguments: write `#[{name}]`"),
                     )
                 })?;
+                let span = args_span(attr, path_span);
                 let slot = match name {
                     MASK => &mut self.mask,
                     EXPOSE => &mut self.expose,
@@ -159,17 +191,38 @@ fn spanned(attr: &Attribute, message: String) -> darling::Error {
 }
 
 /// The span of an attribute's first argument (`-32602` in `#[protocol(-32602)]`), or of its
-/// name when it has none.
-fn args_span(attr: &Attribute) -> Span {
+/// name (`path_span`) when it has none.
+fn args_span(attr: &Attribute, path_span: Span) -> Span {
     match &attr.meta {
         syn::Meta::List(list) => list
             .tokens
             .clone()
             .into_iter()
             .next()
-            .map_or_else(|| attr.path().span(), |token| token.span()),
-        _ => attr.path().span(),
+            .map_or(path_span, |token| token.span()),
+        _ => path_span,
     }
+}
+
+/// The one token inside the parentheses of `#[name(...)]`, if that is all they hold.
+fn single_token(attr: &Attribute) -> Option<TokenTree> {
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    let mut tokens = list.tokens.clone().into_iter();
+    let first = tokens.next()?;
+    tokens.next().is_none().then_some(first)
+}
+
+/// `#[name("...")]`: the string literal, as `parse_args` reads it. The common case is read
+/// without a parser; anything else goes through `parse_args`, which reports it.
+fn parse_lit_str(attr: &Attribute, syntax: &str) -> darling::Result<LitStr> {
+    if let Some(TokenTree::Literal(literal)) = single_token(attr)
+        && let Lit::Str(lit) = Lit::new(literal)
+    {
+        return Ok(lit);
+    }
+    parse_args(attr, syntax)
 }
 
 fn parse_args<T: syn::parse::Parse>(attr: &Attribute, syntax: &str) -> darling::Result<T> {
@@ -334,6 +387,28 @@ fn parse_tool_error(attr: &Attribute) -> darling::Result<syn::Path> {
 /// What thiserror's `#[error(...)]` shows: its format string, `transparent`, or something
 /// the derive does not read (a non-literal, explicit format arguments).
 fn thiserror_display(attr: &Attribute) -> Display {
+    // The common cases, without a parser: a format string alone, a format string with
+    // arguments, `transparent`. Anything else is read by the parser below.
+    if let syn::Meta::List(list) = &attr.meta {
+        let mut tokens = list.tokens.clone().into_iter();
+        match (tokens.next(), tokens.next()) {
+            (Some(TokenTree::Literal(literal)), None) => {
+                if let Lit::Str(lit) = Lit::new(literal) {
+                    return Display::Format(lit);
+                }
+            }
+            // With arguments (or a literal that is no string, which the parser refuses).
+            (Some(TokenTree::Literal(_)), Some(TokenTree::Punct(punct)))
+                if punct.as_char() == ',' =>
+            {
+                return Display::Opaque;
+            }
+            (Some(TokenTree::Ident(ident)), None) if ident == "transparent" => {
+                return Display::Transparent(ident.span());
+            }
+            _ => {}
+        }
+    }
     attr.parse_args_with(|input: ParseStream| {
         if input.peek(Ident) {
             let ident: Ident = input.parse()?;

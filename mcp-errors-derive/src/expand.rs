@@ -1,9 +1,9 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{Literal, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream};
+use quote::{ToTokens, TokenStreamExt as _, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
-use syn::{DeriveInput, Ident, LitStr};
+use syn::{DeriveInput, LitStr};
 
 use crate::ast::{Input, Variant};
 use crate::fallback;
@@ -47,8 +47,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let ident = &input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let core_alias = quote!(__mcp_errors_core);
-    let predicates = inferred_bounds(input, resolved).predicates(&input.generics, &core_alias);
-    let own_predicates = generics::own_predicates(&input.generics);
+    let predicates = inferred_bounds(input, resolved).predicates(input.generics, &core_alias);
+    let own_predicates = generics::own_predicates(input.generics);
 
     // Few distinct categories and protocol codes among many variants: each is a local const,
     // named once per descriptor, so a large enum expands to fewer tokens. Retryability and
@@ -62,11 +62,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .filter(|(_, r)| !r.transparent)
         .collect();
     let mut channels: Vec<(Channel, Ident)> = Vec::new();
-    let descriptors: Vec<TokenStream> = own
+    let descriptors: Vec<Descriptor> = own
         .iter()
         .map(|&(variant, r)| {
-            let name = variant.name();
-            let code = &r.code;
             let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
                 Some((_, name)) => name.clone(),
                 None => {
@@ -75,13 +73,11 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                     name
                 }
             };
-            let constructor = match r.channel {
-                Channel::Execution(_) => quote!(execution),
-                Channel::Protocol(_) => quote!(protocol),
-            };
-            let retryable = r.retryable.map(|retryable| quote!(.retryable(#retryable)));
-            let masked = r.masked.map(|masked| quote!(.masked(#masked)));
-            quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked)
+            Descriptor {
+                variant,
+                resolved: r,
+                channel,
+            }
         })
         .collect();
     let channel_consts = channels.iter().map(|(channel, name)| match channel {
@@ -94,16 +90,21 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .iter()
         .enumerate()
         .filter_map(|(index, &(variant, r))| retryable_assertion(index, variant, r));
+    // Each own variant's arm gives its index in `descriptors()`, indexed once after the match;
+    // a `#[transparent]` one returns the descriptor of the error it wraps.
     let mut own_index = 0..;
-    let descriptor_arms = input.variants.iter().zip(resolved).map(|(variant, r)| {
-        if r.transparent {
-            let (pattern, ty, inner) = transparent_pattern(variant);
-            return quote!(#pattern => <#ty as __mcp_errors_core::ToolError>::descriptor(#inner),);
-        }
-        let pattern = pattern(variant, &[]);
-        let index = Literal::usize_unsuffixed(own_index.next().unwrap_or_default());
-        quote!(#pattern => &<Self as __mcp_errors_core::ToolError>::descriptors()[#index],)
-    });
+    let descriptor_arms: Vec<DescriptorArm> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .map(|(variant, r)| {
+            if r.transparent {
+                DescriptorArm::Transparent(variant)
+            } else {
+                DescriptorArm::Own(variant, own_index.next().unwrap_or_default())
+            }
+        })
+        .collect();
     // A `#[transparent]` variant forwards each method to the error it wraps.
     let forward = |method: TokenStream| {
         input
@@ -133,72 +134,77 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
         });
-    let hint_arms = input
+    let hint_arms: Vec<HintArm> = input
         .variants
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
             let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
-            let pattern = pattern(variant, &template_fields(variant, template));
-            let text = cow_tokens(variant, template, lit);
-            Some(quote!(#pattern => ::std::option::Option::Some(#text),))
-        });
-    let detail_arms = input
-        .variants
-        .iter()
-        .zip(resolved)
-        .filter_map(|(variant, r)| {
-            if r.details.is_empty() {
-                return None;
-            }
-            let pattern = pattern(variant, &r.details);
-            let entries = r.details.iter().map(|&i| {
-                let field = &variant.fields[i];
-                let key = field.detail_key();
-                let binding = &field.binding;
-                quote_spanned! {field.span=>
-                    __mcp_errors_core::__private::detail(#key, #binding)
-                }
-            });
-            Some(quote! {
-                #pattern => __mcp_errors_core::__private::details(::std::vec![#(#entries),*]),
+            Some(HintArm {
+                variant,
+                used: template_fields(variant, template),
+                template,
+                lit,
             })
-        });
-    let retry_after_arms = input
+        })
+        .collect();
+    // One helper per type for the arms of `details()`: the entries come as an array, which
+    // it turns into the `Vec` of `Details` (no `vec!` to expand per variant).
+    let details_helpers = quote! {
+        use __mcp_errors_core::__private::detail as __mcp_errors_detail;
+        fn __mcp_errors_details<const N: ::core::primitive::usize>(
+            entries: [(
+                ::std::borrow::Cow<'static, ::core::primitive::str>,
+                __mcp_errors_core::__private::Value,
+            ); N],
+        ) -> __mcp_errors_core::Details {
+            __mcp_errors_core::__private::details(::core::convert::From::from(entries))
+        }
+    };
+    let detail_arms: Vec<DetailArm> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter(|(_, r)| !r.details.is_empty())
+        .map(|(variant, r)| DetailArm {
+            variant,
+            used: &r.details,
+        })
+        .collect();
+    let details_helpers = (!detail_arms.is_empty()).then_some(details_helpers);
+    let retry_after_arms: Vec<RetryAfterArm> = input
         .variants
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let index = r.retry_after.as_ref()?.field;
-            let field = &variant.fields[index];
-            let pattern = pattern(variant, &[index]);
-            // Spanned at the field's type: a type that is not a `Duration` or an
-            // `Option<Duration>` is reported there, by `RetryAfter`'s own message.
-            let span = field.ty.span();
-            let mut binding = field.binding.clone();
-            binding.set_span(span);
-            let value = quote_spanned! {span=>
-                __mcp_errors_core::__private::RetryAfter::retry_after(#binding)
-            };
-            Some(quote!(#pattern => #value,))
-        });
+            Some(RetryAfterArm {
+                variant,
+                field: r.retry_after.as_ref()?.field,
+            })
+        })
+        .collect();
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
     // itself is. The other methods end on a `_` arm, which an empty enum accepts.
     let descriptor_match = if input.variants.is_empty() {
         quote!(match *self {})
     } else {
-        quote!(match self { #(#descriptor_arms)* })
+        quote! {
+            let __mcp_errors_index: ::core::primitive::usize = match self {
+                #(#descriptor_arms)*
+            };
+            &<Self as __mcp_errors_core::ToolError>::descriptors()[__mcp_errors_index]
+        }
     };
 
     let self_ty = quote!(#ident #ty_generics);
-    let self_is_error = generics::self_is_error(&input.generics);
-    let own_predicates_in_from = generics::own_predicates_as(&input.generics, &self_ty);
+    let self_is_error = generics::self_is_error(input.generics);
+    let own_predicates_in_from = generics::own_predicates_as(input.generics, &self_ty);
     // The trait path carries the type's span, so an unmet bound of this impl is not presented
     // as one a `derive` added to a type parameter.
     let tool_error_trait = quote_spanned!(ident.span()=> __mcp_errors_core::ToolError);
-    let is_tool_error = generics::is_tool_error(&input.generics, &self_ty, &core_alias)
-        .map(|bound| quote!(#bound,));
+    let is_tool_error =
+        generics::is_tool_error(input.generics, &self_ty, &core_alias).map(|bound| quote!(#bound,));
     // At the type's name: when the type is not an `Error`, this is the one place that says so.
     let to_failure = quote_spanned! {ident.span()=>
         __mcp_errors_core::__private::tool_failure(&error)
@@ -247,6 +253,14 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 fn hint(
                     &self,
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
+                    #[allow(unused_imports)]
+                    use ::std::borrow::Cow::{
+                        Borrowed as __McpErrorsBorrowed, Owned as __McpErrorsOwned,
+                    };
+                    #[allow(unused_imports)]
+                    use ::std::option::Option::Some as __McpErrorsSome;
+                    #[allow(unused_imports)]
+                    use __mcp_errors_core::__private::format_string as __mcp_errors_format_string;
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#forward_hint)*
@@ -256,6 +270,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 }
 
                 fn details(&self) -> __mcp_errors_core::Details {
+                    #details_helpers
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#forward_details)*
@@ -311,9 +326,11 @@ fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<
 /// The pattern of a `#[transparent]` variant binding its one field, the field's type, and the
 /// binding. The wrapped type is named in each forwarded call, so that when it is no
 /// `ToolError` every call reports the same error at the same place, once.
-fn transparent_pattern(variant: &Variant) -> (TokenStream, &syn::Type, &Ident) {
+fn transparent_pattern<'v, 'a>(
+    variant: &'v Variant<'a>,
+) -> (TokenStream, &'a syn::Type, &'v Ident) {
     let field = &variant.fields[0];
-    (pattern(variant, &[0]), &field.ty, &field.binding)
+    (pattern(variant, &[0]), field.ty, &field.binding)
 }
 
 /// `catalog()` of a type with `#[transparent]` variants: its own descriptors, then the
@@ -326,7 +343,7 @@ fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream>
         };
         let key = field.ty.to_token_stream().to_string();
         if !wrapped.iter().any(|(seen, _)| *seen == key) {
-            wrapped.push((key, &field.ty));
+            wrapped.push((key, field.ty));
         }
     }
     if wrapped.is_empty() {
@@ -349,28 +366,254 @@ fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream>
 /// A pattern matching `variant` that binds the fields at `used` (and nothing else) to their
 /// locals: `Self::V { r#type: __field_type, .. }`, `Self::V(_, __field_1, ..)`.
 fn pattern(variant: &Variant, used: &[usize]) -> TokenStream {
-    let path = &variant.path;
+    let mut tokens = TokenStream::new();
+    push_pattern(variant, used, &mut tokens);
+    tokens
+}
+
+/// [`pattern`], appended to `tokens`. The pieces of each arm are appended to the stream of
+/// the whole method, as `quote!` would write them, rather than built as a stream of their own
+/// and then interpolated: every stream joined to another is a round trip to the compiler.
+fn push_pattern(variant: &Variant, used: &[usize], tokens: &mut TokenStream) {
+    push_ident(tokens, "Self");
+    if variant.in_enum {
+        push_path_sep(tokens);
+        variant.ident.to_tokens(tokens);
+    }
     match variant.style {
-        darling::ast::Style::Unit => quote!(#path),
+        darling::ast::Style::Unit => {}
         darling::ast::Style::Struct => {
-            let bindings = used.iter().map(|&i| {
+            let mut inner = TokenStream::new();
+            for &i in used {
                 let field = &variant.fields[i];
-                let (member, binding) = (&field.member, &field.binding);
-                quote!(#member: #binding)
-            });
-            quote!(#path { #(#bindings,)* .. })
+                field.member.to_tokens(&mut inner);
+                push_punct(&mut inner, ':', Spacing::Alone);
+                field.binding.to_tokens(&mut inner);
+                push_punct(&mut inner, ',', Spacing::Alone);
+            }
+            push_punct(&mut inner, '.', Spacing::Joint);
+            push_punct(&mut inner, '.', Spacing::Alone);
+            tokens.append(Group::new(Delimiter::Brace, inner));
         }
         darling::ast::Style::Tuple => {
-            let last = used.iter().max();
-            let slots = (0..last.map_or(0, |last| last + 1)).map(|i| {
+            let mut inner = TokenStream::new();
+            let last = used.iter().max().map_or(0, |last| last + 1);
+            for i in 0..last {
                 if used.contains(&i) {
-                    variant.fields[i].binding.to_token_stream()
+                    variant.fields[i].binding.to_tokens(&mut inner);
                 } else {
-                    quote!(_)
+                    push_ident(&mut inner, "_");
                 }
-            });
-            quote!(#path(#(#slots,)* ..))
+                push_punct(&mut inner, ',', Spacing::Alone);
+            }
+            push_punct(&mut inner, '.', Spacing::Joint);
+            push_punct(&mut inner, '.', Spacing::Alone);
+            tokens.append(Group::new(Delimiter::Parenthesis, inner));
         }
+    }
+}
+
+fn push_ident(tokens: &mut TokenStream, name: &str) {
+    tokens.append(Ident::new(name, Span::call_site()));
+}
+
+fn push_punct(tokens: &mut TokenStream, ch: char, spacing: Spacing) {
+    tokens.append(Punct::new(ch, spacing));
+}
+
+/// `::`
+fn push_path_sep(tokens: &mut TokenStream) {
+    push_punct(tokens, ':', Spacing::Joint);
+    push_punct(tokens, ':', Spacing::Alone);
+}
+
+/// `=>`
+fn push_fat_arrow(tokens: &mut TokenStream) {
+    push_punct(tokens, '=', Spacing::Joint);
+    push_punct(tokens, '>', Spacing::Alone);
+}
+
+/// `__McpErrorsDescriptor::execution("V", "CODE", __MCP_ERRORS_CHANNEL_0)`, then
+/// `.retryable(..)` and `.masked(..)` when written out: one entry of `DESCRIPTORS`.
+struct Descriptor<'a> {
+    variant: &'a Variant<'a>,
+    resolved: &'a Resolved,
+    /// The local const of its category or protocol code.
+    channel: Ident,
+}
+
+impl ToTokens for Descriptor<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let r = self.resolved;
+        push_ident(tokens, "__McpErrorsDescriptor");
+        push_path_sep(tokens);
+        push_ident(
+            tokens,
+            match r.channel {
+                Channel::Execution(_) => "execution",
+                Channel::Protocol(_) => "protocol",
+            },
+        );
+        let mut args = TokenStream::new();
+        args.append(Literal::string(&self.variant.name()));
+        push_punct(&mut args, ',', Spacing::Alone);
+        args.append(Literal::string(&r.code));
+        push_punct(&mut args, ',', Spacing::Alone);
+        self.channel.to_tokens(&mut args);
+        tokens.append(Group::new(Delimiter::Parenthesis, args));
+        for (method, value) in [("retryable", r.retryable), ("masked", r.masked)] {
+            if let Some(value) = value {
+                push_punct(tokens, '.', Spacing::Alone);
+                push_ident(tokens, method);
+                let mut arg = TokenStream::new();
+                value.to_tokens(&mut arg);
+                tokens.append(Group::new(Delimiter::Parenthesis, arg));
+            }
+        }
+    }
+}
+
+/// An arm of `descriptor()`: the index of an own variant in `descriptors()`, or `return` of
+/// the descriptor of the error a `#[transparent]` variant wraps.
+enum DescriptorArm<'a> {
+    Own(&'a Variant<'a>, usize),
+    Transparent(&'a Variant<'a>),
+}
+
+impl ToTokens for DescriptorArm<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match *self {
+            DescriptorArm::Own(variant, index) => {
+                push_pattern(variant, &[], tokens);
+                push_fat_arrow(tokens);
+                tokens.append(Literal::usize_unsuffixed(index));
+                push_punct(tokens, ',', Spacing::Alone);
+            }
+            DescriptorArm::Transparent(variant) => {
+                let (pattern, ty, inner) = transparent_pattern(variant);
+                tokens.extend(quote! {
+                    #pattern => return <#ty as __mcp_errors_core::ToolError>::descriptor(#inner),
+                });
+            }
+        }
+    }
+}
+
+/// An arm of `hint()`: `Some(Borrowed("..."))` for a fixed hint, else
+/// `Some(Owned(format_string(N, format_args!("..."))))`, through the aliases `hint()` imports.
+struct HintArm<'a> {
+    variant: &'a Variant<'a>,
+    /// The fields the template uses.
+    used: Vec<usize>,
+    template: &'a Template,
+    lit: &'a LitStr,
+}
+
+impl ToTokens for HintArm<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let (variant, template, lit) = (self.variant, self.template, self.lit);
+        push_pattern(variant, &self.used, tokens);
+        push_fat_arrow(tokens);
+        push_ident(tokens, "__McpErrorsSome");
+        let format = LitStr::new(&template.format, lit.span());
+        let text = if template.has_placeholders() || template.format.contains(['{', '}']) {
+            let capacity = template.capacity_hint();
+            let pointers = template.pointers().into_iter().filter_map(|member| {
+                let field = variant.field(member)?;
+                let local = pointer_local(member, lit.span());
+                let binding = &field.binding;
+                Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
+            });
+            let mut pointers = pointers.peekable();
+            let formatted = quote! {
+                __mcp_errors_format_string(#capacity, ::std::format_args!(#format))
+            };
+            if pointers.peek().is_none() {
+                quote!(__McpErrorsOwned(#formatted))
+            } else {
+                quote!(__McpErrorsOwned({ #(#pointers)* #formatted }))
+            }
+        } else {
+            quote!(__McpErrorsBorrowed(#format))
+        };
+        tokens.append(Group::new(Delimiter::Parenthesis, text));
+        push_punct(tokens, ',', Spacing::Alone);
+    }
+}
+
+/// An arm of `retry_after()`: `RetryAfter::retry_after(field)`, spanned at the field's type,
+/// so a type that is not a `Duration` or an `Option<Duration>` is reported there, by
+/// `RetryAfter`'s own message.
+struct RetryAfterArm<'a> {
+    variant: &'a Variant<'a>,
+    field: usize,
+}
+
+impl ToTokens for RetryAfterArm<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        push_pattern(self.variant, &[self.field], tokens);
+        push_fat_arrow(tokens);
+        let field = &self.variant.fields[self.field];
+        let span = field.ty.span();
+        for (n, segment) in [
+            "__mcp_errors_core",
+            "__private",
+            "RetryAfter",
+            "retry_after",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if n > 0 {
+                for (ch, spacing) in [(':', Spacing::Joint), (':', Spacing::Alone)] {
+                    let mut punct = Punct::new(ch, spacing);
+                    punct.set_span(span);
+                    tokens.append(punct);
+                }
+            }
+            tokens.append(Ident::new(segment, span));
+        }
+        let mut binding = field.binding.clone();
+        binding.set_span(span);
+        let mut call = Group::new(Delimiter::Parenthesis, binding.into_token_stream());
+        call.set_span(span);
+        tokens.append(call);
+        push_punct(tokens, ',', Spacing::Alone);
+    }
+}
+
+/// An arm of `details()`: `__mcp_errors_details([__mcp_errors_detail("key", field), ..])`,
+/// each entry spanned at its field, so a field that is not `Serialize` is reported there.
+struct DetailArm<'a> {
+    variant: &'a Variant<'a>,
+    used: &'a [usize],
+}
+
+impl ToTokens for DetailArm<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        push_pattern(self.variant, self.used, tokens);
+        push_fat_arrow(tokens);
+        push_ident(tokens, "__mcp_errors_details");
+        let mut entries = TokenStream::new();
+        for (n, &i) in self.used.iter().enumerate() {
+            let field = &self.variant.fields[i];
+            if n > 0 {
+                push_punct(&mut entries, ',', Spacing::Alone);
+            }
+            entries.append(Ident::new("__mcp_errors_detail", field.span));
+            let mut args = TokenStream::new();
+            args.append(Literal::string(&field.detail_key()));
+            let mut comma = Punct::new(',', Spacing::Alone);
+            comma.set_span(field.span);
+            args.append(comma);
+            field.binding.to_tokens(&mut args);
+            let mut call = Group::new(Delimiter::Parenthesis, args);
+            call.set_span(field.span);
+            entries.append(call);
+        }
+        let array = Group::new(Delimiter::Bracket, entries).into_token_stream();
+        tokens.append(Group::new(Delimiter::Parenthesis, array));
+        push_punct(tokens, ',', Spacing::Alone);
     }
 }
 
@@ -414,29 +657,18 @@ fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenS
     }
 }
 
-/// Like [`format_tokens`], as a `Cow<'static, str>` that borrows fixed text.
-fn cow_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
-    if template.has_placeholders() || template.format.contains(['{', '}']) {
-        let text = format_tokens(variant, template, lit);
-        quote!(::std::borrow::Cow::Owned(#text))
-    } else {
-        let format = LitStr::new(&template.format, lit.span());
-        quote!(::std::borrow::Cow::Borrowed(#format))
-    }
-}
-
 /// The bounds the generated `ToolError` impl needs on field types that mention a parameter:
 /// for each placeholder of `#[message]` and `#[hint]` that shows a field, the trait of its
 /// spec; `Serialize` for each `#[detail]`; `RetryAfter` for the `#[retry_after]` field.
 fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
-    let params = ParamsInScope::new(&input.generics);
+    let params = ParamsInScope::new(input.generics);
     let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
         if r.transparent {
             if let Some(field) = variant.fields.first()
-                && params.intersects(&field.ty)
+                && params.intersects(field.ty)
             {
-                bounds.insert(&field.ty, Bound::ToolError);
+                bounds.insert(field.ty, Bound::ToolError);
             }
             continue;
         }
@@ -461,8 +693,8 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
-                if params.intersects(&field.ty) {
-                    bounds.insert(&field.ty, Bound::Format(placeholder.format_trait));
+                if params.intersects(field.ty) {
+                    bounds.insert(field.ty, Bound::Format(placeholder.format_trait));
                 }
             }
         }

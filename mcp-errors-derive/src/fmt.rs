@@ -7,7 +7,6 @@
 //! fields too (`{name:>width$.precision$}`).
 
 use proc_macro2::Span;
-use quote::format_ident;
 use syn::{Ident, Index, LitStr, Member};
 
 /// A parsed format string.
@@ -72,17 +71,26 @@ impl FormatTrait {
 /// for a named field (`r#type` gives `__field_type`), `__field_0` for a tuple field. Prefixed,
 /// so it can never be mistaken for a constant or unit struct of the user's in a pattern.
 pub fn local(member: &Member, span: Span) -> Ident {
+    Ident::new(&local_name(member), span)
+}
+
+/// The name of [`local`].
+fn local_name(member: &Member) -> String {
     match member {
-        Member::Named(ident) => format_ident!("__field_{}", unraw(ident), span = span),
-        Member::Unnamed(index) => format_ident!("__field_{}", index.index, span = span),
+        Member::Named(ident) => format!("__field_{}", unraw(ident)),
+        Member::Unnamed(index) => format!("__field_{}", index.index),
     }
 }
 
 /// The local a `{field:p}` placeholder formats: the field's own `Pointer`, not the address of
 /// the borrowed field.
 pub fn pointer_local(member: &Member, span: Span) -> Ident {
-    let local = local(member, span).to_string();
-    format_ident!("__pointer_{}", local.trim_start_matches('_'), span = span)
+    Ident::new(&pointer_local_name(member), span)
+}
+
+/// The name of [`pointer_local`].
+fn pointer_local_name(member: &Member) -> String {
+    format!("__pointer_{}", local_name(member).trim_start_matches('_'))
 }
 
 /// A name without its `r#`.
@@ -171,9 +179,9 @@ impl Template {
             format.push('{');
             match &shown {
                 Arg::Field(member) if spec.format_trait == FormatTrait::Pointer => {
-                    format.push_str(&pointer_local(member, span).to_string());
+                    format.push_str(&pointer_local_name(member));
                 }
-                Arg::Field(member) => format.push_str(&local(member, span).to_string()),
+                Arg::Field(member) => format.push_str(&local_name(member)),
                 Arg::SelfValue => format.push_str("self"),
             }
             if !spec.rewritten.is_empty() {
@@ -311,7 +319,7 @@ impl Spec {
                     );
                 }
             };
-            self.rewritten.push_str(&local(&member, span).to_string());
+            self.rewritten.push_str(&local_name(&member));
             self.rewritten.push('$');
             if !self.counts.contains(&member) {
                 self.counts.push(member);

@@ -658,11 +658,11 @@ fn check_template(
 /// A way a template shows a `#[sensitive]` field.
 enum Leak<'a> {
     /// `{password}`.
-    Shown(&'a Field),
+    Shown(&'a Field<'a>),
     /// `{user:>pin$}`, `{x:.pin$}`: its value as a width or precision.
-    Count(&'a Field),
+    Count(&'a Field<'a>),
     /// `{self}` or `{self:?}`, as written, in a variant that has this sensitive field.
-    WholeValue(&'static str, &'a Field),
+    WholeValue(&'static str, &'a Field<'a>),
 }
 
 impl Leak<'_> {
@@ -947,8 +947,8 @@ fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, error
             ),
         )
     };
-    match (&variant.attrs.display, reader) {
-        (Some(Display::Format(lit)), _) => match Template::parse(lit) {
+    match (variant.attrs.display(), reader) {
+        (Some(Display::Format(lit)), _) => match Template::parse(&lit) {
             Ok(template) => {
                 if let Some(leak) = sensitive_uses(variant, &template).first() {
                     let message = match reader {
@@ -976,7 +976,7 @@ fn check_display_hides_sensitive(variant: &Variant, reader: DisplayReader, error
                     variant.ident
                 ),
             };
-            errors.push(error(*span, message));
+            errors.push(error(span, message));
         }
         // A masked variant's `Display` that cannot be read is trusted: the log is for
         // operators, and many such variants wrap an error with `#[error(transparent)]`.
