@@ -224,6 +224,24 @@ fn a_reliability_failure_is_never_retried_before_retry_not_before() {
     );
 }
 
+/// A `retryNotBefore` that is the current millisecond has come: it asks for no wait of its
+/// own, and the ordinary backoff applies, as once it has passed.
+#[test]
+fn a_retry_not_before_that_is_now_asks_for_no_wait_of_its_own() {
+    // The policy reads the clock microseconds after `now_ms`, most often in the same
+    // millisecond; the answer is the same in the next one.
+    for _ in 0..5 {
+        let mut error = ExecutionErrorInfo::from_text("busy").with_category(Category::Transient);
+        error.retry_not_before = Some(now_ms());
+        assert_eq!(
+            decide(&Outcome::ExecutionError(error), first()),
+            Decision::Retry {
+                after: Duration::from_millis(100)
+            }
+        );
+    }
+}
+
 #[test]
 fn next_to_this_crates_payload_the_draft_entry_fills_only_what_it_lacks() {
     let error = tool_error(&ok(json!({
