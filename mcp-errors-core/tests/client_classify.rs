@@ -185,6 +185,24 @@ fn json_in_the_text_with_error_category_is_read_for_each_foreign_category() {
     }
 }
 
+/// `isRetryable` is the server's word, against its category's default either way.
+#[test]
+fn is_retryable_in_the_text_overrides_the_category_default() {
+    for (name, is_retryable) in [("transient", false), ("validation", true)] {
+        let text = json!({"errorCategory": name, "isRetryable": is_retryable, "description": "d"})
+            .to_string();
+        let response = ok(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
+        let e = tool_error(&response);
+        assert_ne!(
+            e.category.map(Category::retryable_by_default),
+            Some(is_retryable),
+            "{name}"
+        );
+        assert_eq!(e.retryable, is_retryable, "{name}");
+        assert_eq!(e.source, ErrorSource::TextJson, "{name}");
+    }
+}
+
 #[test]
 fn an_upper_case_foreign_category_is_still_recognised() {
     let text = r#"{"errorCategory": "TRANSIENT", "description": "busy"}"#;
@@ -521,6 +539,77 @@ fn unknown_is_built_by_the_caller_and_may_have_run() {
     assert!(other.may_have_run());
     assert!(!other.is_success());
     assert_eq!(other.kind(), "unknown");
+}
+
+#[test]
+fn only_ready_and_empty_are_successes() {
+    let successes = [
+        both(&ok(json!({"content": [{"type": "text", "text": "hi"}]}))),
+        both(&ok(json!({"content": [], "_meta": {EMPTY_META_KEY: true}}))),
+    ];
+    for outcome in &successes {
+        assert!(outcome.is_success(), "{outcome:?}");
+    }
+    let failures = [
+        both(&ok(
+            json!({"isError": true, "content": [{"type": "text", "text": "x"}]}),
+        )),
+        both(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "m"}})),
+        both(&ok(
+            json!({"resultType": "input_required", "requestState": "s"}),
+        )),
+        both(&json!([1])),
+        Outcome::local_timeout(),
+    ];
+    for outcome in &failures {
+        assert!(!outcome.is_success(), "{outcome:?}");
+    }
+}
+
+/// Each reason says what is wrong, with the detail it carries.
+#[test]
+fn an_invalid_reason_displays_what_is_wrong_and_its_detail() {
+    let Outcome::Invalid(not_json) = classify_bytes(b"{") else {
+        panic!("not invalid")
+    };
+    let InvalidReason::NotJson(parse_error) = &not_json else {
+        panic!("not NotJson: {not_json:?}")
+    };
+    let details = [
+        (not_json.clone(), parse_error.clone()),
+        (invalid(&json!([1])), String::new()),
+        (
+            invalid(&json!({"id": 1, "result": {"content": []}})),
+            String::new(),
+        ),
+        (
+            invalid(
+                &json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []},
+                            "error": {"code": 1, "message": "m"}}),
+            ),
+            String::new(),
+        ),
+        (invalid(&json!({"jsonrpc": "2.0", "id": 1})), String::new()),
+        (invalid(&ok(json!({"content": 5}))), "content".to_owned()),
+        (
+            invalid(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": "x"}})),
+            "32-bit integer".to_owned(),
+        ),
+        (
+            invalid(&ok(json!({"resultType": "partial", "content": []}))),
+            "\"partial\"".to_owned(),
+        ),
+    ];
+    let mut shown = std::collections::HashSet::new();
+    for (reason, detail) in &details {
+        let text = reason.to_string();
+        assert!(!text.is_empty(), "{reason:?}");
+        assert!(text.contains(detail.as_str()), "{reason:?}: {text}");
+        assert!(
+            shown.insert(text),
+            "{reason:?} displays like another reason"
+        );
+    }
 }
 
 #[test]

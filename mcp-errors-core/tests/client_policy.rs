@@ -350,6 +350,32 @@ fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_ar
 }
 
 #[test]
+fn a_budgets_settings_are_read_back_and_its_capacity_stays_as_tokens_go() {
+    let standard = RetryBudget::aws_standard();
+    let settings = |b: &RetryBudget| {
+        (
+            b.capacity(),
+            b.retry_cost(),
+            b.timeout_cost(),
+            b.success_refund(),
+        )
+    };
+    // AWS's standard mode.
+    assert_eq!(settings(&standard), (500, 5, 10, 1));
+    let budget = RetryBudget::builder()
+        .capacity(40)
+        .retry_cost(3)
+        .timeout_cost(7)
+        .success_refund(2)
+        .build();
+    assert_eq!(settings(&budget), (40, 3, 7, 2));
+    assert!(budget.try_withdraw(25));
+    assert_eq!((budget.capacity(), budget.available()), (40, 15));
+    budget.refund(budget.success_refund());
+    assert_eq!(budget.available(), 17);
+}
+
+#[test]
 fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
     let budget = RetryBudget::builder().capacity(5).build();
     let policy = RetryPolicy::builder()

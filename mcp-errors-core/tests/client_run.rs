@@ -9,10 +9,12 @@ use std::time::Duration;
 use common::block_on;
 use mcp_errors_core::client::render::{anthropic_tool_result, openai_function_call_output};
 use mcp_errors_core::client::{
-    Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall,
-    UnknownCause, run_with_policy,
+    AttemptRecord, Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy,
+    StopReport, ToolCall, UnknownCause, classify, run_with_policy,
 };
-use mcp_errors_core::{CallToolResult, Category, Content, ErrorPayload, META_KEY, ResultMeta};
+use mcp_errors_core::{
+    CallToolResult, Category, Content, EMPTY_META_KEY, ErrorPayload, META_KEY, ResultMeta,
+};
 use serde_json::{Value, json};
 
 fn ready() -> Result<Value, UnknownCause> {
@@ -289,4 +291,251 @@ fn openai_rendering_says_error_in_the_text() {
         openai_function_call_output("c3", &silent)["output"],
         "ERROR: The tool call failed."
     );
+}
+
+#[test]
+fn a_success_the_server_marked_empty_is_an_empty_success() {
+    let call = ToolCall::new("search", json!({"q": "nothing"}));
+    let empty = Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "content": [], "_meta": {EMPTY_META_KEY: true}
+    }}));
+    let (result, _) = run(RetryPolicy::default(), &call, vec![empty]);
+    let success = result.unwrap();
+    assert!(success.is_empty());
+    assert!(matches!(success.outcome, Outcome::Empty(_)));
+    assert!(success.result().is_some());
+}
+
+#[test]
+fn a_retrier_keeps_the_policy_it_was_built_with() {
+    let policy = RetryPolicy::builder().max_attempts(5).build();
+    let retrier = Retrier::new(policy).jitter(Jitter::fixed(1.0));
+    assert_eq!(retrier.policy().max_attempts(), 5);
+    assert_ne!(
+        retrier.policy().max_attempts(),
+        RetryPolicy::default().max_attempts()
+    );
+}
+
+#[test]
+fn an_alternative_written_as_one_string_is_suggested_too() {
+    let outcome = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true,
+        "content": [{"type": "text", "text": "NO_INDEX: the index is missing."}],
+        "_meta": {META_KEY: {"code": "NO_INDEX", "category": "internal", "retryable": false,
+                             "message": "the index is missing",
+                             "details": {"alternatives": "use search_cache", "partial": {"id": 3}}}}
+    }}));
+    let decision = Decision::Escalate {
+        reason: EscalationReason::Internal,
+    };
+    let report = StopReport::new(
+        ToolCall::new("search", json!({})),
+        vec![AttemptRecord::new(1, Duration::ZERO, outcome, decision)],
+    );
+    assert_eq!(report.suggested_alternatives, ["use search_cache"]);
+    assert_eq!(report.partial_results, [json!({"id": 3})]);
+}
+
+/// The span of a run and its retry events, as a subscriber sees them.
+#[cfg(feature = "tracing")]
+mod spans {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+    use tracing_subscriber::{Layer, Registry};
+
+    use super::*;
+
+    /// Fields by name, as text, in the order they were recorded.
+    type Fields = Vec<(String, String)>;
+
+    struct Visitor<'a>(&'a mut Fields);
+
+    impl Visit for Visitor<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push((field.name().to_owned(), format!("{value:?}")));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.push((field.name().to_owned(), value.to_owned()));
+        }
+    }
+
+    /// One `mcp_errors::call` span: its fields and the fields of each of its events.
+    #[derive(Clone, Debug, Default)]
+    struct CallSpan {
+        fields: Fields,
+        events: Vec<Fields>,
+    }
+
+    #[derive(Default)]
+    struct State {
+        /// The open spans: id to index in `all` (the registry reuses the ids of closed spans).
+        open: HashMap<u64, usize>,
+        all: Vec<CallSpan>,
+    }
+
+    #[derive(Clone, Default)]
+    struct Spans(Arc<Mutex<State>>);
+
+    impl<S: tracing::Subscriber> Layer<S> for Spans {
+        fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+            if attrs.metadata().target() != "mcp_errors::call" {
+                return;
+            }
+            let mut span = CallSpan::default();
+            attrs.record(&mut Visitor(&mut span.fields));
+            let mut state = self.0.lock().unwrap();
+            state.all.push(span);
+            let index = state.all.len() - 1;
+            state.open.insert(id.into_u64(), index);
+        }
+
+        fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+            let mut state = self.0.lock().unwrap();
+            if let Some(&index) = state.open.get(&id.into_u64()) {
+                values.record(&mut Visitor(&mut state.all[index].fields));
+            }
+        }
+
+        fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+            if event.metadata().target() != "mcp_errors::call" {
+                return;
+            }
+            let Some(parent) = event.parent() else {
+                return;
+            };
+            let mut fields = Fields::new();
+            event.record(&mut Visitor(&mut fields));
+            let mut state = self.0.lock().unwrap();
+            if let Some(&index) = state.open.get(&parent.into_u64()) {
+                state.all[index].events.push(fields);
+            }
+        }
+
+        fn on_close(&self, id: Id, _: Context<'_, S>) {
+            self.0.lock().unwrap().open.remove(&id.into_u64());
+        }
+    }
+
+    /// The spans of this whole test binary: a global subscriber, as a scoped one can miss
+    /// events while tests on other threads register the same callsites.
+    fn spans() -> &'static Spans {
+        static SPANS: OnceLock<Spans> = OnceLock::new();
+        SPANS.get_or_init(|| {
+            let spans = Spans::default();
+            tracing::subscriber::set_global_default(Registry::default().with(spans.clone()))
+                .expect("no other global subscriber in this binary");
+            spans
+        })
+    }
+
+    /// The one span of a run of `tool`.
+    fn span_of(tool: &str) -> CallSpan {
+        let state = spans().0.lock().unwrap();
+        let mut found = state
+            .all
+            .iter()
+            .filter(|span| field(&span.fields, "gen_ai.tool.name") == Some(tool));
+        let span = found.next().expect("a span for the tool").clone();
+        assert!(found.next().is_none(), "one span for {tool}");
+        span
+    }
+
+    /// The last value recorded for `name`.
+    fn field<'a>(fields: &'a Fields, name: &str) -> Option<&'a str> {
+        fields
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn denied() -> Result<Value, UnknownCause> {
+        Ok(json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "isError": true,
+            "content": [{"type": "text", "text": "DENIED: not yours."}],
+            "_meta": {META_KEY: {"code": "DENIED", "category": "permission", "retryable": false,
+                                 "message": "not yours"}}
+        }}))
+    }
+
+    #[test]
+    fn each_retry_is_an_event_and_the_last_outcome_is_on_the_span() {
+        spans();
+        let call = ToolCall::new("traced_refund", json!({}));
+        let (result, slept) = run(
+            RetryPolicy::default(),
+            &call,
+            vec![transient("wait", json!([])), denied()],
+        );
+        assert!(result.is_err());
+        let span = span_of("traced_refund");
+        assert_eq!(span.events.len(), 1);
+        let retry = &span.events[0];
+        let after_ms = slept[0].as_millis().to_string();
+        for (name, value) in [
+            ("attempt", "1"),
+            ("after_ms", after_ms.as_str()),
+            ("decision", "retry"),
+            ("error.type", "tool_error"),
+            ("code", "BUSY"),
+            ("category", "transient"),
+            ("retryable", "true"),
+        ] {
+            assert_eq!(field(retry, name), Some(value), "retry event: {name}");
+        }
+        assert_ne!(after_ms, "0");
+        assert_eq!(field(retry, "rpc.response.status_code"), None);
+        for (name, value) in [
+            ("mcp.method.name", "tools/call"),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("attempts", "2"),
+            ("decision", "escalate"),
+            ("error.type", "tool_error"),
+            ("code", "DENIED"),
+            ("category", "permission"),
+            ("retryable", "false"),
+        ] {
+            assert_eq!(field(&span.fields, name), Some(value), "span: {name}");
+        }
+        assert_eq!(field(&span.fields, "rpc.response.status_code"), None);
+    }
+
+    #[test]
+    fn a_protocol_error_puts_its_code_and_stable_code_on_the_span() {
+        spans();
+        let call = ToolCall::new("traced_lookup", json!({}));
+        let failed = Ok(json!({"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32603, "message": "Internal error", "data": {"code": "DB_DOWN"}
+        }}));
+        let (result, _) = run(RetryPolicy::default(), &call, vec![failed]);
+        assert!(result.is_err());
+        let span = span_of("traced_lookup");
+        assert!(span.events.is_empty());
+        for (name, value) in [
+            ("attempts", "1"),
+            ("decision", "escalate"),
+            ("error.type", "-32603"),
+            ("rpc.response.status_code", "-32603"),
+            ("code", "DB_DOWN"),
+        ] {
+            assert_eq!(field(&span.fields, name), Some(value), "span: {name}");
+        }
+        assert_eq!(field(&span.fields, "category"), None);
+    }
+
+    #[test]
+    fn a_success_has_no_error_type() {
+        spans();
+        let call = ToolCall::new("traced_ok", json!({}));
+        let (result, _) = run(RetryPolicy::default(), &call, vec![ready()]);
+        assert!(result.is_ok());
+        let span = span_of("traced_ok");
+        assert_eq!(field(&span.fields, "decision"), Some("done"));
+        assert_eq!(field(&span.fields, "error.type"), None);
+    }
 }

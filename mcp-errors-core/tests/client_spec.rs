@@ -13,7 +13,8 @@ use mcp_errors_core::client::{
     Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
-    Category, FailureClass, FailureOptions, META_KEY, TOOL_FAILURE_META_KEY, ToolError,
+    Category, FailureClass, FailureOptions, JsonRpcError, META_KEY, TOOL_FAILURE_META_KEY,
+    ToolError,
 };
 use serde_json::{Value, json};
 
@@ -221,6 +222,24 @@ fn a_reliability_failure_is_never_retried_before_retry_not_before() {
         decide(&at(now_ms() + 3_600_000), idempotent),
         escalate(EscalationReason::RetryAfterTooLong)
     );
+}
+
+/// A `retryNotBefore` that is the current millisecond has come: it asks for no wait of its
+/// own, and the ordinary backoff applies, as once it has passed.
+#[test]
+fn a_retry_not_before_that_is_now_asks_for_no_wait_of_its_own() {
+    // The policy reads the clock microseconds after `now_ms`, most often in the same
+    // millisecond; the answer is the same in the next one.
+    for _ in 0..5 {
+        let mut error = ExecutionErrorInfo::from_text("busy").with_category(Category::Transient);
+        error.retry_not_before = Some(now_ms());
+        assert_eq!(
+            decide(&Outcome::ExecutionError(error), first()),
+            Decision::Retry {
+                after: Duration::from_millis(100)
+            }
+        );
+    }
 }
 
 #[test]
@@ -434,6 +453,93 @@ fn the_python_profile_reads_its_timeout_and_its_session_errors() {
         PeerProfile::from_server_info(&json!({"name": 7})),
         PeerProfile::standard()
     );
+}
+
+/// What each SDK's profile reads its codes as, and its name. Where a code means "may have
+/// run", a decision cannot tell the profile's meaning from no meaning at all (an
+/// implementation-defined code may have run too), so the meaning is checked itself.
+#[test]
+fn each_sdk_profile_names_itself_and_gives_its_codes_their_meaning() {
+    use CodeMeaning::{ConnectionClosed, RequestTimeout, ServerClosing, SessionNotFound};
+    let profiles = [
+        (
+            PeerProfile::typescript_sdk(),
+            "typescript-sdk",
+            vec![
+                (-32001, "Request timed out", Some(RequestTimeout)),
+                (-32001, "Session not found", Some(SessionNotFound)),
+                (-32000, "Connection closed", Some(ConnectionClosed)),
+                (-32002, "Resource not found", None),
+            ],
+        ),
+        (
+            PeerProfile::python_sdk(),
+            "python-sdk",
+            vec![
+                (-32000, "Connection closed", Some(ConnectionClosed)),
+                (-32001, "Request timed out", Some(RequestTimeout)),
+                (408, "Timed out while waiting", Some(RequestTimeout)),
+                (-32600, "Session not found", Some(SessionNotFound)),
+                (32600, "Session terminated", Some(SessionNotFound)),
+                (-32600, "Invalid request", None),
+            ],
+        ),
+        (
+            PeerProfile::go_sdk(),
+            "go-sdk",
+            vec![
+                (-32004, "server is closing", Some(ServerClosing)),
+                (-32003, "client is closing", Some(ConnectionClosed)),
+                (-32001, "unknown error", None),
+            ],
+        ),
+        (
+            PeerProfile::standard(),
+            "",
+            vec![
+                (-32001, "Request timed out", None),
+                (-32000, "Connection closed", None),
+            ],
+        ),
+    ];
+    for (profile, name, codes) in profiles {
+        assert_eq!(profile.name(), name);
+        for (code, message, meaning) in codes {
+            assert_eq!(
+                profile.meaning(&JsonRpcError::new(code, message)),
+                meaning,
+                "{name}: {code} {message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_profile_a_policy_is_built_with_is_the_one_read_back() {
+    assert_eq!(
+        RetryPolicy::default().peer_profile(),
+        &PeerProfile::standard()
+    );
+    let policy = RetryPolicy::builder()
+        .peer_profile(PeerProfile::go_sdk())
+        .build();
+    assert_eq!(policy.peer_profile(), &PeerProfile::go_sdk());
+    assert_eq!(policy.peer_profile().name(), "go-sdk");
+}
+
+/// The deprecated `TIMEOUT_CODES` are codes the TypeScript or the Python profile reads as a
+/// call that may have run.
+#[test]
+#[allow(deprecated)]
+fn the_deprecated_timeout_codes_may_have_run_for_the_typescript_or_python_sdk() {
+    use mcp_errors_core::client::TIMEOUT_CODES;
+    for code in TIMEOUT_CODES {
+        let outcome = both(&rpc_error(json!({"code": code.0, "message": "timed out"})));
+        let may_have_run = [PeerProfile::typescript_sdk(), PeerProfile::python_sdk()]
+            .iter()
+            .any(|profile| outcome.may_have_run_for(profile));
+        assert!(may_have_run, "{code:?}");
+    }
 }
 
 #[test]
