@@ -37,6 +37,10 @@ fn text_does_not_double_the_full_stop_and_names_the_unit() {
     assert!(p.to_text().ends_with("Retryable after 1500ms."));
     p.retry_after_ms = Some(7_200_000);
     assert!(p.to_text().ends_with("Retryable after 2h."));
+    p.retry_after_ms = Some(300_000);
+    assert!(p.to_text().ends_with("Retryable after 5min."));
+    p.retry_after_ms = Some(0);
+    assert!(p.to_text().ends_with("Retryable after 0s."));
 }
 
 #[test]
