@@ -596,11 +596,7 @@ fn write_failure_json<E: ToolError + ?Sized>(
         }
         Channel::Protocol(code) => {
             let code = match options.protocol_version() {
-                Some(version) => {
-                    JsonRpcError::new(code, String::new())
-                        .for_protocol_version(version)
-                        .code
-                }
+                Some(version) => code.for_protocol_version(version),
                 None => code,
             };
             let (message, details) = if descriptor.is_masked() {

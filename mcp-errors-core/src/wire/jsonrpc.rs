@@ -113,6 +113,25 @@ impl ErrorCode {
     }
 }
 
+impl ErrorCode {
+    /// This code as a peer that negotiated protocol `version` may receive it (see
+    /// [`JsonRpcError::for_protocol_version`]): -32602 in place of a code that version does
+    /// not have.
+    pub(crate) fn for_protocol_version(self, version: &str) -> Self {
+        // ISO dates compare as text in the order of time.
+        let retired = match self {
+            ErrorCode::RESOURCE_NOT_FOUND => version >= ErrorCode::RESOURCE_NOT_FOUND_RETIRED_IN,
+            ErrorCode::URL_ELICITATION_REQUIRED => version != ErrorCode::URL_ELICITATION_VERSION,
+            _ => false,
+        };
+        if retired {
+            ErrorCode::INVALID_PARAMS
+        } else {
+            self
+        }
+    }
+}
+
 impl From<i32> for ErrorCode {
     fn from(code: i32) -> Self {
         ErrorCode(code)
@@ -214,15 +233,7 @@ impl JsonRpcError {
     /// assert_eq!(url.for_protocol_version("2025-06-18").code, ErrorCode::INVALID_PARAMS);
     /// ```
     pub fn for_protocol_version(mut self, version: &str) -> Self {
-        // ISO dates compare as text in the order of time.
-        let retired = match self.code {
-            ErrorCode::RESOURCE_NOT_FOUND => version >= ErrorCode::RESOURCE_NOT_FOUND_RETIRED_IN,
-            ErrorCode::URL_ELICITATION_REQUIRED => version != ErrorCode::URL_ELICITATION_VERSION,
-            _ => false,
-        };
-        if retired {
-            self.code = ErrorCode::INVALID_PARAMS;
-        }
+        self.code = self.code.for_protocol_version(version);
         self
     }
 
