@@ -420,7 +420,16 @@ impl ToolFailure {
     /// and invisible or bidirectional characters are written as `\n`, `\u{1b}`, `\u{202e}`.
     pub fn from_error_with<E: ToolError + ?Sized>(error: &E, options: &FailureOptions) -> Self {
         let descriptor = error.descriptor();
-        let correlation_id = correlation_id(error, descriptor, options);
+        let correlation_id = if descriptor.is_masked() {
+            let id = options
+                .correlation_id
+                .clone()
+                .unwrap_or_else(mask::new_correlation_id);
+            log_masked(error, descriptor, &id);
+            Some(id)
+        } else {
+            options.correlation_id.clone()
+        };
         match descriptor.channel() {
             Channel::Execution(category) => {
                 // The draft entry always names a correlation id: a fresh one, recorded in the
@@ -587,7 +596,16 @@ fn write_failure_json<E: ToolError + ?Sized>(
         return ToolFailure::from_error_with(error, options).write_json(out);
     }
     let descriptor = error.descriptor();
-    let correlation_id = correlation_id(error, descriptor, options);
+    let correlation_id = if descriptor.is_masked() {
+        let id = options
+            .correlation_id
+            .clone()
+            .unwrap_or_else(mask::new_correlation_id);
+        log_masked(error, descriptor, &id);
+        Some(id)
+    } else {
+        options.correlation_id.clone()
+    };
     log_failure(descriptor, options, correlation_id.as_deref());
     match descriptor.channel() {
         Channel::Execution(category) => {
@@ -615,24 +633,6 @@ fn write_failure_json<E: ToolError + ?Sized>(
             );
         }
     }
-}
-
-/// The correlation id of a conversion: the one the options give, else, for a masked error,
-/// a fresh one, under which the error's full text is logged.
-fn correlation_id<E: ToolError + ?Sized>(
-    error: &E,
-    descriptor: &ErrorDescriptor,
-    options: &FailureOptions,
-) -> Option<String> {
-    if !descriptor.is_masked() {
-        return options.correlation_id.clone();
-    }
-    let id = options
-        .correlation_id
-        .clone()
-        .unwrap_or_else(mask::new_correlation_id);
-    log_masked(error, descriptor, &id);
-    Some(id)
 }
 
 /// `CODE: message`.
