@@ -6,8 +6,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::mask::clean_text;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
 use crate::{Category, Details, ErrorDescriptor, ToolError};
+
+/// The most characters of an argument's path that an [`ArgumentError`] keeps.
+pub(crate) const MAX_FIELD_CHARS: usize = 256;
+
+/// The most characters of serde's problem, and of what it expected, that an
+/// [`ArgumentError`] keeps.
+pub(crate) const MAX_PROBLEM_CHARS: usize = 512;
 
 static DESCRIPTORS: [ErrorDescriptor; 1] =
     [
@@ -34,7 +42,9 @@ static DESCRIPTORS: [ErrorDescriptor; 1] =
 /// );
 /// assert_eq!(error.field(), Some("seat_id"));
 /// assert_eq!(error.expected(), Some("a string"));
-/// assert_eq!(error.to_string(), "argument `seat_id`: invalid type: integer `5`, expected a string");
+/// assert_eq!(error.received(), Some("integer"));
+/// // The value sent is not repeated: the caller knows it, and it may be a secret.
+/// assert_eq!(error.to_string(), "argument `seat_id`: invalid type: integer, expected a string");
 ///
 /// let ToolFailure::Execution(result) = error.to_failure() else { unreachable!() };
 /// assert!(result.content[0].as_text().unwrap().starts_with("INVALID_ARGUMENTS: argument `seat_id`"));
@@ -51,43 +61,74 @@ impl ArgumentError {
     /// Reads serde's message (with or without rmcp's `failed to deserialize parameters:`
     /// prefix, and with or without serde_json's ` at line L column C`); `arguments`, the
     /// arguments that failed, name the field when the message does not.
+    ///
+    /// What it keeps never repeats the value that was sent: `received` names its kind
+    /// (`integer`, `string`, `sequence`, ...) and the problem is serde's sentence with the value
+    /// taken out (the caller knows what it sent, and a value typed into the wrong field may be
+    /// a secret). Every text is cleaned of control and invisible characters and cut: the field
+    /// to 256 characters, the problem and `expected` to 512. Finding the field takes time and
+    /// memory linear in `message` and `arguments`, whatever their shape.
     pub fn from_message(message: &str, arguments: Option<&serde_json::Map<String, Value>>) -> Self {
         let message = message
             .strip_prefix(RMCP_ARGUMENT_ERROR_PREFIX)
             .unwrap_or(message)
             .trim();
         let message = strip_position(message);
+        let problem = |text: &str| clean_text(text, MAX_PROBLEM_CHARS);
         let mut error = ArgumentError {
             field: None,
-            problem: message.to_owned(),
+            problem: String::new(),
             expected: None,
             received: None,
         };
         if let Some(rest) = message.strip_prefix("missing field ") {
-            error.field = quoted(rest).map(str::to_owned);
+            error.field = quoted(rest).map(field_name);
             error.received = Some("nothing".to_owned());
+            error.problem = match &error.field {
+                Some(field) => format!("missing field `{field}`"),
+                None => problem(message),
+            };
         } else if let Some(rest) = message.strip_prefix("unknown field ") {
-            error.field = quoted(rest).map(str::to_owned);
+            error.field = quoted(rest).map(field_name);
             error.expected = rest
                 .split_once(", expected ")
-                .map(|(_, expected)| expected.to_owned());
-        } else if let Some(rest) = message
-            .strip_prefix("invalid type: ")
-            .or_else(|| message.strip_prefix("invalid value: "))
-            .or_else(|| message.strip_prefix("unknown variant "))
+                .map(|(_, expected)| problem(expected));
+            error.problem = match (&error.field, &error.expected) {
+                (Some(field), Some(expected)) => {
+                    format!("unknown field `{field}`, expected {expected}")
+                }
+                (Some(field), None) => format!("unknown field `{field}`"),
+                _ => problem(message),
+            };
+        } else if let Some((shape, rest)) =
+            ["invalid type: ", "invalid value: ", "unknown variant "]
+                .into_iter()
+                .find_map(|shape| Some((shape, message.strip_prefix(shape)?)))
         {
-            let (received, expected) = match rest.split_once(", expected ") {
-                Some((received, expected)) => (received, Some(expected)),
+            let (unexpected, expected) = match rest.split_once(", expected ") {
+                Some((unexpected, expected)) => (unexpected, Some(expected)),
                 None => (rest, None),
             };
-            let received = if message.starts_with("unknown variant ") {
-                format!("variant {received}")
+            let (wanted, kind) = if shape == "unknown variant " {
+                (quoted(unexpected).map(Wanted::Variant), "unknown variant")
             } else {
-                received.to_owned()
+                (Wanted::parse(unexpected), kind_of(unexpected))
             };
-            error.field = arguments.and_then(|arguments| locate(arguments, &received));
-            error.expected = expected.map(str::to_owned);
-            error.received = Some(received);
+            error.field = wanted
+                .zip(arguments)
+                .and_then(|(wanted, arguments)| locate(arguments, &wanted));
+            error.expected = expected.map(problem);
+            error.problem = match (shape, &error.expected) {
+                ("unknown variant ", Some(expected)) => {
+                    format!("unknown variant, expected {expected}")
+                }
+                ("unknown variant ", None) => "unknown variant".to_owned(),
+                (_, Some(expected)) => format!("{shape}{kind}, expected {expected}"),
+                (_, None) => format!("{shape}{kind}"),
+            };
+            error.received = Some(kind.to_owned());
+        } else {
+            error.problem = problem(message);
         }
         error
     }
@@ -190,59 +231,167 @@ fn quoted(text: &str) -> Option<&str> {
     rest.split_once('`').map(|(inside, _)| inside)
 }
 
-/// The path of the one value in `arguments` that serde would describe as `received`; `None`
+/// The kind of value serde's `Unexpected` text names, without the value: `integer`
+/// for ``integer `5` ``, `string` for `string "abc"`, `sequence` for `sequence`; `value` for
+/// a text that is not one of serde's.
+fn kind_of(unexpected: &str) -> &str {
+    let kind = [" `", " \""]
+        .into_iter()
+        .filter_map(|value| unexpected.find(value))
+        .min()
+        .map_or(unexpected, |end| &unexpected[..end]);
+    let plain = kind.len() <= 32 && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b' ');
+    if plain && !kind.is_empty() {
+        kind
+    } else {
+        "value"
+    }
+}
+
+/// A field name read from serde's message, cleaned and cut.
+fn field_name(name: &str) -> String {
+    clean_text(name, MAX_FIELD_CHARS)
+}
+
+/// A value serde described, read once from its `Unexpected` text so that each value of the
+/// arguments is compared without formatting or allocating.
+#[derive(Debug, PartialEq)]
+enum Wanted<'a> {
+    Null,
+    Bool(bool),
+    /// The digits between the backticks of ``integer `5` ``.
+    Integer(&'a str),
+    Float(f64),
+    /// `"abc"` of `string "abc"`: the string as `{:?}` writes it.
+    Str(&'a str),
+    /// A string that names no variant of an enum.
+    Variant(&'a str),
+    Sequence,
+    Map,
+}
+
+impl<'a> Wanted<'a> {
+    /// What `unexpected`, serde's text, describes; `None` when it is no JSON value.
+    fn parse(unexpected: &'a str) -> Option<Self> {
+        let quoted = |prefix: &str| quoted(unexpected.strip_prefix(prefix)?);
+        Some(match unexpected {
+            "null" | "unit value" => Wanted::Null,
+            "sequence" => Wanted::Sequence,
+            "map" => Wanted::Map,
+            "boolean `true`" => Wanted::Bool(true),
+            "boolean `false`" => Wanted::Bool(false),
+            _ => {
+                if let Some(digits) = quoted("integer ") {
+                    Wanted::Integer(digits)
+                } else if let Some(float) = quoted("floating point ") {
+                    Wanted::Float(float.parse().ok()?)
+                } else {
+                    Wanted::Str(unexpected.strip_prefix("string ")?)
+                }
+            }
+        })
+    }
+
+    /// Whether serde describes `value` as this.
+    fn describes(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Wanted::Null, Value::Null) | (Wanted::Sequence, Value::Array(_)) => true,
+            (Wanted::Map, Value::Object(_)) => true,
+            (Wanted::Bool(wanted), Value::Bool(b)) => wanted == b,
+            (Wanted::Float(wanted), Value::Number(n)) => n.is_f64() && n.as_f64() == Some(*wanted),
+            (Wanted::Integer(digits), Value::Number(n)) => !n.is_f64() && writes(digits, n),
+            (Wanted::Str(debug), Value::String(s)) => writes(debug, &format_args!("{s:?}")),
+            (Wanted::Variant(name), Value::String(s)) => name == s,
+            _ => false,
+        }
+    }
+}
+
+/// Whether `value` displays as `text`, compared as it is written: no allocation, and no more
+/// work than the shorter of the two.
+fn writes(text: &str, value: &dyn fmt::Display) -> bool {
+    struct Compare<'a>(&'a str);
+    impl fmt::Write for Compare<'_> {
+        fn write_str(&mut self, part: &str) -> fmt::Result {
+            self.0 = self.0.strip_prefix(part).ok_or(fmt::Error)?;
+            Ok(())
+        }
+    }
+    let mut rest = Compare(text);
+    fmt::write(&mut rest, format_args!("{value}")).is_ok() && rest.0.is_empty()
+}
+
+/// One step of a path into the arguments.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The path of the one value in `arguments` that serde would describe as `wanted`; `None`
 /// when no value or more than one fits.
-fn locate(arguments: &serde_json::Map<String, Value>, received: &str) -> Option<String> {
-    let mut found = Vec::new();
-    for (name, value) in arguments {
-        collect(value, name.clone(), received, &mut found);
-        if found.len() > 1 {
-            return None;
+///
+/// Each value is visited once, from an explicit stack (no recursion, whatever the depth), and
+/// the walk stops at a second match; only the steps to the first match are kept, and only the
+/// path of a unique match is written, cut to [`MAX_FIELD_CHARS`].
+fn locate(arguments: &serde_json::Map<String, Value>, wanted: &Wanted<'_>) -> Option<String> {
+    // Each entry: how many steps lead to its parent, the step to it, the value.
+    let mut pending: Vec<(usize, Step<'_>, &Value)> = arguments
+        .iter()
+        .rev()
+        .map(|(name, value)| (0, Step::Key(name), value))
+        .collect();
+    let mut steps: Vec<Step<'_>> = Vec::new();
+    let mut found: Option<Vec<Step<'_>>> = None;
+    while let Some((depth, step, value)) = pending.pop() {
+        steps.truncate(depth);
+        steps.push(step);
+        if wanted.describes(value) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(steps.clone());
+        }
+        let depth = steps.len();
+        match value {
+            Value::Object(map) => pending.extend(
+                map.iter()
+                    .rev()
+                    .map(|(name, inner)| (depth, Step::Key(name), inner)),
+            ),
+            Value::Array(items) => pending.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(index, inner)| (depth, Step::Index(index), inner)),
+            ),
+            _ => {}
         }
     }
-    found.pop()
+    found.map(|steps| path_text(&steps))
 }
 
-fn collect(value: &Value, path: String, received: &str, found: &mut Vec<String>) {
-    if describes(received, value) {
-        found.push(path.clone());
-    }
-    match value {
-        Value::Object(map) => {
-            for (name, inner) in map {
-                collect(inner, format!("{path}.{name}"), received, found);
+/// `steps` as a path (`seats[1].id`), its names cleaned, cut to `MAX_FIELD_CHARS`.
+fn path_text(steps: &[Step<'_>]) -> String {
+    use fmt::Write as _;
+    let mut path = String::new();
+    for (position, step) in steps.iter().enumerate() {
+        if path.len() > MAX_FIELD_CHARS * 4 {
+            break;
+        }
+        match step {
+            Step::Key(name) if position == 0 => path.push_str(name),
+            Step::Key(name) => {
+                path.push('.');
+                path.push_str(name);
+            }
+            Step::Index(index) => {
+                let _ = write!(path, "[{index}]");
             }
         }
-        Value::Array(items) => {
-            for (index, inner) in items.iter().enumerate() {
-                collect(inner, format!("{path}[{index}]"), received, found);
-            }
-        }
-        _ => {}
     }
-}
-
-/// Whether serde's `Unexpected` text `received` describes `value`.
-fn describes(received: &str, value: &Value) -> bool {
-    match value {
-        Value::Null => received == "null" || received == "unit value",
-        Value::Bool(b) => received == format!("boolean `{b}`"),
-        Value::Number(n) if n.is_f64() => {
-            received
-                .strip_prefix("floating point `")
-                .is_some_and(|rest| {
-                    rest.strip_suffix('`')
-                        .and_then(|text| text.parse::<f64>().ok())
-                        .is_some_and(|parsed| Some(parsed) == n.as_f64())
-                })
-        }
-        Value::Number(n) => received == format!("integer `{n}`"),
-        Value::String(s) => {
-            received == format!("string {s:?}") || received == format!("variant `{s}`")
-        }
-        Value::Array(_) => received == "sequence",
-        Value::Object(_) => received == "map",
-    }
+    field_name(&path)
 }
 
 #[cfg(test)]
@@ -288,10 +437,10 @@ mod tests {
         assert_eq!(wrong_type.field(), Some("seat_id"));
         assert_eq!(
             wrong_type.to_string(),
-            "argument `seat_id`: invalid type: integer `5`, expected a string"
+            "argument `seat_id`: invalid type: integer, expected a string"
         );
         assert_eq!(wrong_type.expected(), Some("a string"));
-        assert_eq!(wrong_type.received(), Some("integer `5`"));
+        assert_eq!(wrong_type.received(), Some("integer"));
 
         let missing = read(json!({"count": 1}));
         assert_eq!(missing.field(), Some("seat_id"));
@@ -312,7 +461,11 @@ mod tests {
 
         let variant = read(json!({"seat_id": "A1", "count": 1, "class": "first"}));
         assert_eq!(variant.field(), Some("class"));
-        assert_eq!(variant.received(), Some("variant `first`"));
+        assert_eq!(variant.received(), Some("unknown variant"));
+        assert_eq!(
+            variant.to_string(),
+            "argument `class`: unknown variant, expected `economy` or `business`"
+        );
 
         let null = read(json!({"seat_id": null, "count": 1}));
         assert_eq!(null.field(), Some("seat_id"));
@@ -331,10 +484,10 @@ mod tests {
     fn an_ambiguous_value_names_no_field() {
         let error = read(json!({"seat_id": 5, "count": 5}));
         assert_eq!(error.field(), None);
-        assert_eq!(error.received(), Some("integer `5`"));
+        assert_eq!(error.received(), Some("integer"));
         assert_eq!(
             error.to_string(),
-            "arguments: invalid type: integer `5`, expected a string"
+            "arguments: invalid type: integer, expected a string"
         );
     }
 
@@ -367,7 +520,120 @@ mod tests {
         let details = serde_json::to_value(error.details()).unwrap();
         assert_eq!(
             details,
-            json!({"field": "seat_id", "expected": "a string", "received": "integer `5`"})
+            json!({"field": "seat_id", "expected": "a string", "received": "integer"})
         );
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Transfer {
+        amount: u64,
+        note: Option<String>,
+        tags: Option<Vec<String>>,
+    }
+
+    fn read_transfer(arguments: Value) -> ArgumentError {
+        let error = serde_json::from_value::<Transfer>(arguments.clone()).unwrap_err();
+        ArgumentError::from_message(&error.to_string(), arguments.as_object())
+    }
+
+    #[test]
+    fn the_value_sent_is_never_repeated() {
+        let secret = "sk-live-4f9a8b7c6d5e";
+        let error = read_transfer(json!({"amount": secret}));
+        assert_eq!(error.field(), Some("amount"));
+        assert_eq!(error.received(), Some("string"));
+        let failure = serde_json::to_string(&error.to_failure()).unwrap();
+        assert!(!failure.contains(secret), "{failure}");
+        assert!(!failure.contains("sk-live"), "{failure}");
+
+        let float = read_transfer(json!({"amount": 12.5}));
+        assert_eq!(float.received(), Some("floating point"));
+        assert_eq!(float.field(), Some("amount"));
+        assert!(!float.to_string().contains("12.5"));
+
+        let out_of_range = read_transfer(json!({"amount": -4_111_222_333_444i64}));
+        assert_eq!(out_of_range.received(), Some("integer"));
+        assert!(!out_of_range.to_string().contains("4111222333444"));
+    }
+
+    #[test]
+    fn what_is_kept_is_cleaned_and_cut() {
+        // A field name with invisible and control characters, from an unknown key.
+        let arguments = json!({"amount": 1, "no\u{200B}te\u{1b}[31m\u{E0041}": 2});
+        let message = "unknown field `no\u{200B}te\u{1b}[31m\u{E0041}`, expected `amount`";
+        let error = ArgumentError::from_message(message, arguments.as_object());
+        assert_eq!(error.field(), Some("note [31m"));
+
+        // A long key, and a long value the locator has to compare.
+        let key = "k".repeat(10_000);
+        let value = "v".repeat(100_000);
+        let arguments = json!({"amount": 1, "tags": [{ key.clone(): value.clone() }]});
+        let message = format!("invalid type: string {value:?}, expected u64");
+        let error = ArgumentError::from_message(&message, arguments.as_object());
+        let field = error.field().unwrap();
+        assert!(field.starts_with("tags[0].kkk"), "{field}");
+        assert_eq!(field.chars().count(), MAX_FIELD_CHARS);
+        assert!(error.to_string().chars().count() < 400);
+        let details = serde_json::to_string(&error.details()).unwrap();
+        assert!(details.len() < 400, "{}", details.len());
+
+        // A message serde never writes is cut.
+        let odd = ArgumentError::from_message(&"x".repeat(5_000), None);
+        assert_eq!(odd.problem().chars().count(), MAX_PROBLEM_CHARS);
+    }
+
+    #[test]
+    fn kinds_are_serdes_words_without_the_value() {
+        for (unexpected, kind) in [
+            ("integer `5`", "integer"),
+            ("floating point `1.5`", "floating point"),
+            ("string \"a `b\"", "string"),
+            ("boolean `true`", "boolean"),
+            ("character `c`", "character"),
+            ("sequence", "sequence"),
+            ("unit value", "unit value"),
+            ("map", "map"),
+            ("Something Else", "value"),
+            ("", "value"),
+        ] {
+            assert_eq!(kind_of(unexpected), kind, "{unexpected}");
+        }
+    }
+
+    #[test]
+    fn each_json_value_is_told_from_the_others() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(5),
+            json!(-5),
+            json!(1.5),
+            json!("a\"b\n"),
+            json!([1]),
+            json!({"a": 1}),
+        ];
+        for (index, value) in values.iter().enumerate() {
+            let description = match value {
+                Value::Null => "unit value".to_owned(),
+                Value::Bool(b) => format!("boolean `{b}`"),
+                Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+                Value::Number(n) => format!("integer `{n}`"),
+                Value::String(s) => format!("string {s:?}"),
+                Value::Array(_) => "sequence".to_owned(),
+                Value::Object(_) => "map".to_owned(),
+            };
+            let wanted = Wanted::parse(&description).unwrap();
+            for (other, candidate) in values.iter().enumerate() {
+                assert_eq!(
+                    wanted.describes(candidate),
+                    index == other,
+                    "{description} against {candidate}"
+                );
+            }
+        }
+        assert_eq!(Wanted::parse("integer 5"), None);
+        assert_eq!(Wanted::parse("floating point `x`"), None);
     }
 }
