@@ -29,7 +29,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | `business` | `ExplainToUser` |
 /// | `unauthenticated` | `Reauthenticate` |
 /// | `permission`, `internal` | `Escalate` |
-/// | `rate_limited`, `transient` (if retryable) | `Retry` after the retry-after or a backoff |
+/// | `rate_limited`, `transient` (if retryable) | `Retry` after the jittered backoff, or the retry-after when longer |
 /// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent, else `CheckState` |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
 /// | an unknown or disabled tool: an `isError` text or a -32602 message as SDKs write it | `RelistTools` |
@@ -54,9 +54,15 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// Defaults follow AWS's standard retry mode: at most 3 attempts and full jitter, a delay of
 /// `rand(0..=1) * min(base * 2^(attempt-1), cap)` with a cap of 20 s. AWS's reference
 /// formula uses a 1 s base; the default here is 100 ms, since a tool call usually sits in an
-/// interactive agent loop where a transient fault clears quickly. A server's retry-after is
-/// waited exactly; when it is longer than the cap or would pass the deadline, the policy
-/// gives up instead of calling back early, since an early call is only refused again.
+/// interactive agent loop where a transient fault clears quickly.
+///
+/// A server's retry-after (and the draft entry's `retryNotBefore`) is a floor, not a
+/// replacement for the backoff: the policy waits the larger of it and the jittered backoff it
+/// would wait without one, so a retry-after at or above the backoff ceiling is waited exactly
+/// and a shorter one (`retryAfterMs: 0`) still leaves the backoff and its jitter, and callers
+/// told to come back at once do not all come back together. When the retry-after is longer
+/// than the cap or would pass the deadline, the policy gives up instead of calling back early,
+/// since an early call is only refused again.
 ///
 /// ```
 /// use std::time::Duration;
@@ -385,15 +391,18 @@ impl RetryPolicy {
         if attempt.number >= self.max_attempts {
             return escalate(EscalationReason::AttemptsExhausted);
         }
+        if retry_after.is_some_and(|wait| wait > self.max_backoff) {
+            return escalate(EscalationReason::RetryAfterTooLong);
+        }
+        let ceiling = self.backoff_ceiling(attempt.number);
         let after = match retry_after {
-            Some(wait) if wait > self.max_backoff => {
-                return escalate(EscalationReason::RetryAfterTooLong);
-            }
-            Some(wait) => wait,
-            None => {
+            // No jittered wait can exceed the ceiling, so none is drawn.
+            Some(wait) if wait >= ceiling => wait,
+            floor => {
                 // `as` saturates, so no factor or ceiling can make this panic.
-                let nanos = self.backoff_ceiling(attempt.number).as_nanos() as f64;
-                Duration::from_nanos((nanos * jitter.sample()) as u64)
+                let nanos = ceiling.as_nanos() as f64;
+                let backoff = Duration::from_nanos((nanos * jitter.sample()) as u64);
+                floor.map_or(backoff, |floor| backoff.max(floor))
             }
         };
         if let Some(deadline) = self.deadline
