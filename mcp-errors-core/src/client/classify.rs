@@ -38,6 +38,26 @@ use crate::wire::{
 };
 use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 
+/// The longest `requestState` a client sends back, in bytes (of UTF-8, once its JSON escapes
+/// are decoded): 1 MiB.
+///
+/// The client holds the state for as long as the call runs and sends it again with each
+/// attempt, so a longer one costs memory and bandwidth a server should not decide alone. An
+/// `input_required` result with a longer state is [`Outcome::Invalid`]
+/// ([`InvalidReason::MalformedResult`]): it is not kept, the policy escalates
+/// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)), and the
+/// state is never sent back.
+///
+/// ```
+/// use mcp_errors_core::client::{MAX_REQUEST_STATE_BYTES, Outcome, classify_result};
+/// use serde_json::json;
+///
+/// let huge = "s".repeat(MAX_REQUEST_STATE_BYTES + 1);
+/// let result = json!({"resultType": "input_required", "requestState": huge});
+/// assert!(matches!(classify_result(&result), Outcome::Invalid(_)));
+/// ```
+pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
 ///
@@ -597,10 +617,16 @@ fn input_required<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     {
         return malformed("inputRequests is not an object");
     }
-    if let Some(state) = parts.request_state
-        && state.decode::<Text<'_>>().is_none()
-    {
-        return malformed("requestState is not a string");
+    if let Some(state) = parts.request_state {
+        match state.decode::<Text<'_>>() {
+            None => return malformed("requestState is not a string"),
+            Some(Text(state)) if state.len() > MAX_REQUEST_STATE_BYTES => {
+                return Outcome::Invalid(InvalidReason::MalformedResult(format!(
+                    "requestState is longer than {MAX_REQUEST_STATE_BYTES} bytes"
+                )));
+            }
+            Some(_) => {}
+        }
     }
     if parts.input_requests.is_none() && parts.request_state.is_none() {
         return malformed("an input_required result needs inputRequests or requestState");

@@ -50,7 +50,9 @@ mod trace;
 pub use backoff::Jitter;
 pub use budget::{RetryBudget, RetryBudgetBuilder};
 pub use call::{Attempt, ToolAnnotations, ToolCall};
-pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
+pub use classify::{
+    MAX_REQUEST_STATE_BYTES, classify, classify_bytes, classify_result, classify_result_bytes,
+};
 pub use decision::{Decision, EscalationReason};
 #[allow(deprecated)]
 pub use outcome::TIMEOUT_CODES;

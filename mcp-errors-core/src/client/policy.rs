@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::Attempt;
+use super::classify::MAX_REQUEST_STATE_BYTES;
 use super::decision::{Decision, EscalationReason};
 use super::known::says_tool_unavailable;
 use super::outcome::{ErrorSource, ExecutionErrorInfo, Outcome, ResultJson};
@@ -36,7 +37,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | protocol -32020 | `FixHeaders` |
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
-/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff |
+/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than [`MAX_REQUEST_STATE_BYTES`](super::MAX_REQUEST_STATE_BYTES) |
 /// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
@@ -239,6 +240,10 @@ impl RetryPolicy {
                 Decision::Done
             }
             Outcome::InputRequired(result) => match state_only(result) {
+                // Classification refuses such a state; an outcome built otherwise may hold one.
+                Some(request_state) if request_state.len() > MAX_REQUEST_STATE_BYTES => {
+                    escalate(EscalationReason::InvalidResponse)
+                }
                 Some(request_state) => {
                     let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
                     match self.retry(attempt, None, cost, jitter) {

@@ -269,15 +269,22 @@ impl Retrier {
                 Some(_) => span.retry(number, &outcome, &decision),
                 None => span.finish(number, &outcome, &decision),
             }
+            if done {
+                attempts.push(AttemptRecord {
+                    number,
+                    elapsed,
+                    outcome: outcome.clone(),
+                    decision,
+                });
+                return Ok(RunSuccess { outcome, attempts });
+            }
+            // Moved, not copied: an `input_required` outcome holds the whole `requestState`.
             attempts.push(AttemptRecord {
                 number,
                 elapsed,
-                outcome: outcome.clone(),
+                outcome,
                 decision,
             });
-            if done {
-                return Ok(RunSuccess { outcome, attempts });
-            }
             let Some((after, state)) = next else {
                 return Err(StopReport::new(call.clone(), attempts));
             };

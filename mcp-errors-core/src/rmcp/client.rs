@@ -7,7 +7,7 @@ use ::rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 
 use crate::client::{
-    InvalidReason, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
+    InvalidReason, MAX_REQUEST_STATE_BYTES, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
 };
 use crate::{ErrorCode, JsonRpcError};
@@ -96,6 +96,17 @@ pub async fn call_tool_with(
 pub fn classify_call(answer: Result<CallToolResponse, ServiceError>) -> Outcome {
     let result = match answer {
         Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result),
+        // Refused before it is copied into JSON; `classify_result` refuses it too.
+        Ok(CallToolResponse::InputRequired(result))
+            if result
+                .request_state
+                .as_ref()
+                .is_some_and(|state| state.len() > MAX_REQUEST_STATE_BYTES) =>
+        {
+            return Outcome::Invalid(InvalidReason::MalformedResult(format!(
+                "requestState is longer than {MAX_REQUEST_STATE_BYTES} bytes"
+            )));
+        }
         Ok(CallToolResponse::InputRequired(result)) => serde_json::to_value(result),
         Ok(CallToolResponse::Task(result)) => serde_json::to_value(result),
         // A kind of answer newer than this crate.
@@ -177,6 +188,26 @@ mod tests {
         ));
         assert!(matches!(
             classify_call(Err(ServiceError::UnexpectedResponse)),
+            Outcome::Invalid(InvalidReason::MalformedResult(_))
+        ));
+    }
+
+    #[test]
+    fn a_request_state_over_the_cap_is_refused_before_it_is_copied() {
+        let shed = |len: usize| {
+            let result = serde_json::from_value(json!({
+                "resultType": "input_required",
+                "requestState": "s".repeat(len),
+            }))
+            .unwrap();
+            classify_call(Ok(CallToolResponse::InputRequired(result)))
+        };
+        assert!(matches!(
+            shed(MAX_REQUEST_STATE_BYTES),
+            Outcome::InputRequired(_)
+        ));
+        assert!(matches!(
+            shed(MAX_REQUEST_STATE_BYTES + 1),
             Outcome::Invalid(InvalidReason::MalformedResult(_))
         ));
     }
