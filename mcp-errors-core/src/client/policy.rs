@@ -101,6 +101,7 @@ pub struct RetryPolicy {
     base_delay: Duration,
     max_backoff: Duration,
     deadline: Option<Duration>,
+    attempt_timeout: Option<Duration>,
     budget: Option<RetryBudget>,
     catalog: Option<ErrorCatalog>,
     peer: PeerProfile,
@@ -113,6 +114,7 @@ impl Default for RetryPolicy {
             base_delay: DEFAULT_BASE_DELAY,
             max_backoff: DEFAULT_MAX_BACKOFF,
             deadline: None,
+            attempt_timeout: None,
             budget: None,
             catalog: None,
             peer: PeerProfile::standard(),
@@ -144,9 +146,20 @@ impl RetryPolicyBuilder {
     }
 
     /// An overall deadline for the call, measured from the start of the first attempt: no
-    /// retry is scheduled that would start after it.
+    /// retry is scheduled that would start after it, and a [`Retrier`](super::Retrier) stops
+    /// waiting for an attempt when it passes (the attempt then ends as
+    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.0.deadline = Some(deadline);
+        self
+    }
+
+    /// The longest a [`Retrier`](super::Retrier) waits for one attempt (never past the
+    /// deadline): an attempt still unanswered then is dropped, and ends as
+    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`,
+    /// since the call may have run. None unless set.
+    pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.0.attempt_timeout = Some(timeout);
         self
     }
 
@@ -203,6 +216,18 @@ impl RetryPolicy {
     /// The overall deadline, if any.
     pub fn deadline(&self) -> Option<Duration> {
         self.deadline
+    }
+
+    /// How long an attempt starting `elapsed` into the call may take: the attempt timeout or
+    /// the time left before the deadline, whichever is shorter; `None` when neither is set.
+    pub(crate) fn attempt_limit(&self, elapsed: Duration) -> Option<Duration> {
+        let left = self
+            .deadline
+            .map(|deadline| deadline.saturating_sub(elapsed));
+        match (self.attempt_timeout, left) {
+            (Some(timeout), Some(left)) => Some(timeout.min(left)),
+            (timeout, left) => timeout.or(left),
+        }
     }
 
     /// The retry budget, if any.

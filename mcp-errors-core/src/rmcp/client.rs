@@ -22,6 +22,16 @@ use crate::{ErrorCode, JsonRpcError};
 /// system's entropy; use [`call_tool_with`] and a [`Retrier`] with a seeded
 /// [`Jitter`](crate::client::Jitter) for deterministic runs.
 ///
+/// Each attempt is bounded by the policy's
+/// [attempt timeout](crate::client::RetryPolicyBuilder::attempt_timeout) and the time left
+/// before its [deadline](crate::client::RetryPolicyBuilder::deadline), so the call returns by
+/// the deadline even when the server never answers. An attempt still unanswered then is
+/// dropped, and rmcp sends the server `notifications/cancelled` for a `tools/call` whose
+/// caller stopped waiting; the attempt ends as
+/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`]`)`: the call may have run, so a call not
+/// declared idempotent is not sent again ([`Decision::CheckState`](crate::client::Decision::CheckState)).
+/// Dropping the whole future cancels the attempt in flight the same way.
+///
 /// ```no_run
 /// use mcp_errors_core::client::{RetryPolicy, ToolCall};
 /// use mcp_errors_core::rmcp::call_tool;
