@@ -31,12 +31,13 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::clean;
 use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
 use crate::wire::{
     ARGUMENT_ERROR_CODE, EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE,
     RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX, TOOL_FAILURE_META_KEY,
 };
-use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
+use crate::{Category, ErrorCode, FailureClass};
 
 /// The longest `requestState` a client sends back, in bytes (of UTF-8, once its JSON escapes
 /// are decoded): 1 MiB.
@@ -65,6 +66,10 @@ pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// reason: a response with both `result` and `error` or neither, `jsonrpc` other than
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
+///
+/// The texts of a failure are cleaned and cut before they are handed on (see
+/// [`ExecutionErrorInfo`]); a successful result is kept as it came (the
+/// `render` functions clean what they give a model).
 ///
 /// ```
 /// use mcp_errors_core::Category;
@@ -429,11 +434,11 @@ fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
     let read = error.decode::<Obj<ErrorView<'_>>>().and_then(|Obj(view)| {
         let code = view.code.ok()?;
         let message = view.message.strict().ok()?;
-        Some(JsonRpcError {
+        Some(clean::protocol_error(
             code,
-            message: message.map(|Text(m)| m.into_owned()).unwrap_or_default(),
-            data: view.data,
-        })
+            message.map(|Text(m)| m.into_owned()).unwrap_or_default(),
+            view.data,
+        ))
     });
     match read {
         Some(error) => Outcome::ProtocolError(error),
@@ -607,7 +612,7 @@ fn result_outcome<'a, N: Node<'a>>(result: N) -> Outcome {
     match &*result_type {
         RESULT_TYPE_COMPLETE => complete(result, &parts),
         RESULT_TYPE_INPUT_REQUIRED => input_required(result, &parts),
-        other => Outcome::Invalid(InvalidReason::UnknownResultType(other.to_owned())),
+        other => Outcome::Invalid(InvalidReason::UnknownResultType(clean::name(other))),
     }
 }
 
@@ -891,7 +896,19 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     }
 }
 
+/// The failure `tool_error_as_sent` reads, with every text cleaned and cut as the server side
+/// cleans and cuts its own ([`clean::execution_error`]): whatever shape it came in, a
+/// failure's texts reach a model only through here.
 fn tool_error<'a, N: Node<'a>>(
+    texts: &[Option<Cow<'a, str>>],
+    meta_error: Option<Described<'a>>,
+    draft: Option<Drafted<'_>>,
+    structured: Option<N>,
+) -> ExecutionErrorInfo {
+    clean::execution_error(tool_error_as_sent(texts, meta_error, draft, structured))
+}
+
+fn tool_error_as_sent<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
     draft: Option<Drafted<'_>>,

@@ -35,6 +35,7 @@ mod backoff;
 mod budget;
 mod call;
 mod classify;
+pub(crate) mod clean;
 mod decision;
 mod known;
 mod outcome;

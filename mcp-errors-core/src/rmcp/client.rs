@@ -10,6 +10,7 @@ use crate::client::{
     InvalidReason, MAX_REQUEST_STATE_BYTES, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
 };
+use crate::client::clean;
 use crate::{ErrorCode, JsonRpcError};
 
 /// Runs `call` on `peer` under `policy` until the policy stops: the success, or the
@@ -143,11 +144,11 @@ impl From<Result<::rmcp::model::CallToolResult, ServiceError>> for Outcome {
 
 fn classify_service_error(error: ServiceError) -> Outcome {
     match error {
-        ServiceError::McpError(error) => Outcome::ProtocolError(JsonRpcError {
-            code: ErrorCode(error.code.0),
-            message: error.message.into_owned(),
-            data: error.data,
-        }),
+        ServiceError::McpError(error) => Outcome::ProtocolError(clean::protocol_error(
+            ErrorCode(error.code.0),
+            error.message.into_owned(),
+            error.data,
+        )),
         ServiceError::Timeout { .. } => Outcome::local_timeout(),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
             Outcome::connection_lost()
@@ -220,6 +221,26 @@ mod tests {
             shed(MAX_REQUEST_STATE_BYTES + 1),
             Outcome::Invalid(InvalidReason::MalformedResult(_))
         ));
+    }
+
+    #[test]
+    fn a_json_rpc_errors_texts_are_cleaned_and_cut() {
+        let hostile = "ok\u{E0041}\u{202E}\u{1b}[2J";
+        let error = ::rmcp::ErrorData::new(
+            ::rmcp::model::ErrorCode(-32602),
+            format!("{hostile}{}", "m".repeat(100_000)),
+            Some(json!({"why": hostile})),
+        );
+        let Outcome::ProtocolError(error) = classify_call(Err(ServiceError::McpError(error)))
+        else {
+            panic!("expected a protocol error");
+        };
+        assert!(error.message.starts_with("ok [2Jm"));
+        assert_eq!(
+            error.message.chars().count(),
+            crate::mask::MAX_MESSAGE_CHARS
+        );
+        assert_eq!(error.data, Some(json!({"why": "ok [2J"})));
     }
 
     #[test]
