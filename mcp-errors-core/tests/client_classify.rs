@@ -10,11 +10,13 @@ use mcp_errors_core::client::{
     ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
 };
+use mcp_errors_core::mask::{
+    MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
+};
 use mcp_errors_core::{
     CallToolResult, Category, EMPTY_META_KEY, ErrorCode, ErrorPayload, JsonRpcError, META_KEY,
     ResultMeta, TOOL_FAILURE_META_KEY, ToolFailure,
 };
-use mcp_errors_core::mask::{MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL};
 use serde_json::{Value, json};
 
 fn tool_error(response: &Value) -> ExecutionErrorInfo {
@@ -998,17 +1000,29 @@ fn a_foreign_failures_texts_are_cleaned_and_cut_in_every_shape() {
     });
     let text = format!("{HOSTILE}{}", "t".repeat(100_000));
     let shapes = [
-        (ErrorSource::Meta, json!({"isError": true, "content": [{"type": "text", "text": text}],
-                                   "_meta": {META_KEY: described}})),
-        (ErrorSource::StructuredContent, json!({"isError": true,
-            "content": [{"type": "text", "text": text}], "structuredContent": described})),
-        (ErrorSource::TextJson, json!({"isError": true,
-            "content": [{"type": "text", "text": described.to_string()}]})),
+        (
+            ErrorSource::Meta,
+            json!({"isError": true, "content": [{"type": "text", "text": text}],
+                                   "_meta": {META_KEY: described}}),
+        ),
+        (
+            ErrorSource::StructuredContent,
+            json!({"isError": true,
+            "content": [{"type": "text", "text": text}], "structuredContent": described}),
+        ),
+        (
+            ErrorSource::TextJson,
+            json!({"isError": true,
+            "content": [{"type": "text", "text": described.to_string()}]}),
+        ),
     ];
     for (source, result) in shapes {
         let e = tool_error(&ok(result));
         assert_eq!(e.source, source);
-        assert_eq!(e.code.as_deref(), Some(format!("BAD{HOSTILE_CLEANED}").as_str()));
+        assert_eq!(
+            e.code.as_deref(),
+            Some(format!("BAD{HOSTILE_CLEANED}").as_str())
+        );
         assert!(e.message.starts_with(HOSTILE_CLEANED), "{source:?}");
         assert_eq!(e.message.chars().count(), MAX_MESSAGE_CHARS);
         assert!(e.message.ends_with('…'));
@@ -1026,13 +1040,17 @@ fn a_foreign_failures_texts_are_cleaned_and_cut_in_every_shape() {
     }
 
     // Text alone, and the draft entry.
-    let plain = tool_error(&ok(json!({"isError": true, "content": [{"type": "text", "text": text}]})));
+    let plain = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": text}]}),
+    ));
     assert!(plain.message.starts_with(HOSTILE_CLEANED) && model_safe(&plain.text));
     assert_eq!(plain.message.chars().count(), MAX_MESSAGE_CHARS);
-    let draft = tool_error(&ok(json!({"isError": true, "content": [{"type": "text", "text": text}],
+    let draft = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": text}],
         "_meta": {TOOL_FAILURE_META_KEY: {"class": "capability", "code": "invalid_input",
                                           "agentGuidance": format!("{HOSTILE}{long_hint}"),
-                                          "correlationId": HOSTILE}}})));
+                                          "correlationId": HOSTILE}}}),
+    ));
     let guidance = draft.hint.unwrap();
     assert!(guidance.starts_with(HOSTILE_CLEANED));
     assert_eq!(guidance.chars().count(), MAX_HINT_CHARS);
@@ -1061,9 +1079,11 @@ fn details_nested_deeper_than_the_limit_are_cut() {
     for _ in 0..(MAX_DETAIL_DEPTH + 8) {
         deep = json!([deep]);
     }
-    let e = tool_error(&ok(json!({"isError": true, "content": [{"type": "text", "text": "x"}],
+    let e = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": "x"}],
         "_meta": {META_KEY: {"code": "DEEP", "category": "internal", "message": "m",
-                             "details": {"deep": deep}}}})));
+                             "details": {"deep": deep}}}}),
+    ));
     let mut node = &e.details.unwrap()["deep"];
     let mut depth = 2;
     while let Value::Array(items) = node {

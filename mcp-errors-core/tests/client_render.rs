@@ -190,15 +190,30 @@ fn a_foreign_failure_is_rendered_cleaned_and_cut() {
     // Two texts of a failure, joined, with the OpenAI prefix: well under this.
     let longest = 2 * (MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 512) + 16;
     for output in rendered(&failed) {
-        assert!(all_strings_safe(&output, longest), "{}", &output.to_string()[..200]);
+        assert!(
+            all_strings_safe(&output, longest),
+            "{}",
+            &output.to_string()[..200]
+        );
         // No text is kept whole: each is cut to what one text block may hold.
         let block = MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 512;
         assert!(!output.to_string().contains(&"h".repeat(block)));
     }
     let vercel = &rendered(&failed)[4]["output"]["value"];
-    assert!(vercel["message"].as_str().unwrap().starts_with(HOSTILE_CLEANED));
-    assert_eq!(vercel["message"].as_str().unwrap().chars().count(), MAX_MESSAGE_CHARS);
-    assert_eq!(vercel["hint"].as_str().unwrap().chars().count(), MAX_HINT_CHARS);
+    assert!(
+        vercel["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(HOSTILE_CLEANED)
+    );
+    assert_eq!(
+        vercel["message"].as_str().unwrap().chars().count(),
+        MAX_MESSAGE_CHARS
+    );
+    assert_eq!(
+        vercel["hint"].as_str().unwrap().chars().count(),
+        MAX_HINT_CHARS
+    );
     assert!(vercel.get("correlationId").is_none());
 
     // The draft entry alone, and a structuredContent of a failure.
@@ -208,7 +223,10 @@ fn a_foreign_failure_is_rendered_cleaned_and_cut() {
     let langchain = langchain_tool_message("call_1", &draft);
     assert_eq!(langchain["content"], HOSTILE_CLEANED);
     assert!(all_strings_safe(&langchain["artifact"], MAX_MESSAGE_CHARS));
-    assert_eq!(langchain["artifact"][HOSTILE_CLEANED], json!([HOSTILE_CLEANED]));
+    assert_eq!(
+        langchain["artifact"][HOSTILE_CLEANED],
+        json!([HOSTILE_CLEANED])
+    );
 }
 
 #[test]
@@ -219,5 +237,8 @@ fn a_successful_results_text_is_cleaned_and_not_cut() {
         assert!(all_strings_safe(&output, usize::MAX));
     }
     let block = anthropic_tool_result("toolu_1", &ok);
-    assert_eq!(block["content"][0]["text"], format!("{HOSTILE_CLEANED}{long}"));
+    assert_eq!(
+        block["content"][0]["text"],
+        format!("{HOSTILE_CLEANED}{long}")
+    );
 }

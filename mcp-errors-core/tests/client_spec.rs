@@ -7,11 +7,10 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{block_on, both, ok};
+use common::{MAX_REQUEST_STATE_BYTES, block_on, both, ok};
 use mcp_errors_core::client::{
     Attempt, CodeMeaning, Decision, ErrorSource, EscalationReason, ExecutionErrorInfo,
-    InvalidReason, Jitter, MAX_REQUEST_STATE_BYTES, Outcome, PeerProfile, Retrier, RetryPolicy,
-    ToolCall,
+    InvalidReason, Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
     Category, FailureClass, FailureOptions, JsonRpcError, META_KEY, TOOL_FAILURE_META_KEY,
@@ -756,7 +755,12 @@ fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
         "{}",
         outcome.kind()
     );
-    assert_eq!(both(&shed("\u{e9}".to_owned() + &"s".repeat(MAX_REQUEST_STATE_BYTES - 1))), outcome);
+    assert_eq!(
+        both(&shed(
+            "\u{e9}".to_owned() + &"s".repeat(MAX_REQUEST_STATE_BYTES - 1)
+        )),
+        outcome
+    );
 
     let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
     let call = ToolCall::new("report", json!({}));

@@ -1,5 +1,5 @@
 //! The memory a `requestState` costs the client, counted by a global allocator: a state over
-//! `MAX_REQUEST_STATE_BYTES` is never copied, and one at the cap is copied a bounded number of
+//! the 1 MiB cap is never copied, and one at the cap is copied a bounded number of
 //! times over a whole run.
 
 mod common;
@@ -7,10 +7,9 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::block_on;
+use common::{MAX_REQUEST_STATE_BYTES, block_on};
 use mcp_errors_core::client::{
-    Decision, EscalationReason, Jitter, MAX_REQUEST_STATE_BYTES, Outcome, Retrier, RetryPolicy,
-    ToolCall, classify_bytes,
+    Decision, EscalationReason, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, classify_bytes,
 };
 use serde_json::json;
 
@@ -65,7 +64,9 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
 }
 
 fn shed(state_len: usize) -> Vec<u8> {
-    let mut bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":""#.to_vec();
+    let mut bytes =
+        br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":""#
+            .to_vec();
     bytes.resize(bytes.len() + state_len, b's');
     bytes.extend_from_slice(br#""}}"#);
     bytes

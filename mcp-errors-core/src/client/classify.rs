@@ -39,25 +39,9 @@ use crate::wire::{
 };
 use crate::{Category, ErrorCode, FailureClass};
 
-/// The longest `requestState` a client sends back, in bytes (of UTF-8, once its JSON escapes
-/// are decoded): 1 MiB.
-///
-/// The client holds the state for as long as the call runs and sends it again with each
-/// attempt, so a longer one costs memory and bandwidth a server should not decide alone. An
-/// `input_required` result with a longer state is [`Outcome::Invalid`]
-/// ([`InvalidReason::MalformedResult`]): it is not kept, the policy escalates
-/// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)), and the
-/// state is never sent back.
-///
-/// ```
-/// use mcp_errors_core::client::{MAX_REQUEST_STATE_BYTES, Outcome, classify_result};
-/// use serde_json::json;
-///
-/// let huge = "s".repeat(MAX_REQUEST_STATE_BYTES + 1);
-/// let result = json!({"resultType": "input_required", "requestState": huge});
-/// assert!(matches!(classify_result(&result), Outcome::Invalid(_)));
-/// ```
-pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+/// The longest `requestState` the client keeps and sends back, in bytes of UTF-8 once its
+/// JSON escapes are decoded: 1 MiB (stated in [`classify`]'s docs).
+pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
@@ -66,6 +50,13 @@ pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// reason: a response with both `result` and `error` or neither, `jsonrpc` other than
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
+///
+/// An `input_required` result whose `requestState` is longer than 1 MiB (1 048 576 bytes of
+/// UTF-8, once its JSON escapes are decoded) is [`Outcome::Invalid`]
+/// ([`InvalidReason::MalformedResult`]): the client would hold the state for the whole call
+/// and send it again with each attempt, a cost a server should not decide alone, so it is
+/// neither kept nor sent back, and the policy escalates
+/// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)).
 ///
 /// The texts of a failure are cleaned and cut before they are handed on (see
 /// [`ExecutionErrorInfo`]); a successful result is kept as it came (the

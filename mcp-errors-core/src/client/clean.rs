@@ -5,12 +5,12 @@
 use serde_json::{Map, Value};
 
 use super::outcome::ExecutionErrorInfo;
+#[cfg(feature = "render")]
+use crate::ErrorPayload;
 use crate::mask::{
     self, MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
     is_valid_correlation_id,
 };
-#[cfg(feature = "render")]
-use crate::ErrorPayload;
 use crate::{ErrorCode, JsonRpcError};
 
 /// The longest code kept, in characters: twice what `#[derive(ToolError)]` allows, for the
@@ -28,11 +28,17 @@ pub(crate) const MAX_TEXT_CHARS: usize = MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 51
 /// [`MAX_DETAIL_DEPTH`] are cut, and a correlation id that
 /// [`is_valid_correlation_id`] refuses is dropped.
 pub(crate) fn execution_error(mut error: ExecutionErrorInfo) -> ExecutionErrorInfo {
-    error.code = error.code.map(|code| mask::clean_owned(code, MAX_CODE_CHARS));
+    error.code = error
+        .code
+        .map(|code| mask::clean_owned(code, MAX_CODE_CHARS));
     error.message = mask::clean_owned(error.message, MAX_MESSAGE_CHARS);
-    error.hint = error.hint.map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS));
+    error.hint = error
+        .hint
+        .map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS));
     error.text = mask::clean_owned(error.text, MAX_TEXT_CHARS);
-    error.correlation_id = error.correlation_id.filter(|id| is_valid_correlation_id(id));
+    error.correlation_id = error
+        .correlation_id
+        .filter(|id| is_valid_correlation_id(id));
     if let Some(details) = &mut error.details {
         object(details, 1);
     }
@@ -41,7 +47,11 @@ pub(crate) fn execution_error(mut error: ExecutionErrorInfo) -> ExecutionErrorIn
 
 /// A JSON-RPC error as a peer sent it, its message cleaned and cut to
 /// [`MAX_MESSAGE_CHARS`] and its data cleaned as [`json`] cleans it.
-pub(crate) fn protocol_error(code: ErrorCode, message: String, data: Option<Value>) -> JsonRpcError {
+pub(crate) fn protocol_error(
+    code: ErrorCode,
+    message: String,
+    data: Option<Value>,
+) -> JsonRpcError {
     JsonRpcError {
         code,
         message: mask::clean_owned(message, MAX_MESSAGE_CHARS),
@@ -57,8 +67,12 @@ pub(crate) fn protocol_error(code: ErrorCode, message: String, data: Option<Valu
 pub(crate) fn payload(mut payload: ErrorPayload) -> ErrorPayload {
     payload.code = mask::clean_cow(payload.code, MAX_CODE_CHARS);
     payload.message = mask::clean_owned(payload.message, MAX_MESSAGE_CHARS);
-    payload.hint = payload.hint.map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS));
-    payload.correlation_id = payload.correlation_id.filter(|id| is_valid_correlation_id(id));
+    payload.hint = payload
+        .hint
+        .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS));
+    payload.correlation_id = payload
+        .correlation_id
+        .filter(|id| is_valid_correlation_id(id));
     payload
 }
 

@@ -34,7 +34,7 @@
 mod backoff;
 mod budget;
 mod call;
-mod classify;
+pub(crate) mod classify;
 pub(crate) mod clean;
 mod decision;
 mod known;
@@ -51,9 +51,7 @@ mod trace;
 pub use backoff::Jitter;
 pub use budget::{RetryBudget, RetryBudgetBuilder};
 pub use call::{Attempt, ToolAnnotations, ToolCall};
-pub use classify::{
-    MAX_REQUEST_STATE_BYTES, classify, classify_bytes, classify_result, classify_result_bytes,
-};
+pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
 pub use decision::{Decision, EscalationReason};
 #[allow(deprecated)]
 pub use outcome::TIMEOUT_CODES;

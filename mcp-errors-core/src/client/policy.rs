@@ -37,7 +37,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | protocol -32020 | `FixHeaders` |
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
-/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than [`MAX_REQUEST_STATE_BYTES`](super::MAX_REQUEST_STATE_BYTES) |
+/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than 1 MiB |
 /// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
@@ -50,7 +50,9 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// idempotent (`CheckState` when it is not), never before `retryNotBefore`.
 ///
 /// Retries are bounded by the number of attempts, the overall deadline and the optional
-/// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`.
+/// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`. A
+/// [`Retrier`](super::Retrier) also bounds each attempt by the attempt timeout and the time
+/// left before the deadline.
 ///
 /// Defaults follow AWS's standard retry mode: at most 3 attempts and full jitter, a delay of
 /// `rand(0..=1) * min(base * 2^(attempt-1), cap)` with a cap of 20 s. AWS's reference

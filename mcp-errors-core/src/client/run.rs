@@ -44,8 +44,9 @@ impl RunSuccess {
 ///
 /// `call_fn(attempt)` performs attempt `attempt` (from 1) and returns anything that becomes
 /// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](super::classify_bytes), say) or a
-/// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` waits;
-/// pass your runtime's sleep (`tokio::time::sleep`, …).
+/// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` returns
+/// a future that waits `delay`; pass your runtime's sleep (`tokio::time::sleep`, …), whose
+/// future waits when polled, not when it is made.
 ///
 /// The elapsed time checked against the deadline is the larger of the wall-clock time and
 /// the sum of the delays handed to `sleep_fn` (and of the attempt timers that ran out), so a
@@ -321,7 +322,11 @@ impl Retrier {
 ///
 /// The attempt is polled first, and the timer is made only once the attempt is pending: an
 /// attempt that finishes on its first poll never asks `sleep_fn` for a timer.
-async fn within<F, S, SF>(attempt: F, limit: Option<Duration>, sleep_fn: &mut S) -> Option<F::Output>
+async fn within<F, S, SF>(
+    attempt: F,
+    limit: Option<Duration>,
+    sleep_fn: &mut S,
+) -> Option<F::Output>
 where
     F: Future,
     S: FnMut(Duration) -> SF,

@@ -6,11 +6,12 @@ use ::rmcp::model::{CallToolRequestParams, CallToolResponse, RequestMetaObject};
 use ::rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 
+use crate::client::classify::MAX_REQUEST_STATE_BYTES;
+use crate::client::clean;
 use crate::client::{
-    InvalidReason, MAX_REQUEST_STATE_BYTES, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
+    InvalidReason, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
 };
-use crate::client::clean;
 use crate::{ErrorCode, JsonRpcError};
 
 /// Runs `call` on `peer` under `policy` until the policy stops: the success, or the

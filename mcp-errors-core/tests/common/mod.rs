@@ -10,6 +10,9 @@ use std::task::{Context, Poll, Waker};
 use mcp_errors_core::client::{Outcome, classify, classify_bytes};
 use serde_json::{Value, json};
 
+/// The longest `requestState` the client keeps and sends back: 1 MiB, as `classify` documents.
+pub const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+
 /// Classifies `response` with `classify` and `classify_bytes`, checks they agree, and returns
 /// the outcome.
 pub fn both(response: &Value) -> Outcome {
