@@ -190,6 +190,32 @@ fn retry_after_is_waited_exactly() {
 }
 
 #[test]
+fn a_retry_after_below_the_backoff_keeps_the_backoff_and_its_jitter() {
+    let limited = |ms: u64| {
+        error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
+                          "retryable": true, "message": "m", "retryAfterMs": ms}))
+    };
+    let policy = RetryPolicy::default();
+    // The first backoff ceiling is 100 ms; half of it is 50 ms.
+    let half = |outcome: &Outcome| policy.decide(outcome, first(), &mut Jitter::fixed(0.5));
+    assert_eq!(half(&limited(0)), retry_ms(50));
+    assert_eq!(half(&limited(30)), retry_ms(50));
+    assert_eq!(half(&limited(80)), retry_ms(80));
+    // `retryAfterMs: 0` from many servers at once: the waits are spread, not all immediate.
+    let mut jitter = Jitter::seeded(11);
+    let waits: Vec<Duration> = (0..50)
+        .map(|_| match policy.decide(&limited(0), first(), &mut jitter) {
+            Decision::Retry { after } => after,
+            other => panic!("expected a retry, got {other:?}"),
+        })
+        .collect();
+    assert!(waits.iter().all(|w| *w <= DEFAULT_BASE_DELAY));
+    assert!(waits.iter().filter(|w| !w.is_zero()).count() >= 45);
+    let distinct: std::collections::HashSet<_> = waits.iter().collect();
+    assert!(distinct.len() >= 45, "the waits are jittered: {waits:?}");
+}
+
+#[test]
 fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
     let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
                                     "retryable": true, "message": "m", "retryAfterMs": 60000}));

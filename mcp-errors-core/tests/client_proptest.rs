@@ -1,14 +1,16 @@
 //! Property tests: no input makes the classifier or the policy panic, `classify` and
-//! `classify_bytes` agree (also on JSON written in other ways than serde_json writes it), and
-//! the policy's decisions stay inside its bounds.
+//! `classify_bytes` agree (also on JSON written in other ways than serde_json writes it), the
+//! texts of a failure come out cleaned and cut, and the policy's decisions stay inside its
+//! bounds.
 
 use std::time::Duration;
 
-use mcp_errors_core::FailureClass;
 use mcp_errors_core::client::{
     Attempt, Decision, ErrorSource, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy,
     UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
 };
+use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
+use mcp_errors_core::{FailureClass, META_KEY};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -458,6 +460,48 @@ proptest! {
             bytes.truncate(cut.index(bytes.len()));
         }
         let _ = classify_bytes(&bytes);
+    }
+
+    #[test]
+    fn a_failures_texts_come_out_cleaned_and_cut(
+        text in "(.|\\PC|[\u{0}-\u{1f}\u{202a}-\u{202e}\u{e0000}-\u{e007f}]){0,40}",
+        repeat in 1usize..120,
+        shape in 0..3u8,
+    ) {
+        let long = text.repeat(repeat);
+        let described = json!({"code": long, "category": "transient", "message": long,
+                               "hint": long, "details": {long.clone(): [long]}});
+        let result = match shape {
+            0 => json!({"isError": true, "content": [{"type": "text", "text": long}],
+                        "_meta": {META_KEY: described}}),
+            1 => json!({"isError": true, "content": [{"type": "text", "text": described.to_string()}]}),
+            _ => json!({"isError": true, "content": [{"type": "text", "text": long}]}),
+        };
+        let outcome = agree(&json!({"jsonrpc": "2.0", "id": 1, "result": result}))?;
+        let Outcome::ExecutionError(e) = outcome else {
+            return Err(TestCaseError::fail("expected an execution error"));
+        };
+        let clean = |t: &str| {
+            !t.chars().any(|c| {
+                matches!(c, '\u{202a}'..='\u{202e}' | '\u{e0000}'..='\u{e007f}')
+                    || (c.is_control() && c != '\n' && c != '\t')
+            })
+        };
+        prop_assert!(clean(&e.message) && e.message.chars().count() <= MAX_MESSAGE_CHARS);
+        prop_assert!(clean(&e.text));
+        prop_assert!(e.text.chars().count() <= MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 512);
+        if let Some(hint) = &e.hint {
+            prop_assert!(clean(hint) && hint.chars().count() <= MAX_HINT_CHARS);
+        }
+        if let Some(code) = &e.code {
+            prop_assert!(clean(code));
+        }
+        for (key, value) in e.details.iter().flatten() {
+            prop_assert!(clean(key));
+            for item in value.as_array().into_iter().flatten() {
+                prop_assert!(item.as_str().is_none_or(clean));
+            }
+        }
     }
 
     #[test]

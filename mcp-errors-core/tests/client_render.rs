@@ -10,11 +10,16 @@
 //! - Anthropic `mcp_tool_result` (Messages API, MCP connector): `{type: "mcp_tool_result",
 //!   tool_use_id, is_error, content: [{type: "text", text}]}`.
 
+mod common;
+
 use std::collections::BTreeSet;
 
+use common::{HOSTILE, HOSTILE_CLEANED, all_strings_safe};
 use mcp_errors_core::client::render::{
-    anthropic_mcp_tool_result, langchain_tool_message, vercel_tool_result,
+    anthropic_mcp_tool_result, anthropic_tool_result, langchain_tool_message,
+    openai_function_call_output, vercel_tool_result,
 };
+use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{
     CallToolResult, Category, Content, ErrorPayload, FailureOptions, ResultMeta,
     TOOL_FAILURE_META_KEY, ToolError,
@@ -155,4 +160,85 @@ fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
         "QUOTA: quota exceeded. Not retryable."
     );
     assert_eq!(block["content"][1]["text"], "quota exceeded");
+}
+
+/// Every renderer's output for `result`.
+fn rendered(result: &CallToolResult) -> [Value; 5] {
+    [
+        anthropic_tool_result("toolu_1", result),
+        anthropic_mcp_tool_result("mcptoolu_1", result),
+        openai_function_call_output("call_1", result),
+        langchain_tool_message("call_1", result),
+        vercel_tool_result("call_1", "get_order", result),
+    ]
+}
+
+#[test]
+fn a_foreign_failure_is_rendered_cleaned_and_cut() {
+    let long = "h".repeat(100_000);
+    let payload = ErrorPayload::new(
+        "BAD_ORDER",
+        Category::Validation,
+        format!("{HOSTILE}{long}"),
+    )
+    .with_hint(format!("{HOSTILE}{long}"))
+    .with_correlation_id(HOSTILE);
+    // The text names no code, so the payload's own text is put first.
+    let failed = CallToolResult::error_text(format!("{HOSTILE}{long}"))
+        .with_meta(ResultMeta::with_error(payload))
+        .with_structured_content(json!({HOSTILE: HOSTILE}));
+    // Two texts of a failure, joined, with the OpenAI prefix: well under this.
+    let longest = 2 * (MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 512) + 16;
+    for output in rendered(&failed) {
+        assert!(
+            all_strings_safe(&output, longest),
+            "{}",
+            &output.to_string()[..200]
+        );
+        // No text is kept whole: each is cut to what one text block may hold.
+        let block = MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 512;
+        assert!(!output.to_string().contains(&"h".repeat(block)));
+    }
+    let vercel = &rendered(&failed)[4]["output"]["value"];
+    assert!(
+        vercel["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(HOSTILE_CLEANED)
+    );
+    assert_eq!(
+        vercel["message"].as_str().unwrap().chars().count(),
+        MAX_MESSAGE_CHARS
+    );
+    assert_eq!(
+        vercel["hint"].as_str().unwrap().chars().count(),
+        MAX_HINT_CHARS
+    );
+    assert!(vercel.get("correlationId").is_none());
+
+    // The draft entry alone, and a structuredContent of a failure.
+    let draft = CallToolResult::error_text(HOSTILE).with_structured_content(json!({
+        "why": format!("{HOSTILE}{long}"), HOSTILE: [HOSTILE]
+    }));
+    let langchain = langchain_tool_message("call_1", &draft);
+    assert_eq!(langchain["content"], HOSTILE_CLEANED);
+    assert!(all_strings_safe(&langchain["artifact"], MAX_MESSAGE_CHARS));
+    assert_eq!(
+        langchain["artifact"][HOSTILE_CLEANED],
+        json!([HOSTILE_CLEANED])
+    );
+}
+
+#[test]
+fn a_successful_results_text_is_cleaned_and_not_cut() {
+    let long = "x".repeat(100_000);
+    let ok = CallToolResult::success(vec![Content::text(format!("{HOSTILE}{long}"))]);
+    for output in rendered(&ok) {
+        assert!(all_strings_safe(&output, usize::MAX));
+    }
+    let block = anthropic_tool_result("toolu_1", &ok);
+    assert_eq!(
+        block["content"][0]["text"],
+        format!("{HOSTILE_CLEANED}{long}")
+    );
 }

@@ -190,6 +190,97 @@ fn the_deadline_counts_the_fake_sleeps() {
     assert_eq!(report.attempts[3].elapsed, Duration::from_millis(700));
 }
 
+/// Runs `call` under `policy` with attempts that never finish and an instant fake sleep,
+/// returning the result and every duration handed to the sleep.
+fn run_never_answering(
+    policy: RetryPolicy,
+    call: &ToolCall,
+) -> (
+    Result<mcp_errors_core::client::RunSuccess, StopReport>,
+    Vec<Duration>,
+) {
+    let slept = RefCell::new(Vec::new());
+    let retrier = Retrier::new(policy).jitter(Jitter::fixed(1.0));
+    let result = block_on(retrier.run(
+        call,
+        |_| std::future::pending::<Result<Value, UnknownCause>>(),
+        |delay| {
+            slept.borrow_mut().push(delay);
+            async {}
+        },
+    ));
+    (result, slept.into_inner())
+}
+
+#[test]
+fn the_deadline_bounds_an_attempt_that_never_finishes() {
+    let policy = RetryPolicy::builder()
+        .deadline(Duration::from_secs(1))
+        .build();
+    let call = ToolCall::new("refund", json!({}));
+    let (result, slept) = run_never_answering(policy.clone(), &call);
+    let report = result.unwrap_err();
+    assert_eq!(report.attempts.len(), 1);
+    assert_eq!(report.attempts[0].outcome, Outcome::local_timeout());
+    assert_eq!(report.attempts[0].elapsed, Duration::from_secs(1));
+    assert_eq!(report.decision, Decision::CheckState);
+    // The one timer: the time left before the deadline when the attempt started.
+    assert_eq!(slept.len(), 1);
+    assert!(slept[0] <= Duration::from_secs(1) && slept[0] > Duration::from_millis(900));
+
+    // Declared idempotent, it could be sent again, but the deadline is spent.
+    let (result, _) = run_never_answering(policy, &call.clone().idempotent(true));
+    let report = result.unwrap_err();
+    assert_eq!(report.attempts.len(), 1);
+    assert_eq!(
+        report.decision,
+        Decision::Escalate {
+            reason: EscalationReason::DeadlineExceeded
+        }
+    );
+}
+
+#[test]
+fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
+    let policy = RetryPolicy::builder()
+        .attempt_timeout(Duration::from_millis(300))
+        .deadline(Duration::from_millis(1000))
+        .build();
+    let call = ToolCall::new("get", json!({})).idempotent(true);
+    let (result, slept) = run_never_answering(policy, &call);
+    let report = result.unwrap_err();
+    assert!(
+        report
+            .attempts
+            .iter()
+            .all(|a| a.outcome == Outcome::local_timeout())
+    );
+    // Timer 300, sleep 100, timer 300, sleep 200, then the last attempt's timer is the
+    // 100 ms left before the deadline.
+    let ms = |ms| Duration::from_millis(ms);
+    assert_eq!(slept[..4], [ms(300), ms(100), ms(300), ms(200)]);
+    assert_eq!(slept.len(), 5);
+    assert!(slept[4] <= ms(100) && slept[4] > ms(90));
+    assert_eq!(
+        report.decision,
+        Decision::Escalate {
+            reason: EscalationReason::AttemptsExhausted
+        }
+    );
+    assert_eq!(report.attempts[2].elapsed, ms(1000));
+}
+
+#[test]
+fn an_attempt_that_finishes_at_once_never_asks_for_a_timer() {
+    let policy = RetryPolicy::builder()
+        .attempt_timeout(Duration::from_millis(300))
+        .build();
+    let call = ToolCall::new("get", json!({}));
+    let (result, slept) = run(policy, &call, vec![ready()]);
+    assert!(result.is_ok());
+    assert!(slept.is_empty());
+}
+
 #[test]
 fn a_shared_budget_stops_a_second_caller() {
     let budget = RetryBudget::builder().capacity(5).build();

@@ -7,10 +7,10 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{block_on, both, ok};
+use common::{MAX_REQUEST_STATE_BYTES, block_on, both, ok};
 use mcp_errors_core::client::{
-    Attempt, CodeMeaning, Decision, ErrorSource, EscalationReason, ExecutionErrorInfo, Jitter,
-    Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
+    Attempt, CodeMeaning, Decision, ErrorSource, EscalationReason, ExecutionErrorInfo,
+    InvalidReason, Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
     Category, FailureClass, FailureOptions, JsonRpcError, META_KEY, TOOL_FAILURE_META_KEY,
@@ -731,6 +731,58 @@ fn run_with_state_sends_the_state_back_and_run_stops_on_it() {
     assert_eq!(stopped.attempts.len(), 1);
     assert!(
         matches!(stopped.decision, Decision::RetryWithState { ref request_state, .. } if request_state == "s-1")
+    );
+}
+
+#[test]
+fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
+    let shed = |state: String| ok(json!({"resultType": "input_required", "requestState": state}));
+    // At the cap, the state is sent back.
+    let at_cap = both(&shed("s".repeat(MAX_REQUEST_STATE_BYTES)));
+    assert!(matches!(at_cap, Outcome::InputRequired(_)));
+    assert!(matches!(
+        RetryPolicy::default().decide(&at_cap, Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0)),
+        Decision::RetryWithState { ref request_state, .. } if request_state.len() == MAX_REQUEST_STATE_BYTES
+    ));
+    // One byte over (an escape counts once decoded): refused, by either classifier.
+    let over = "\\u00e9".to_owned() + &"s".repeat(MAX_REQUEST_STATE_BYTES - 1);
+    let bytes = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"resultType":"input_required","requestState":"{over}"}}}}"#
+    );
+    let outcome = mcp_errors_core::client::classify_bytes(bytes.as_bytes());
+    assert!(
+        matches!(&outcome, Outcome::Invalid(InvalidReason::MalformedResult(why)) if why.contains("requestState")),
+        "{}",
+        outcome.kind()
+    );
+    assert_eq!(
+        both(&shed(
+            "\u{e9}".to_owned() + &"s".repeat(MAX_REQUEST_STATE_BYTES - 1)
+        )),
+        outcome
+    );
+
+    let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
+    let call = ToolCall::new("report", json!({}));
+    let mut sent = Vec::new();
+    let stopped = block_on(retrier.run_with_state(
+        &call,
+        |_, state| {
+            sent.push(state);
+            std::future::ready(Ok::<_, mcp_errors_core::client::UnknownCause>(shed(
+                "s".repeat(MAX_REQUEST_STATE_BYTES + 1),
+            )))
+        },
+        |_| async {},
+    ))
+    .unwrap_err();
+    assert_eq!(sent, [None]);
+    assert_eq!(stopped.attempts.len(), 1);
+    assert_eq!(
+        stopped.decision,
+        Decision::Escalate {
+            reason: EscalationReason::InvalidResponse
+        }
     );
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use mcp_errors_core::ToolError;
 use mcp_errors_core::client::{
@@ -13,7 +14,7 @@ use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool, call_tool_with};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
@@ -79,6 +80,18 @@ impl Shop {
         }
     }
 
+    /// Never answers: waits until the client cancels the call, then records its `order_id`.
+    #[tool]
+    async fn hang(
+        &self,
+        Parameters(args): Parameters<RefundArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<Receipt>, RefundError> {
+        context.ct.cancelled().await;
+        cancelled_calls().lock().unwrap().push(args.order_id);
+        Err(RefundError::Busy)
+    }
+
     /// Finds nothing, and says so.
     #[tool]
     async fn search(&self) -> Result<Json<Hits>, RefundError> {
@@ -112,6 +125,31 @@ async fn connect() -> RunningService<RoleClient, ClientConfig> {
     );
     info.serve(client_transport).await.expect("client connects")
 }
+
+/// The `order_id` of every `hang` call the server saw cancelled.
+fn cancelled_calls() -> &'static Mutex<Vec<String>> {
+    static CANCELLED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    &CANCELLED
+}
+
+/// Waits (a few seconds at most) until the server saw `count` cancellations of `order_id`.
+async fn server_saw_cancelled(order_id: &str, count: usize) -> bool {
+    for _ in 0..500 {
+        let seen = cancelled_calls()
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|id| *id == order_id)
+            .count();
+        if seen >= count {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+fn assert_send<T: Send>(_: &T) {}
 
 /// A retrier that never waits long and draws the same jitter every run.
 fn retrier() -> Retrier {
@@ -283,4 +321,66 @@ async fn a_closed_connection_is_an_unknown_outcome() {
         Outcome::Unknown(UnknownCause::ConnectionLost)
     );
     assert_eq!(report.decision, Decision::CheckState);
+}
+
+#[tokio::test]
+async fn a_call_that_never_answers_ends_at_the_deadline_and_is_cancelled() {
+    let client = connect().await;
+    let policy = RetryPolicy::builder()
+        .deadline(Duration::from_millis(300))
+        .max_attempts(1)
+        .build();
+    let call = ToolCall::new("hang", json!({"order_id": "deadline"}));
+    let started = Instant::now();
+    let running = call_tool(client.peer(), &call, &policy);
+    assert_send(&running);
+    let report = tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .expect("the deadline ends the call")
+        .expect_err("no answer");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(report.attempts.len(), 1);
+    assert_eq!(
+        report.attempts[0].outcome,
+        Outcome::Unknown(UnknownCause::Timeout)
+    );
+    // It may have run, and it is not declared idempotent: not sent again.
+    assert_eq!(report.decision, Decision::CheckState);
+    assert!(server_saw_cancelled("deadline", 1).await);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn each_attempt_of_an_idempotent_call_is_bounded_and_cancelled() {
+    let client = connect().await;
+    let retrier = Retrier::new(
+        RetryPolicy::builder()
+            .attempt_timeout(Duration::from_millis(100))
+            .deadline(Duration::from_secs(10))
+            .build(),
+    )
+    .jitter(Jitter::seeded(7));
+    let call = ToolCall::new("hang", json!({"order_id": "per-attempt"})).idempotent(true);
+    let started = Instant::now();
+    let report = tokio::time::timeout(
+        Duration::from_secs(5),
+        call_tool_with(client.peer(), &call, &retrier),
+    )
+    .await
+    .expect("the attempt timeout ends each attempt")
+    .expect_err("no answer");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert_eq!(report.attempts.len(), 3);
+    assert!(
+        report
+            .attempts
+            .iter()
+            .all(|a| a.outcome == Outcome::Unknown(UnknownCause::Timeout))
+    );
+    assert!(matches!(
+        report.attempts[0].decision,
+        Decision::Retry { .. }
+    ));
+    assert!(server_saw_cancelled("per-attempt", 3).await);
+    client.cancel().await.unwrap();
 }

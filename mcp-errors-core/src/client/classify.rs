@@ -31,12 +31,17 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::clean;
 use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
 use crate::wire::{
     ARGUMENT_ERROR_CODE, EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE,
     RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX, TOOL_FAILURE_META_KEY,
 };
-use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
+use crate::{Category, ErrorCode, FailureClass};
+
+/// The longest `requestState` the client keeps and sends back, in bytes of UTF-8 once its
+/// JSON escapes are decoded: 1 MiB (stated in [`classify`]'s docs).
+pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
@@ -45,6 +50,17 @@ use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 /// reason: a response with both `result` and `error` or neither, `jsonrpc` other than
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
+///
+/// An `input_required` result whose `requestState` is longer than 1 MiB (1 048 576 bytes of
+/// UTF-8, once its JSON escapes are decoded) is [`Outcome::Invalid`]
+/// ([`InvalidReason::MalformedResult`]): the client would hold the state for the whole call
+/// and send it again with each attempt, a cost a server should not decide alone, so it is
+/// neither kept nor sent back, and the policy escalates
+/// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)).
+///
+/// The texts of a failure are cleaned and cut before they are handed on (see
+/// [`ExecutionErrorInfo`]); a successful result is kept as it came (the
+/// `render` functions clean what they give a model).
 ///
 /// ```
 /// use mcp_errors_core::Category;
@@ -409,11 +425,11 @@ fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
     let read = error.decode::<Obj<ErrorView<'_>>>().and_then(|Obj(view)| {
         let code = view.code.ok()?;
         let message = view.message.strict().ok()?;
-        Some(JsonRpcError {
+        Some(clean::protocol_error(
             code,
-            message: message.map(|Text(m)| m.into_owned()).unwrap_or_default(),
-            data: view.data,
-        })
+            message.map(|Text(m)| m.into_owned()).unwrap_or_default(),
+            view.data,
+        ))
     });
     match read {
         Some(error) => Outcome::ProtocolError(error),
@@ -587,7 +603,7 @@ fn result_outcome<'a, N: Node<'a>>(result: N) -> Outcome {
     match &*result_type {
         RESULT_TYPE_COMPLETE => complete(result, &parts),
         RESULT_TYPE_INPUT_REQUIRED => input_required(result, &parts),
-        other => Outcome::Invalid(InvalidReason::UnknownResultType(other.to_owned())),
+        other => Outcome::Invalid(InvalidReason::UnknownResultType(clean::name(other))),
     }
 }
 
@@ -597,10 +613,16 @@ fn input_required<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     {
         return malformed("inputRequests is not an object");
     }
-    if let Some(state) = parts.request_state
-        && state.decode::<Text<'_>>().is_none()
-    {
-        return malformed("requestState is not a string");
+    if let Some(state) = parts.request_state {
+        match state.decode::<Text<'_>>() {
+            None => return malformed("requestState is not a string"),
+            Some(Text(state)) if state.len() > MAX_REQUEST_STATE_BYTES => {
+                return Outcome::Invalid(InvalidReason::MalformedResult(format!(
+                    "requestState is longer than {MAX_REQUEST_STATE_BYTES} bytes"
+                )));
+            }
+            Some(_) => {}
+        }
     }
     if parts.input_requests.is_none() && parts.request_state.is_none() {
         return malformed("an input_required result needs inputRequests or requestState");
@@ -865,7 +887,19 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     }
 }
 
+/// The failure `tool_error_as_sent` reads, with every text cleaned and cut as the server side
+/// cleans and cuts its own ([`clean::execution_error`]): whatever shape it came in, a
+/// failure's texts reach a model only through here.
 fn tool_error<'a, N: Node<'a>>(
+    texts: &[Option<Cow<'a, str>>],
+    meta_error: Option<Described<'a>>,
+    draft: Option<Drafted<'_>>,
+    structured: Option<N>,
+) -> ExecutionErrorInfo {
+    clean::execution_error(tool_error_as_sent(texts, meta_error, draft, structured))
+}
+
+fn tool_error_as_sent<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
     draft: Option<Drafted<'_>>,

@@ -34,7 +34,8 @@
 mod backoff;
 mod budget;
 mod call;
-mod classify;
+pub(crate) mod classify;
+pub(crate) mod clean;
 mod decision;
 mod known;
 mod outcome;

@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::Attempt;
+use super::classify::MAX_REQUEST_STATE_BYTES;
 use super::decision::{Decision, EscalationReason};
 use super::known::says_tool_unavailable;
 use super::outcome::{ErrorSource, ExecutionErrorInfo, Outcome, ResultJson};
@@ -29,14 +30,14 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | `business` | `ExplainToUser` |
 /// | `unauthenticated` | `Reauthenticate` |
 /// | `permission`, `internal` | `Escalate` |
-/// | `rate_limited`, `transient` (if retryable) | `Retry` after the retry-after or a backoff |
+/// | `rate_limited`, `transient` (if retryable) | `Retry` after the jittered backoff, or the retry-after when longer |
 /// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent, else `CheckState` |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
 /// | an unknown or disabled tool: an `isError` text or a -32602 message as SDKs write it | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
-/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff |
+/// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than 1 MiB |
 /// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
@@ -49,14 +50,22 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// idempotent (`CheckState` when it is not), never before `retryNotBefore`.
 ///
 /// Retries are bounded by the number of attempts, the overall deadline and the optional
-/// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`.
+/// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`. A
+/// [`Retrier`](super::Retrier) also bounds each attempt by the attempt timeout and the time
+/// left before the deadline.
 ///
 /// Defaults follow AWS's standard retry mode: at most 3 attempts and full jitter, a delay of
 /// `rand(0..=1) * min(base * 2^(attempt-1), cap)` with a cap of 20 s. AWS's reference
 /// formula uses a 1 s base; the default here is 100 ms, since a tool call usually sits in an
-/// interactive agent loop where a transient fault clears quickly. A server's retry-after is
-/// waited exactly; when it is longer than the cap or would pass the deadline, the policy
-/// gives up instead of calling back early, since an early call is only refused again.
+/// interactive agent loop where a transient fault clears quickly.
+///
+/// A server's retry-after (and the draft entry's `retryNotBefore`) is a floor, not a
+/// replacement for the backoff: the policy waits the larger of it and the jittered backoff it
+/// would wait without one, so a retry-after at or above the backoff ceiling is waited exactly
+/// and a shorter one (`retryAfterMs: 0`) still leaves the backoff and its jitter, and callers
+/// told to come back at once do not all come back together. When the retry-after is longer
+/// than the cap or would pass the deadline, the policy gives up instead of calling back early,
+/// since an early call is only refused again.
 ///
 /// ```
 /// use std::time::Duration;
@@ -94,6 +103,7 @@ pub struct RetryPolicy {
     base_delay: Duration,
     max_backoff: Duration,
     deadline: Option<Duration>,
+    attempt_timeout: Option<Duration>,
     budget: Option<RetryBudget>,
     catalog: Option<ErrorCatalog>,
     peer: PeerProfile,
@@ -106,6 +116,7 @@ impl Default for RetryPolicy {
             base_delay: DEFAULT_BASE_DELAY,
             max_backoff: DEFAULT_MAX_BACKOFF,
             deadline: None,
+            attempt_timeout: None,
             budget: None,
             catalog: None,
             peer: PeerProfile::standard(),
@@ -137,9 +148,20 @@ impl RetryPolicyBuilder {
     }
 
     /// An overall deadline for the call, measured from the start of the first attempt: no
-    /// retry is scheduled that would start after it.
+    /// retry is scheduled that would start after it, and a [`Retrier`](super::Retrier) stops
+    /// waiting for an attempt when it passes (the attempt then ends as
+    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.0.deadline = Some(deadline);
+        self
+    }
+
+    /// The longest a [`Retrier`](super::Retrier) waits for one attempt (never past the
+    /// deadline): an attempt still unanswered then is dropped, and ends as
+    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`,
+    /// since the call may have run. None unless set.
+    pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.0.attempt_timeout = Some(timeout);
         self
     }
 
@@ -198,6 +220,18 @@ impl RetryPolicy {
         self.deadline
     }
 
+    /// How long an attempt starting `elapsed` into the call may take: the attempt timeout or
+    /// the time left before the deadline, whichever is shorter; `None` when neither is set.
+    pub(crate) fn attempt_limit(&self, elapsed: Duration) -> Option<Duration> {
+        let left = self
+            .deadline
+            .map(|deadline| deadline.saturating_sub(elapsed));
+        match (self.attempt_timeout, left) {
+            (Some(timeout), Some(left)) => Some(timeout.min(left)),
+            (timeout, left) => timeout.or(left),
+        }
+    }
+
     /// The retry budget, if any.
     pub fn budget(&self) -> Option<&RetryBudget> {
         self.budget.as_ref()
@@ -233,6 +267,10 @@ impl RetryPolicy {
                 Decision::Done
             }
             Outcome::InputRequired(result) => match state_only(result) {
+                // Classification refuses such a state; an outcome built otherwise may hold one.
+                Some(request_state) if request_state.len() > MAX_REQUEST_STATE_BYTES => {
+                    escalate(EscalationReason::InvalidResponse)
+                }
                 Some(request_state) => {
                     let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
                     match self.retry(attempt, None, cost, jitter) {
@@ -385,15 +423,18 @@ impl RetryPolicy {
         if attempt.number >= self.max_attempts {
             return escalate(EscalationReason::AttemptsExhausted);
         }
+        if retry_after.is_some_and(|wait| wait > self.max_backoff) {
+            return escalate(EscalationReason::RetryAfterTooLong);
+        }
+        let ceiling = self.backoff_ceiling(attempt.number);
         let after = match retry_after {
-            Some(wait) if wait > self.max_backoff => {
-                return escalate(EscalationReason::RetryAfterTooLong);
-            }
-            Some(wait) => wait,
-            None => {
+            // No jittered wait can exceed the ceiling, so none is drawn.
+            Some(wait) if wait >= ceiling => wait,
+            floor => {
                 // `as` saturates, so no factor or ceiling can make this panic.
-                let nanos = self.backoff_ceiling(attempt.number).as_nanos() as f64;
-                Duration::from_nanos((nanos * jitter.sample()) as u64)
+                let nanos = ceiling.as_nanos() as f64;
+                let backoff = Duration::from_nanos((nanos * jitter.sample()) as u64);
+                floor.map_or(backoff, |floor| backoff.max(floor))
             }
         };
         if let Some(deadline) = self.deadline

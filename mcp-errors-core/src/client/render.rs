@@ -7,24 +7,43 @@
 //! stable code, the retry advice and the hint. When a failed result carries this project's
 //! payload but its text does not name the code, the payload's own text
 //! ([`ErrorPayload::to_text`](crate::ErrorPayload::to_text)) is put first.
+//!
+//! A result comes from a server the client may not trust, so what is rendered is cleaned as
+//! the server side cleans its own text ([`clean_text`](crate::mask::clean_text)): invisible
+//! and reordering characters (tag characters U+E0000.., bidi controls) are removed and
+//! control characters (ESC) become spaces, in every text. A failure's texts are also cut as
+//! a server cuts them: its payload's message to
+//! [`MAX_MESSAGE_CHARS`](crate::mask::MAX_MESSAGE_CHARS) and hint to
+//! [`MAX_HINT_CHARS`](crate::mask::MAX_HINT_CHARS), each text block to the two together and
+//! room for the code and the retry advice, every string of its structured part to
+//! `MAX_MESSAGE_CHARS`. A success's text is not cut, and its `structuredContent` is rendered
+//! as it came.
 
 use serde_json::{Value, json};
 
+use super::clean;
 use crate::CallToolResult;
 
 /// Prefix of an OpenAI function output that reports a failure (the format has no error flag).
 pub const OPENAI_ERROR_PREFIX: &str = "ERROR: ";
 
-/// The texts a model should read for `result`, one per content block.
+/// The texts a model should read for `result`, one per content block, cleaned: a failure's
+/// as the client cleans what it classifies, a success's without a cut.
 fn model_texts(result: &CallToolResult) -> Vec<String> {
+    let failed = result.is_error == Some(true);
+    let cleaned = if failed {
+        clean::failure_text
+    } else {
+        clean::success_text
+    };
     let mut texts: Vec<String> = result
         .content
         .iter()
         .filter_map(|c| c.as_text())
-        .map(str::to_owned)
+        .map(cleaned)
         .collect();
-    if result.is_error == Some(true) {
-        if let Some(payload) = result.error_payload()
+    if failed {
+        if let Some(payload) = result.error_payload().map(clean::payload)
             && !texts.iter().any(|t| t.contains(payload.code.as_ref()))
         {
             texts.insert(0, payload.to_text());
@@ -178,20 +197,24 @@ pub fn vercel_tool_result(tool_call_id: &str, tool_name: &str, result: &CallTool
 }
 
 /// The structured part of a result: a failure's payload (this crate's, else the draft
-/// tool-failure entry), a success's `structuredContent`.
+/// tool-failure entry), cleaned, or a success's `structuredContent`, as it came.
 fn structured(result: &CallToolResult) -> Option<Value> {
     if result.is_error != Some(true) {
         return result.structured_content.clone();
     }
-    if let Some(payload) = result.error_payload() {
+    let mut value = match result.error_payload() {
         // Cannot fail: the payload holds strings, numbers and JSON values only.
-        return serde_json::to_value(payload).ok();
-    }
-    let draft = result
-        .meta
-        .as_ref()
-        .and_then(|meta| meta.other.get(crate::TOOL_FAILURE_META_KEY));
-    draft.or(result.structured_content.as_ref()).cloned()
+        Some(payload) => serde_json::to_value(clean::payload(payload)).ok()?,
+        None => {
+            let draft = result
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.other.get(crate::TOOL_FAILURE_META_KEY));
+            draft.or(result.structured_content.as_ref()).cloned()?
+        }
+    };
+    clean::json(&mut value);
+    Some(value)
 }
 
 /// An OpenAI Responses API `function_call_output` item answering `call_id`.

@@ -1,8 +1,10 @@
 //! [`Retrier`] and [`run_with_policy`]: a tool call run under a [`RetryPolicy`], with the
 //! caller's own call and sleep functions, so no async runtime is needed here.
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::backoff::Jitter;
@@ -42,12 +44,23 @@ impl RunSuccess {
 ///
 /// `call_fn(attempt)` performs attempt `attempt` (from 1) and returns anything that becomes
 /// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](super::classify_bytes), say) or a
-/// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` waits;
-/// pass your runtime's sleep (`tokio::time::sleep`, …).
+/// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` returns
+/// a future that waits `delay`; pass your runtime's sleep (`tokio::time::sleep`, …), whose
+/// future waits when polled, not when it is made.
 ///
 /// The elapsed time checked against the deadline is the larger of the wall-clock time and
-/// the sum of the delays handed to `sleep_fn`, so a test with an instant fake sleep still
-/// sees its deadline.
+/// the sum of the delays handed to `sleep_fn` (and of the attempt timers that ran out), so a
+/// test with an instant fake sleep still sees its deadline.
+///
+/// With a [deadline](super::RetryPolicyBuilder::deadline) or an
+/// [attempt timeout](super::RetryPolicyBuilder::attempt_timeout), `sleep_fn` is also the
+/// attempt's timer: an attempt that does not finish at once races `sleep_fn(limit)`, `limit`
+/// being the attempt timeout or the time left before the deadline, whichever is shorter. When
+/// the timer ends first, the attempt's future is dropped (for an async call, that is the
+/// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
+/// the call may have run, so a call not declared idempotent is not sent again
+/// ([`Decision::CheckState`]). An attempt's future that never finishes cannot outlast the
+/// deadline.
 ///
 /// ```
 /// use std::future::Future;
@@ -249,10 +262,17 @@ impl Retrier {
         let mut number: u32 = 1;
         let mut request_state = None;
         loop {
-            let outcome: Outcome = span
-                .instrument(call_fn(number, request_state.take()))
-                .await
-                .into();
+            let began = start.elapsed().max(slept);
+            let limit = self.policy.attempt_limit(began);
+            let attempt = span.instrument(call_fn(number, request_state.take()));
+            let outcome: Outcome = match within(attempt, limit, &mut sleep_fn).await {
+                Some(response) => response.into(),
+                None => {
+                    // The timer ran its whole length, which counts like a sleep.
+                    slept = began.saturating_add(limit.unwrap_or_default());
+                    Outcome::local_timeout()
+                }
+            };
             let elapsed = start.elapsed().max(slept);
             let attempt = Attempt::new(number, elapsed).idempotent(call.idempotent);
             let decision = self.policy.decide(&outcome, attempt, &mut jitter);
@@ -269,15 +289,22 @@ impl Retrier {
                 Some(_) => span.retry(number, &outcome, &decision),
                 None => span.finish(number, &outcome, &decision),
             }
+            if done {
+                attempts.push(AttemptRecord {
+                    number,
+                    elapsed,
+                    outcome: outcome.clone(),
+                    decision,
+                });
+                return Ok(RunSuccess { outcome, attempts });
+            }
+            // Moved, not copied: an `input_required` outcome holds the whole `requestState`.
             attempts.push(AttemptRecord {
                 number,
                 elapsed,
-                outcome: outcome.clone(),
+                outcome,
                 decision,
             });
-            if done {
-                return Ok(RunSuccess { outcome, attempts });
-            }
             let Some((after, state)) = next else {
                 return Err(StopReport::new(call.clone(), attempts));
             };
@@ -288,6 +315,41 @@ impl Retrier {
             number = number.saturating_add(1);
         }
     }
+}
+
+/// `attempt`'s output, or `None` when `sleep_fn(limit)` ends first; the attempt is then
+/// dropped, which is how an async call is cancelled. Without a limit, the attempt alone.
+///
+/// The attempt is polled first, and the timer is made only once the attempt is pending: an
+/// attempt that finishes on its first poll never asks `sleep_fn` for a timer.
+async fn within<F, S, SF>(
+    attempt: F,
+    limit: Option<Duration>,
+    sleep_fn: &mut S,
+) -> Option<F::Output>
+where
+    F: Future,
+    S: FnMut(Duration) -> SF,
+    SF: Future<Output = ()>,
+{
+    let Some(limit) = limit else {
+        return Some(attempt.await);
+    };
+    let mut attempt = pin!(attempt);
+    let mut timer = pin!(None::<SF>);
+    poll_fn(|cx| {
+        if let Poll::Ready(output) = attempt.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        if timer.is_none() {
+            timer.set(Some(sleep_fn(limit)));
+        }
+        match timer.as_mut().as_pin_mut() {
+            Some(timer) => timer.poll(cx).map(|()| None),
+            None => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// Runs `call` under `policy` with entropy-seeded jitter; see [`Retrier::run`], and

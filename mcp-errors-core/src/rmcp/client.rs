@@ -6,6 +6,8 @@ use ::rmcp::model::{CallToolRequestParams, CallToolResponse, RequestMetaObject};
 use ::rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 
+use crate::client::classify::MAX_REQUEST_STATE_BYTES;
+use crate::client::clean;
 use crate::client::{
     InvalidReason, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
@@ -21,6 +23,16 @@ use crate::{ErrorCode, JsonRpcError};
 /// only for the call again with its `requestState` is retried with that state. Jitter is seeded from the
 /// system's entropy; use [`call_tool_with`] and a [`Retrier`] with a seeded
 /// [`Jitter`](crate::client::Jitter) for deterministic runs.
+///
+/// Each attempt is bounded by the policy's
+/// [attempt timeout](crate::client::RetryPolicyBuilder::attempt_timeout) and the time left
+/// before its [deadline](crate::client::RetryPolicyBuilder::deadline), so the call returns by
+/// the deadline even when the server never answers. An attempt still unanswered then is
+/// dropped, and rmcp sends the server `notifications/cancelled` for a `tools/call` whose
+/// caller stopped waiting; the attempt ends as
+/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`]`)`: the call may have run, so a call not
+/// declared idempotent is not sent again ([`Decision::CheckState`](crate::client::Decision::CheckState)).
+/// Dropping the whole future cancels the attempt in flight the same way.
 ///
 /// ```no_run
 /// use mcp_errors_core::client::{RetryPolicy, ToolCall};
@@ -96,6 +108,17 @@ pub async fn call_tool_with(
 pub fn classify_call(answer: Result<CallToolResponse, ServiceError>) -> Outcome {
     let result = match answer {
         Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result),
+        // Refused before it is copied into JSON; `classify_result` refuses it too.
+        Ok(CallToolResponse::InputRequired(result))
+            if result
+                .request_state
+                .as_ref()
+                .is_some_and(|state| state.len() > MAX_REQUEST_STATE_BYTES) =>
+        {
+            return Outcome::Invalid(InvalidReason::MalformedResult(format!(
+                "requestState is longer than {MAX_REQUEST_STATE_BYTES} bytes"
+            )));
+        }
         Ok(CallToolResponse::InputRequired(result)) => serde_json::to_value(result),
         Ok(CallToolResponse::Task(result)) => serde_json::to_value(result),
         // A kind of answer newer than this crate.
@@ -122,11 +145,11 @@ impl From<Result<::rmcp::model::CallToolResult, ServiceError>> for Outcome {
 
 fn classify_service_error(error: ServiceError) -> Outcome {
     match error {
-        ServiceError::McpError(error) => Outcome::ProtocolError(JsonRpcError {
-            code: ErrorCode(error.code.0),
-            message: error.message.into_owned(),
-            data: error.data,
-        }),
+        ServiceError::McpError(error) => Outcome::ProtocolError(clean::protocol_error(
+            ErrorCode(error.code.0),
+            error.message.into_owned(),
+            error.data,
+        )),
         ServiceError::Timeout { .. } => Outcome::local_timeout(),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
             Outcome::connection_lost()
@@ -179,6 +202,46 @@ mod tests {
             classify_call(Err(ServiceError::UnexpectedResponse)),
             Outcome::Invalid(InvalidReason::MalformedResult(_))
         ));
+    }
+
+    #[test]
+    fn a_request_state_over_the_cap_is_refused_before_it_is_copied() {
+        let shed = |len: usize| {
+            let result = serde_json::from_value(json!({
+                "resultType": "input_required",
+                "requestState": "s".repeat(len),
+            }))
+            .unwrap();
+            classify_call(Ok(CallToolResponse::InputRequired(result)))
+        };
+        assert!(matches!(
+            shed(MAX_REQUEST_STATE_BYTES),
+            Outcome::InputRequired(_)
+        ));
+        assert!(matches!(
+            shed(MAX_REQUEST_STATE_BYTES + 1),
+            Outcome::Invalid(InvalidReason::MalformedResult(_))
+        ));
+    }
+
+    #[test]
+    fn a_json_rpc_errors_texts_are_cleaned_and_cut() {
+        let hostile = "ok\u{E0041}\u{202E}\u{1b}[2J";
+        let error = ::rmcp::ErrorData::new(
+            ::rmcp::model::ErrorCode(-32602),
+            format!("{hostile}{}", "m".repeat(100_000)),
+            Some(json!({"why": hostile})),
+        );
+        let Outcome::ProtocolError(error) = classify_call(Err(ServiceError::McpError(error)))
+        else {
+            panic!("expected a protocol error");
+        };
+        assert!(error.message.starts_with("ok [2Jm"));
+        assert_eq!(
+            error.message.chars().count(),
+            crate::mask::MAX_MESSAGE_CHARS
+        );
+        assert_eq!(error.data, Some(json!({"why": "ok [2J"})));
     }
 
     #[test]
