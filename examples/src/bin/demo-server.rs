@@ -119,8 +119,9 @@ const MAX_SESSIONS: usize = 100;
 const MAX_SESSIONS_PER_CLIENT: usize = 25;
 /// rmcp's default: long enough for a person pausing between prompts.
 const SESSION_IDLE: Duration = Duration::from_secs(300);
-/// A client needs one standalone stream; the second lets it reconnect before the server has
-/// seen the first one go, which takes until its next keep-alive write (15 s).
+/// A client needs one standalone stream. A stream the client closes frees its slot at once;
+/// the second slot lets a client reconnect while the server still holds a stream whose peer
+/// vanished without closing it, which shows only when a keep-alive write fails.
 const MAX_STREAMS_PER_SESSION: usize = 2;
 /// Half the usual soft open-files limit (1024), which also covers the listener, the standard
 /// streams and the runtime's own descriptors: at the cap the server stops accepting instead of
@@ -153,7 +154,6 @@ struct HttpLimits {
     extra_origins: Vec<String>,
     extra_hosts: Vec<String>,
     max_body_bytes: usize,
-    header_timeout: Duration,
     body_timeout: Duration,
     max_sessions: usize,
     max_sessions_per_client: usize,
@@ -176,7 +176,6 @@ impl Default for HttpLimits {
             extra_origins: Vec::new(),
             extra_hosts: Vec::new(),
             max_body_bytes: MAX_BODY_BYTES,
-            header_timeout: HEADER_TIMEOUT,
             body_timeout: BODY_TIMEOUT,
             max_sessions: MAX_SESSIONS,
             max_sessions_per_client: MAX_SESSIONS_PER_CLIENT,
@@ -224,8 +223,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--max-body-bytes" => limits.max_body_bytes = positive(&arg, &value("a number")?)?,
             "--header-timeout" => {
-                limits.header_timeout = duration(&arg, &value("a duration")?)?;
-                connections.header_timeout = limits.header_timeout;
+                connections.header_timeout = duration(&arg, &value("a duration")?)?;
             }
             "--body-timeout" => limits.body_timeout = duration(&arg, &value("a duration")?)?,
             "--max-sessions" => limits.max_sessions = positive(&arg, &value("a number")?)?,
