@@ -1,6 +1,9 @@
 //! `demo-server --http` as a deployment meets it: foreign origins and hosts, oversized bodies,
-//! clients that send their headers slowly, more sessions than the server keeps. Each test
-//! starts the real binary on 127.0.0.1 and speaks plain HTTP/1.1 over a `TcpStream`.
+//! clients that send their headers or bodies slowly, more sessions, connections or SSE streams
+//! than the server keeps or one client may hold. Each test starts the real binary on
+//! 127.0.0.1 and speaks plain HTTP/1.1 over a `TcpStream`; a test that needs several clients
+//! binds their sockets to other loopback addresses (127.0.0.2, 127.0.0.3), which Linux routes
+//! to the loopback interface.
 
 mod support;
 
@@ -44,11 +47,34 @@ impl Server {
     }
 
     fn send(&self, method: &str, extra: &[(&str, &str)], body: &[u8]) -> Reply {
+        self.send_on(self.connect(), method, extra, body)
+    }
+
+    /// POST `/mcp` from a socket bound to the loopback address `local`.
+    fn post_from(&self, local: &str, extra: &[(&str, &str)], body: &[u8]) -> Reply {
+        self.send_on(self.connect_from(local), "POST", extra, body)
+    }
+
+    fn send_on(
+        &self,
+        mut stream: TcpStream,
+        method: &str,
+        extra: &[(&str, &str)],
+        body: &[u8],
+    ) -> Reply {
+        stream
+            .write_all(&self.head(method, extra, body.len()))
+            .unwrap();
+        stream.write_all(body).unwrap();
+        Reply::read(stream)
+    }
+
+    /// A request's head with the headers a Streamable HTTP client sends, plus `extra`.
+    fn head(&self, method: &str, extra: &[(&str, &str)], body_len: usize) -> Vec<u8> {
         let mut request = format!(
             "{method} /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-             Connection: close\r\n",
-            body.len()
+             Accept: application/json, text/event-stream\r\nContent-Length: {body_len}\r\n\
+             Connection: close\r\n"
         );
         if !extra
             .iter()
@@ -60,22 +86,73 @@ impl Server {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
         request.push_str("\r\n");
+        request.into_bytes()
+    }
+
+    /// A connection from the loopback address `local` (std cannot bind before connecting).
+    fn connect_from(&self, local: &str) -> TcpStream {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .unwrap();
+        let stream = runtime.block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket
+                .bind(format!("{local}:0").parse().unwrap())
+                .unwrap_or_else(|e| panic!("binding {local}: {e}"));
+            let stream = socket
+                .connect(self.http.addr.parse().unwrap())
+                .await
+                .expect("connects");
+            stream.into_std().unwrap()
+        });
+        stream.set_nonblocking(false).unwrap();
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        stream
+    }
+
+    /// Opens a GET `/mcp` SSE stream of `session` and reads its head: the status, and the
+    /// connection, which stays open for a 200.
+    fn open_stream(&self, session: &str) -> (u16, TcpStream) {
         let mut stream = self.connect();
+        let request = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\
+             Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n",
+            self.http.addr
+        );
         stream.write_all(request.as_bytes()).unwrap();
-        stream.write_all(body).unwrap();
-        Reply::read(stream)
+        let mut head = Vec::new();
+        let mut byte = [0];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                other => panic!("reading the stream's head: {other:?}; so far {head:?}"),
+            }
+        }
+        let head = String::from_utf8_lossy(&head);
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("no status line: {head:?}"));
+        (status, stream)
     }
 
     /// Opens a session: initialize, then the initialized notification.
     fn open_session(&self) -> String {
-        let reply = self.post(&[], INITIALIZE.as_bytes());
+        self.open_session_from("127.0.0.1")
+    }
+
+    /// Opens a session from the loopback address `local`.
+    fn open_session_from(&self, local: &str) -> String {
+        let reply = self.post_from(local, &[], INITIALIZE.as_bytes());
         assert_eq!(reply.status, 200, "{reply:?}");
         assert!(reply.body.contains("mcp-errors-demo"), "{reply:?}");
         let id = reply
             .header("mcp-session-id")
             .unwrap_or_else(|| panic!("no session id: {reply:?}"))
             .to_owned();
-        let notified = self.post(&[("Mcp-Session-Id", &id)], INITIALIZED.as_bytes());
+        let notified = self.post_from(local, &[("Mcp-Session-Id", &id)], INITIALIZED.as_bytes());
         assert_eq!(notified.status, 202, "{notified:?}");
         id
     }
@@ -306,6 +383,155 @@ fn an_idle_session_ends_and_frees_its_slot() {
     assert_eq!(admitted.status, 200, "{admitted:?}");
 }
 
+/// Whether the server closed `stream` within `PATIENCE` without a reply.
+fn closed_without_reply(stream: &mut TcpStream) -> bool {
+    let mut buf = [0; 256];
+    match stream.read(&mut buf) {
+        Ok(0) => true,
+        Ok(n) => panic!(
+            "the server answered: {:?}",
+            String::from_utf8_lossy(&buf[..n])
+        ),
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => false,
+        Err(_) => true,
+    }
+}
+
+#[test]
+fn a_slow_body_gets_408_and_holds_no_session_slot() {
+    let server = Server::start(&["--max-sessions", "2", "--body-timeout", "500ms"]);
+    // Three initializes whose bodies stop after one byte: more than the sessions the server keeps.
+    let slow: Vec<TcpStream> = (0..3)
+        .map(|_| {
+            let mut stream = server.connect();
+            stream
+                .write_all(&server.head("POST", &[], INITIALIZE.len()))
+                .unwrap();
+            stream.write_all(&INITIALIZE.as_bytes()[..1]).unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+
+    let admitted = server.post(&[], INITIALIZE.as_bytes());
+    assert_eq!(admitted.status, 200, "{admitted:?}");
+
+    let started = Instant::now();
+    for stream in slow {
+        // Reply::read reads until the server closes the connection.
+        let reply = Reply::read(stream);
+        assert_eq!(reply.status, 408, "{reply:?}");
+        assert_eq!(reply.header("connection"), Some("close"), "{reply:?}");
+    }
+    assert!(started.elapsed() < PATIENCE);
+}
+
+#[test]
+fn one_client_cannot_open_every_session() {
+    let server = Server::start(&["--max-sessions", "4", "--max-sessions-per-client", "2"]);
+    let first = server.open_session_from("127.0.0.2");
+    let _second = server.open_session_from("127.0.0.2");
+
+    let refused = server.post_from("127.0.0.2", &[], INITIALIZE.as_bytes());
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert!(refused.header("retry-after").is_some(), "{refused:?}");
+    assert_eq!(refused.header("mcp-session-id"), None);
+
+    // Another client still gets sessions.
+    let other = server.post_from("127.0.0.3", &[], INITIALIZE.as_bytes());
+    assert_eq!(other.status, 200, "{other:?}");
+
+    // Closing one of its sessions lets the client open another.
+    let deleted = server.send_on(
+        server.connect_from("127.0.0.2"),
+        "DELETE",
+        &[("Mcp-Session-Id", &first)],
+        b"",
+    );
+    assert!(deleted.status < 300, "{deleted:?}");
+    let admitted = server.post_from("127.0.0.2", &[], INITIALIZE.as_bytes());
+    assert_eq!(admitted.status, 200, "{admitted:?}");
+}
+
+#[test]
+fn a_connection_beyond_max_connections_waits_until_one_closes() {
+    let server = Server::start(&["--max-connections", "2"]);
+    let mut idle = vec![server.connect(), server.connect()];
+    std::thread::sleep(Duration::from_millis(200));
+
+    let mut waiting = server.connect();
+    waiting
+        .write_all(&server.head("POST", &[], INITIALIZE.len()))
+        .unwrap();
+    waiting.write_all(INITIALIZE.as_bytes()).unwrap();
+    waiting
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    assert!(
+        !closed_without_reply(&mut waiting),
+        "the third connection was closed"
+    );
+
+    // One closes: the server accepts the waiting connection and serves it.
+    drop(idle.pop());
+    waiting.set_read_timeout(Some(PATIENCE)).unwrap();
+    let reply = Reply::read(waiting);
+    assert_eq!(reply.status, 200, "{reply:?}");
+}
+
+#[test]
+fn one_client_cannot_hold_every_connection() {
+    let server = Server::start(&["--max-connections-per-client", "2"]);
+    let _held = [
+        server.connect_from("127.0.0.2"),
+        server.connect_from("127.0.0.2"),
+    ];
+    let mut third = server.connect_from("127.0.0.2");
+    // The write may already fail: the server may have closed the socket.
+    let _ = third.write_all(&server.head("POST", &[], INITIALIZE.len()));
+    let _ = third.write_all(INITIALIZE.as_bytes());
+    assert!(
+        closed_without_reply(&mut third),
+        "a third connection from one client stayed open"
+    );
+
+    let other = server.post_from("127.0.0.3", &[], INITIALIZE.as_bytes());
+    assert_eq!(other.status, 200, "{other:?}");
+}
+
+#[test]
+fn a_session_holds_at_most_max_streams_per_session_sse_streams() {
+    let server = Server::start(&["--max-streams-per-session", "2"]);
+    let session = server.open_session();
+    let (status, first) = server.open_stream(&session);
+    assert_eq!(status, 200);
+    let (status, _second) = server.open_stream(&session);
+    assert_eq!(status, 200);
+    let (status, _) = server.open_stream(&session);
+    assert_eq!(status, 429);
+
+    // Another session's streams count apart.
+    let other = server.open_session();
+    let (status, _other_stream) = server.open_stream(&other);
+    assert_eq!(status, 200);
+
+    // A stream the client closes frees its slot.
+    drop(first);
+    let started = Instant::now();
+    loop {
+        let (status, _stream) = server.open_stream(&session);
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 429);
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the closed stream still counted after {PATIENCE:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn malformed_http_options_are_refused_at_startup() {
     for args in [
@@ -316,6 +542,11 @@ fn malformed_http_options_are_refused_at_startup() {
         ["--session-idle", "five"],
         ["--max-sessions", "0"],
         ["--max-body-bytes", "-1"],
+        ["--body-timeout", "0ms"],
+        ["--max-sessions-per-client", "0"],
+        ["--max-streams-per-session", "none"],
+        ["--max-connections", "0"],
+        ["--max-connections-per-client", "-5"],
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_demo-server"))
             .args(["--http", "127.0.0.1:0"])

@@ -22,24 +22,48 @@
 //! - Request bodies over `--max-body-bytes` (1 MiB) get 413, which bounds tool arguments.
 //! - A connection that has not sent a request's headers within `--header-timeout` (10 s) is
 //!   closed; hyper runs the same clock while a keep-alive connection waits for its next request.
+//! - A request whose body has not arrived whole within `--body-timeout` (10 s) gets 408 and
+//!   its connection is closed. The body is read before a request counts against any limit
+//!   below, so a slow body holds its connection and nothing else.
 //! - At most `--max-sessions` (100) sessions; an `initialize` beyond them gets 503 with
 //!   `Retry-After`. A session idle for `--session-idle` (5 min) ends, and its slot is free.
+//! - At most `--max-sessions-per-client` (25) of them opened from one client address; an
+//!   `initialize` beyond them gets 429 with `Retry-After`, so one client cannot take every
+//!   session.
+//! - At most `--max-streams-per-session` (2) SSE streams (`GET /mcp`) open at once for a
+//!   session; another gets 429 with `Retry-After` until one closes.
+//! - At most `--max-connections` (512) connections open at once; beyond them the server stops
+//!   accepting (new connections wait in the listen backlog) until one closes, so it stays below
+//!   the usual open-files limit of 1024. At most `--max-connections-per-client` (128) of them
+//!   from one client address; another from it is closed at once, so one client cannot hold
+//!   every connection.
 //! - Every accepted socket has `TCP_NODELAY`: a response goes out as its own small writes
 //!   (headers, then SSE events), and Nagle's algorithm holding the second one back until the
 //!   client's delayed ACK would add tens of milliseconds to every call on a kept-alive
 //!   connection.
+//!
+//! A client address is the TCP peer's IP address. Behind a reverse proxy every request comes
+//! from the proxy's address: there the per-client limits need to be as high as the server-wide
+//! ones, and the proxy is the place to bound each client.
 
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::io::Write as _;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::{Frame, SizeHint};
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -49,21 +73,32 @@ use rmcp::ServiceExt;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]...
   --http ADDR             serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080) instead of stdio
   --fault NAME[:N]        switch a fault on (for the first N calls only with :N); repeatable
                           NAME: search_down, token_expired, orders_slow, ledger_down
   DEMO_FAULTS             the same as a comma-separated list, e.g. DEMO_FAULTS=search_down:1,orders_slow
-HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m):
+HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an IP address):
   --allow-origin ORIGIN   also accept requests from this browser origin, e.g. https://app.example:443
                           or http://dev.example:* (any port); repeatable; loopback origins always pass
   --allow-host HOST       also accept this Host header (name or name:port); repeatable; loopback
                           names always pass
   --max-body-bytes N      answer 413 to a request body over N bytes (default 1048576)
   --header-timeout DUR    close a connection whose request headers take longer (default 10s)
+  --body-timeout DUR      answer 408 and close when a request body takes longer (default 10s)
   --max-sessions N        answer 503 to an initialize beyond N open sessions (default 100)
-  --session-idle DUR      end a session after this long without a message (default 5m)";
+  --max-sessions-per-client N
+                          answer 429 to an initialize beyond N open sessions of its client (default 25)
+  --session-idle DUR      end a session after this long without a message (default 5m)
+  --max-streams-per-session N
+                          answer 429 to a GET /mcp beyond N open SSE streams of its session (default 2)
+  --max-connections N     hold at most N connections; more wait to be accepted (default 512)
+  --max-connections-per-client N
+                          close a connection beyond N open from its client at once (default 128)
+  behind a reverse proxy every client has the proxy's address: set the per-client limits to the
+  server-wide ones there";
 
 /// A tool call's arguments are a few hundred bytes of JSON; 1 MiB leaves room for a pasted
 /// document and bounds what one request makes the server hold while it parses (rmcp's own
@@ -73,14 +108,34 @@ const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// by byte cannot pile up open connections (hyper's default of 30 s applies only with a timer,
 /// which `axum::serve` does not set).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The header timeout's reasoning for the body: a whole 1 MiB body in 10 s is 100 KiB/s, and
+/// a connection trickling its body is free again after 10 s.
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// A local demo serves a handful of clients; 100 leaves room for test suites running side by
 /// side while bounding the worker tasks, channels and handler clones that sessions hold.
 const MAX_SESSIONS: usize = 100;
+/// A quarter of the sessions: one client cannot take them all, and on loopback, where every
+/// client has the same address, four test suites side by side still fit.
+const MAX_SESSIONS_PER_CLIENT: usize = 25;
 /// rmcp's default: long enough for a person pausing between prompts.
 const SESSION_IDLE: Duration = Duration::from_secs(300);
+/// A client needs one standalone stream. A stream the client closes frees its slot at once;
+/// the second slot lets a client reconnect while the server still holds a stream whose peer
+/// vanished without closing it, which shows only when a keep-alive write fails.
+const MAX_STREAMS_PER_SESSION: usize = 2;
+/// Half the usual soft open-files limit (1024), which also covers the listener, the standard
+/// streams and the runtime's own descriptors: at the cap the server stops accepting instead of
+/// `accept` failing at the limit. Every session's streams (100 x 2) fit.
+const MAX_CONNECTIONS: usize = 512;
+/// A quarter of the connections: a client's sessions with their streams (25 x 2) and its
+/// requests fit, and one client opening connections in a loop leaves the rest to the others.
+const MAX_CONNECTIONS_PER_CLIENT: usize = 128;
 /// Sessions end on DELETE or when idle, neither of which the server can predict; a client
 /// honouring this comes back soon without hammering.
 const SESSIONS_FULL_RETRY_AFTER_SECS: &str = "5";
+/// A client over a per-client limit waits for one of its own sessions or streams to end,
+/// which is as unpredictable.
+const CLIENT_FULL_RETRY_AFTER_SECS: &str = "5";
 /// How long ctrl-c waits for open connections (SSE streams end when their sessions do).
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Browsers on this machine: what a developer opens while trying the demo.
@@ -99,9 +154,20 @@ struct HttpLimits {
     extra_origins: Vec<String>,
     extra_hosts: Vec<String>,
     max_body_bytes: usize,
-    header_timeout: Duration,
+    body_timeout: Duration,
     max_sessions: usize,
+    max_sessions_per_client: usize,
     session_idle: Duration,
+    max_streams_per_session: usize,
+    connections: ConnectionLimits,
+}
+
+/// What bounds the connections, apart from the requests on them.
+#[derive(Clone, Copy)]
+struct ConnectionLimits {
+    header_timeout: Duration,
+    max: usize,
+    max_per_client: usize,
 }
 
 impl Default for HttpLimits {
@@ -110,9 +176,16 @@ impl Default for HttpLimits {
             extra_origins: Vec::new(),
             extra_hosts: Vec::new(),
             max_body_bytes: MAX_BODY_BYTES,
-            header_timeout: HEADER_TIMEOUT,
+            body_timeout: BODY_TIMEOUT,
             max_sessions: MAX_SESSIONS,
+            max_sessions_per_client: MAX_SESSIONS_PER_CLIENT,
             session_idle: SESSION_IDLE,
+            max_streams_per_session: MAX_STREAMS_PER_SESSION,
+            connections: ConnectionLimits {
+                header_timeout: HEADER_TIMEOUT,
+                max: MAX_CONNECTIONS,
+                max_per_client: MAX_CONNECTIONS_PER_CLIENT,
+            },
         }
     }
 }
@@ -127,6 +200,7 @@ fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |what: &str| args.next().ok_or(format!("{arg} needs {what}"));
+        let connections = &mut limits.connections;
         match arg.as_str() {
             "--http" => {
                 let addr = value("an address")?;
@@ -148,9 +222,22 @@ fn parse_args() -> Result<Options, String> {
                 limits.extra_hosts.push(host);
             }
             "--max-body-bytes" => limits.max_body_bytes = positive(&arg, &value("a number")?)?,
-            "--header-timeout" => limits.header_timeout = duration(&arg, &value("a duration")?)?,
+            "--header-timeout" => {
+                connections.header_timeout = duration(&arg, &value("a duration")?)?;
+            }
+            "--body-timeout" => limits.body_timeout = duration(&arg, &value("a duration")?)?,
             "--max-sessions" => limits.max_sessions = positive(&arg, &value("a number")?)?,
+            "--max-sessions-per-client" => {
+                limits.max_sessions_per_client = positive(&arg, &value("a number")?)?;
+            }
             "--session-idle" => limits.session_idle = duration(&arg, &value("a duration")?)?,
+            "--max-streams-per-session" => {
+                limits.max_streams_per_session = positive(&arg, &value("a number")?)?;
+            }
+            "--max-connections" => connections.max = positive(&arg, &value("a number")?)?,
+            "--max-connections-per-client" => {
+                connections.max_per_client = positive(&arg, &value("a number")?)?;
+            }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -268,14 +355,19 @@ async fn serve_http(
         sessions.clone(),
         config,
     );
-    let cap = SessionCap {
+    let guard = RequestGuard {
         sessions,
         opening: Arc::default(),
-        max: limits.max_sessions,
+        streams: Arc::default(),
+        max_body_bytes: limits.max_body_bytes,
+        body_timeout: limits.body_timeout,
+        max_sessions: limits.max_sessions,
+        max_sessions_per_client: limits.max_sessions_per_client,
+        max_streams_per_session: limits.max_streams_per_session,
     };
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(cap, cap_sessions));
+        .layer(axum::middleware::from_fn_with_state(guard, guard_request));
 
     let listener = tokio::net::TcpListener::bind(addr).await?;
     // One write of the whole line: a script reading the log never sees half an address.
@@ -289,46 +381,66 @@ async fn serve_http(
         // Ends the sessions' SSE streams, which would otherwise hold their connections open.
         end_sessions.cancel();
     };
-    serve_connections(listener, router, limits.header_timeout, shutdown).await;
+    serve_connections(listener, router, limits.connections, shutdown).await;
     Ok(())
 }
 
+/// The IP address a request came from, which the per-client limits count by.
+#[derive(Clone, Copy)]
+struct Client(IpAddr);
+
 /// What `axum::serve` does, with hyper's connection builder instead: `axum::serve` sets no
-/// timer, and so no header timeout. Once `shutdown` completes, stops accepting and returns when
-/// the open connections have closed or `SHUTDOWN_GRACE` has passed.
+/// timer, and so no header timeout. Holds at most `limits.max` connections, and closes at once
+/// a client's connection beyond `limits.max_per_client`; tags every request with its
+/// [`Client`]. Once `shutdown` completes, stops accepting and returns when the open
+/// connections have closed or `SHUTDOWN_GRACE` has passed.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
     router: axum::Router,
-    header_timeout: Duration,
+    limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(header_timeout);
+        .header_read_timeout(limits.header_timeout);
     let graceful = GracefulShutdown::new();
+    let permits = Arc::new(Semaphore::new(limits.max));
+    let per_client = Arc::new(Counts::default());
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let tcp = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((tcp, _peer)) => tcp,
-                Err(error) => {
-                    accept_failed(error).await;
-                    continue;
-                }
-            },
+        let (permit, accepted) = tokio::select! {
+            next = accept_below_cap(&listener, &permits) => next,
             () = &mut shutdown => break,
+        };
+        let (tcp, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                drop(permit);
+                accept_failed(error).await;
+                continue;
+            }
+        };
+        let client = peer.ip().to_canonical();
+        // Closing at once costs nothing more; the client's own connections free its slots.
+        let Some(of_client) = per_client.take(client, limits.max_per_client) else {
+            continue;
         };
         // A reply is several small writes (head, then SSE events); with Nagle's algorithm the
         // second waits for the client's delayed ACK of the first, tens of milliseconds.
         if let Err(error) = tcp.set_nodelay(true) {
             eprintln!("demo-server: TCP_NODELAY not set on a connection: {error}");
         }
-        let connection =
-            http.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(router.clone()));
+        let service = TowerToHyperService::new(router.clone());
+        let service = hyper::service::service_fn(move |mut request| {
+            request.extensions_mut().insert(Client(client));
+            service.call(request)
+        });
+        let connection = http.serve_connection(TokioIo::new(tcp), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             // A client that hangs up or times out ends its own connection only.
             let _ = connection.await;
+            drop((permit, of_client));
         });
     }
     drop(listener);
@@ -338,6 +450,20 @@ async fn serve_connections(
     {
         eprintln!("demo-server: connections still open after {SHUTDOWN_GRACE:?}; closing them");
     }
+}
+
+/// Accepts once fewer than the cap's connections are open; until then new connections wait in
+/// the listen backlog. The permit is `None` only if the semaphore were closed, which nothing
+/// does.
+async fn accept_below_cap(
+    listener: &tokio::net::TcpListener,
+    permits: &Arc<Semaphore>,
+) -> (
+    Option<OwnedSemaphorePermit>,
+    std::io::Result<(tokio::net::TcpStream, SocketAddr)>,
+) {
+    let permit = permits.clone().acquire_owned().await.ok();
+    (permit, listener.accept().await)
 }
 
 /// Per-connection failures (the peer reset before accept) say nothing about the listener;
@@ -354,53 +480,285 @@ async fn accept_failed(error: std::io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
-/// rmcp's session manager has no upper bound, so the cap counts in front of it: the sessions
-/// it holds plus the requests that may be opening one right now.
+/// How many of something each key holds. A key holding none has no entry, so the map is as
+/// large as what is held right now, whatever keys clients send.
+struct Counts<K>(Mutex<HashMap<K, usize>>);
+
+impl<K> Default for Counts<K> {
+    fn default() -> Self {
+        Self(Mutex::new(HashMap::new()))
+    }
+}
+
+/// One of what [`Counts`] counts for `key`, given back on drop.
+struct Held<K: Hash + Eq> {
+    counts: Arc<Counts<K>>,
+    key: K,
+}
+
+impl<K: Hash + Eq + Clone> Counts<K> {
+    /// One more for `key`, unless it holds `max` already.
+    fn take(self: &Arc<Self>, key: K, max: usize) -> Option<Held<K>> {
+        let mut counts = lock(&self.0);
+        let held = counts.entry(key.clone()).or_default();
+        if *held >= max {
+            // `max` is at least 1, so a refused key has an entry already.
+            return None;
+        }
+        *held += 1;
+        Some(Held {
+            counts: self.clone(),
+            key,
+        })
+    }
+}
+
+impl<K: Hash + Eq> Drop for Held<K> {
+    fn drop(&mut self) {
+        let mut counts = lock(&self.counts.0);
+        if let Some(held) = counts.get_mut(&self.key) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                counts.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// The maps behind these mutexes stay consistent at every step, so a panic elsewhere while
+/// one was locked leaves nothing to repair.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The limits that a request meets before rmcp sees it: its body read whole in time, then, for
+/// an `initialize`, the session caps (rmcp's session manager has no upper bound, so they count
+/// in front of it), for a `GET /mcp`, the session's stream cap.
 #[derive(Clone)]
-struct SessionCap {
+struct RequestGuard {
     sessions: Arc<LocalSessionManager>,
-    opening: Arc<AtomicUsize>,
-    max: usize,
+    opening: Arc<Mutex<Opening>>,
+    streams: Arc<Counts<Arc<str>>>,
+    max_body_bytes: usize,
+    body_timeout: Duration,
+    max_sessions: usize,
+    max_sessions_per_client: usize,
+    max_streams_per_session: usize,
+}
+
+/// The requests that may be opening a session right now, and the sessions each client opened.
+#[derive(Default)]
+struct Opening {
+    requests: usize,
+    requests_by_client: HashMap<IpAddr, usize>,
+    /// Pruned of the sessions rmcp no longer holds (closed or idle) whenever one opens.
+    opened_by_client: HashMap<IpAddr, Vec<Arc<str>>>,
 }
 
 /// A request that may open a session, counted until its response is ready; by then rmcp
 /// holds the session it opened, if any.
-struct Opening(Arc<AtomicUsize>);
+struct OpeningSlot {
+    opening: Arc<Mutex<Opening>>,
+    client: IpAddr,
+}
 
-impl Drop for Opening {
+impl Drop for OpeningSlot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        let mut opening = lock(&self.opening);
+        opening.requests = opening.requests.saturating_sub(1);
+        if let Some(of_client) = opening.requests_by_client.get_mut(&self.client) {
+            *of_client = of_client.saturating_sub(1);
+            if *of_client == 0 {
+                opening.requests_by_client.remove(&self.client);
+            }
+        }
     }
 }
 
-impl SessionCap {
-    /// Counting first and checking after means two requests racing for the last slot may
-    /// both be refused, never both admitted.
-    async fn admit(&self) -> Option<Opening> {
-        let opening = self.opening.fetch_add(1, Ordering::SeqCst) + 1;
-        let slot = Opening(self.opening.clone());
-        let open = self.sessions.sessions.read().await.len();
-        (open + opening <= self.max).then_some(slot)
+/// Why an `initialize` was refused.
+enum SessionsFull {
+    Server,
+    Client,
+}
+
+impl RequestGuard {
+    /// The request with its body read whole, or the response that refuses it: 408 when the
+    /// body takes longer than `body_timeout`, 413 when it is over `max_body_bytes`.
+    async fn read_body(&self, request: Request) -> Result<Request, Response> {
+        let (parts, body) = request.into_parts();
+        let read = Limited::new(body, self.max_body_bytes).collect();
+        match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(body)) => Ok(Request::from_parts(parts, Body::from(body.to_bytes()))),
+            Ok(Err(error)) if error.is::<LengthLimitError>() => Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the body is over {} bytes",
+                    self.max_body_bytes
+                ),
+            )
+                .into_response()),
+            Ok(Err(_)) => Err(closing(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read".into(),
+            )),
+            Err(_) => Err(closing(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "Request Timeout: the request body did not arrive within {:?}",
+                    self.body_timeout
+                ),
+            )),
+        }
+    }
+
+    /// Counts a request that may open a session for `client`, unless the server or the
+    /// client has as many sessions as it may.
+    async fn admit_session(&self, client: IpAddr) -> Result<OpeningSlot, SessionsFull> {
+        let open = self.sessions.sessions.read().await;
+        let mut opening = lock(&self.opening);
+        opening.opened_by_client.retain(|_, ids| {
+            ids.retain(|id| open.contains_key(id));
+            !ids.is_empty()
+        });
+        if open.len() + opening.requests >= self.max_sessions {
+            return Err(SessionsFull::Server);
+        }
+        let of_client = opening.opened_by_client.get(&client).map_or(0, Vec::len)
+            + opening
+                .requests_by_client
+                .get(&client)
+                .copied()
+                .unwrap_or(0);
+        if of_client >= self.max_sessions_per_client {
+            return Err(SessionsFull::Client);
+        }
+        opening.requests += 1;
+        *opening.requests_by_client.entry(client).or_default() += 1;
+        Ok(OpeningSlot {
+            opening: self.opening.clone(),
+            client,
+        })
+    }
+
+    async fn open_session(&self, client: IpAddr, request: Request, next: Next) -> Response {
+        let slot = match self.admit_session(client).await {
+            Ok(slot) => slot,
+            Err(SessionsFull::Server) => {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, SESSIONS_FULL_RETRY_AFTER_SECS)],
+                    format!(
+                        "Service Unavailable: {} sessions are open, the most this server keeps",
+                        self.max_sessions
+                    ),
+                )
+                    .into_response();
+            }
+            Err(SessionsFull::Client) => {
+                return (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                    format!(
+                        "Too Many Requests: {} sessions from this address are open, the most \
+                         one client may hold",
+                        self.max_sessions_per_client
+                    ),
+                )
+                    .into_response();
+            }
+        };
+        let response = next.run(request).await;
+        if let Some(id) = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|id| id.to_str().ok())
+        {
+            lock(&self.opening)
+                .opened_by_client
+                .entry(client)
+                .or_default()
+                .push(id.into());
+        }
+        drop(slot);
+        response
+    }
+
+    /// Serves a `GET /mcp` of `session` unless it has `max_streams_per_session` streams open;
+    /// the stream counts until hyper drops its body (it ended or its connection closed).
+    async fn open_stream(&self, session: &str, request: Request, next: Next) -> Response {
+        let Some(slot) = self
+            .streams
+            .take(Arc::from(session), self.max_streams_per_session)
+        else {
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                format!(
+                    "Too Many Requests: this session has {} streams open, the most it may",
+                    self.max_streams_per_session
+                ),
+            )
+                .into_response();
+        };
+        next.run(request)
+            .await
+            .map(|body| Body::new(HoldingBody { body, _slot: slot }))
     }
 }
 
-async fn cap_sessions(State(cap): State<SessionCap>, request: Request, next: Next) -> Response {
-    // Only a POST without a session id can open a session (an initialize).
-    let may_open =
-        request.method() == Method::POST && !request.headers().contains_key(HEADER_SESSION_ID);
-    if !may_open {
-        return next.run(request).await;
-    }
-    let Some(_slot) = cap.admit().await else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [(header::RETRY_AFTER, SESSIONS_FULL_RETRY_AFTER_SECS)],
-            format!(
-                "Service Unavailable: {} sessions are open, the most this server keeps",
-                cap.max
-            ),
-        )
-            .into_response();
+/// A response that closes its connection once sent.
+fn closing(status: StatusCode, message: String) -> Response {
+    (status, [(header::CONNECTION, "close")], message).into_response()
+}
+
+async fn guard_request(
+    State(guard): State<RequestGuard>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let client = request
+        .extensions()
+        .get::<Client>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |client| client.0);
+    let request = match guard.read_body(request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
     };
-    next.run(request).await
+    let session = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    match (request.method(), session) {
+        // Only a POST without a session id can open a session (an initialize).
+        (&Method::POST, None) => guard.open_session(client, request, next).await,
+        (&Method::GET, Some(session)) => guard.open_stream(&session, request, next).await,
+        _ => next.run(request).await,
+    }
+}
+
+/// A response body that holds `_slot` for as long as hyper holds the body.
+struct HoldingBody {
+    body: Body,
+    _slot: Held<Arc<str>>,
+}
+
+impl http_body::Body for HoldingBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
