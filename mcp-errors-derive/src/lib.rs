@@ -328,7 +328,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A masked variant does not show the model its own text. Masked by default: the `internal`
 /// category and the protocol code `-32603`. `#[mask]` masks any variant, `#[expose]` shows one
-/// that would be masked; on the enum they set the default.
+/// that would be masked; on the enum they set the default. An enum-level `#[mask]` does not
+/// reach a `#[transparent]` variant, whose masking is that of the error it wraps, so the two
+/// do not go together ([enum-mask-and-transparent-variant]); an enum-level `#[expose]` does not
+/// reach it either, and a wrapped variant that is masked stays masked.
 ///
 /// What a masked error shows: on a tool-execution error, the stable code, the category, the
 /// retry advice (with the retry-after), a generic message (`internal error; the details were
@@ -464,7 +467,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// whose type implements `ToolError`) forwards everything to the wrapped error: the channel,
 /// the code, the category or protocol code, retryability and retry-after, the message, the
 /// hint, the details and masking. Nothing else may be said of the variant or its field (no
-/// `category`, `code`, `message`, `detail`, ...), and the enum's defaults do not apply to it.
+/// `category`, `code`, `message`, `detail`, ...), and the enum's defaults do not apply to it
+/// (an enum-level `#[mask]` is an error, see above).
 /// It works beside thiserror's `#[error(transparent)]` and `#[from]`, and on a newtype struct.
 ///
 /// The outer type's `catalog()` holds its own codes, then those of every type it wraps. A code
@@ -748,6 +752,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `#[mask]` and `#[expose]` exclude each other ([mask-and-expose-together]): `` `#[mask]` and
 ///   `#[expose]` contradict each other: keep `#[mask]` to hide the message behind a correlation
 ///   id, or `#[expose]` to show it ``.
+/// - `#[mask]` on the enum goes with no `#[transparent]` variant
+///   ([enum-mask-and-transparent-variant]): `` `#[mask]` on the enum does not reach `V`, which
+///   is `#[transparent]`: `T` decides its masking; `#[mask]` the variants of `T`, or drop
+///   `#[transparent]` and map `V` with its own `#[category(...)]` ``.
 ///
 /// Stable codes:
 ///
@@ -856,6 +864,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [empty-message-or-hint]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/empty-message-or-hint.rs
+/// [enum-mask-and-transparent-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/enum-mask-and-transparent-variant.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
 /// [generic-enum-keeps-where-clause]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/generic-enum-keeps-where-clause.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs

@@ -81,7 +81,40 @@ pub fn check(input: &Input, errors: &mut Errors) -> Vec<Resolved> {
         .map(|variant| check_variant(input, variant, errors))
         .collect();
     check_unique_codes(input, &resolved, errors);
+    if input.is_enum {
+        check_enum_mask_reaches_variants(input, errors);
+    }
     resolved
+}
+
+/// Rule: `#[mask]` on the enum masks every variant it reaches, and it does not reach a
+/// `#[transparent]` variant, whose masking is the wrapped error's; a type that reads as all
+/// masked must be.
+fn check_enum_mask_reaches_variants(input: &Input, errors: &mut Errors) {
+    let Some(mask) = input.container.mask else {
+        return;
+    };
+    for variant in &input.variants {
+        if variant.attrs.transparent.is_none() {
+            continue;
+        }
+        let wrapped = match variant.fields.first().map(|field| field.ty) {
+            Some(syn::Type::Path(ty)) if ty.qself.is_none() => {
+                let ty = &ty.path;
+                format!("`{}`", quote::quote!(#ty).to_string().replace(' ', ""))
+            }
+            _ => "the error it wraps".to_owned(),
+        };
+        errors.push(error(
+            mask,
+            format!(
+                "`#[mask]` on the enum does not reach `{}`, which is `#[transparent]`: {wrapped} \
+                 decides its masking; `#[mask]` the variants of {wrapped}, or drop \
+                 `#[transparent]` and map `{}` with its own `#[category(...)]`",
+                variant.ident, variant.ident
+            ),
+        ));
+    }
 }
 
 fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resolved {
