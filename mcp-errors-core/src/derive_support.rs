@@ -36,6 +36,15 @@ impl<T: fmt::Pointer + ?Sized> fmt::Pointer for Var<'_, T> {
     }
 }
 
+/// A `#[sensitive]` field in the `Debug` the derive writes for its type: `<redacted>`.
+pub struct Redacted;
+
+impl fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
 /// What a `#[retry_after]` field may be: a `Duration`, or an `Option<Duration>` that is `None`
 /// when the wait is unknown; also behind a reference or a `Box` (`&'a Duration`,
 /// `Option<&'a Duration>`), or through a type alias. The type checker decides, so a field of

@@ -209,6 +209,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let to_failure = quote_spanned! {ident.span()=>
         __mcp_errors_core::__private::tool_failure(&error)
     };
+    let redacted_debug =
+        crate::debug::first_sensitive(input).map(|span| crate::debug::expand(input, span, &core_alias));
     quote! {
         #[allow(
             deprecated,
@@ -305,6 +307,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             __mcp_errors_core::__impl_rmcp! {
                 impl [#impl_generics] for #self_ty where [#(#own_predicates,)* #is_tool_error]
             }
+
+            #redacted_debug
         };
     }
 }

@@ -8,14 +8,15 @@
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
 //! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation and `generics` for the bounds of the impls) and `fallback` is what is emitted
-//! when there are errors.
+//! interpolation, `generics` for the bounds of the impls and `debug` for the `Debug` of a type
+//! with a `#[sensitive]` field) and `fallback` is what is emitted when there are errors.
 #![deny(missing_docs)]
 
 mod ast;
 mod attr;
 mod category;
 mod codes;
+mod debug;
 mod expand;
 mod fallback;
 mod fmt;
@@ -107,7 +108,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// ```compile_fail
 /// use mcp_errors_core::ToolError;
 ///
-/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[derive(thiserror::Error, ToolError)]
 /// enum LoginError {
 ///     #[error("login failed")]
 ///     #[category(unauthenticated)]
@@ -418,8 +419,17 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
 /// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
-/// `#[retry_after]` (which are sent). thiserror's `#[error(...)]` must not show it where
-/// `Display` goes:
+/// `#[retry_after]` (which are sent).
+///
+/// A type with a `#[sensitive]` field gets its `Debug` from the derive: the one
+/// `#[derive(Debug)]` would write, with the field's value printed as `<redacted>`
+/// (`Failed { user: "ann", password: <redacted> }`). So `{:?}` of the error prints no
+/// sensitive value wherever it is written: in another error's `#[error("...{0:?}")]`, through
+/// a generic parameter or a collection, in a log line, in a panic. Leave `Debug` out of the
+/// type's `#[derive(...)]`: a second `Debug` is `error[E0119]: conflicting implementations of
+/// trait `Debug``, pointing at the `#[sensitive]` ([sensitive-field-and-derived-debug]).
+///
+/// thiserror's `#[error(...)]` must not show it where `Display` goes:
 ///
 /// - when the model reads `Display` (not masked, no `#[message]`), `#[error("...")]` must not
 ///   interpolate it, and must be a format string the derive can read: not
@@ -437,7 +447,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// use std::time::Duration;
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
-/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[derive(thiserror::Error, ToolError)] // `Debug` comes from `ToolError`
 /// enum LimitError {
 ///     #[error("rate limited")]
 ///     #[category(rate_limited)]
@@ -456,6 +466,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///     Some("RATE_LIMITED: rate limited. Retryable after 3s."),
 /// );
 /// let login = LimitError::LoginFailed { password: "pw123".into(), user: "ann".into() };
+/// assert_eq!(
+///     format!("{login:?}"),
+///     "LoginFailed { password: <redacted>, user: \"ann\" }",
+/// );
 /// let wire = serde_json::to_string(&ToolFailure::from(login)).unwrap();
 /// assert!(!wire.contains("pw123") && wire.contains("ann"));
 /// ```
@@ -623,7 +637,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///   and `retry_after` for a value, forwarded to the wrapped error for a `#[transparent]`
 ///   variant;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
-/// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
+/// - with the core's `rmcp` feature, `impl IntoCallToolResult`;
+/// - for a type with a `#[sensitive]` field, `impl Debug`, which prints that field as
+///   `<redacted>` (a field of a generic type gets the bound `Debug`, as `#[derive(Debug)]`
+///   gives it, unless it is `#[sensitive]`).
 ///
 /// Everything is inside `const _: () = { ... };`, which imports the core once, from
 /// `::mcp_errors_core` or the path of `#[tool_error(crate = "...")]`, and names the standard
@@ -830,6 +847,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///   it``; when that `Display` cannot be read: `` `V` has the `#[sensitive]` field `f`, and the
 ///   model would read a `Display` that cannot be checked here: add `#[message("...")]`, or
 ///   `#[mask]` the variant ``.
+/// - Not printed by `Debug` ([sensitive-field-and-derived-debug]): the derive writes the type's
+///   `Debug`, so a `#[derive(Debug)]` beside it is ``error[E0119]: conflicting implementations
+///   of trait `Debug` for type `T` ``, with the conflicting implementation at the `#[sensitive]`:
+///   drop `Debug` from the `#[derive(...)]`.
 /// - Not shown by the `Display` a masked variant logs ([masked-display-shows-sensitive-field]):
 ///   `` `V` is masked, so its `Display` is logged, and it shows the `#[sensitive]` field `f`,
 ///   which must not reach the log either: leave `{f}` out of `#[error("...")]` `` (as a width or
@@ -893,6 +914,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [retryable-on-the-enum-with-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-the-enum-with-protocol.rs
 /// [retryable-under-enum-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-under-enum-protocol.rs
 /// [sensitive_field_on_masked_variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/sensitive_field_on_masked_variant.rs
+/// [sensitive-field-and-derived-debug]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-and-derived-debug.rs
 /// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs
 /// [sensitive-raw-identifier-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-raw-identifier-field.rs
 /// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
