@@ -32,7 +32,11 @@ pub fn first_sensitive_in(input: &DeriveInput) -> Option<Span> {
     fields
         .flat_map(|field| &field.attrs)
         .find(|attr| attr.path().is_ident(SENSITIVE))
-        .map(|attr| attr.path().get_ident().map_or_else(Span::call_site, syn::Ident::span))
+        .map(|attr| {
+            attr.path()
+                .get_ident()
+                .map_or_else(Span::call_site, syn::Ident::span)
+        })
 }
 
 /// `impl Debug`, spanned at the first `#[sensitive]`, so a second `Debug` (a

@@ -440,8 +440,24 @@ use syn::{DeriveInput, parse_macro_input};
 ///   operators, and what it shows is up to that `Display`.
 ///
 /// An unmasked variant with `#[message]` sends nothing of its `Display` and logs nothing, so its
-/// `Display` may show the field ([sensitive_field_on_masked_variant]). A masked variant's source chain is logged too: a `#[source]`
-/// should not hold what must stay out of the log.
+/// `Display` may show the field ([sensitive_field_on_masked_variant]).
+///
+/// Another error's text that shows this one with `{0}` shows its `Display`. A text the model
+/// reads (`#[message]`, `#[hint]`, or `Display` of an unmasked variant without `#[message]`)
+/// may not show a field whose type is a `ToolError`, with any format trait
+/// ([tool-error-field-shown-to-the-model]): a masked error's `Display`, and a `Display` that
+/// shows a `#[sensitive]` field, are not for the model. Forward with `#[transparent]`
+/// instead. The type checker decides, where the field's type is known.
+///
+/// What is not checked:
+///
+/// - a field of a generic type `T` shown with `{0}`, when `T` is a `ToolError` where the type
+///   is used, and a field that holds a `ToolError` without being one (`Box<E>`, `&E`): the
+///   model reads that error's `Display`;
+/// - a masked variant's log line: its `Display` and its source chain are logged as they are,
+///   so an error it shows with `{0}` or holds as a `#[source]` is logged with its `Display`,
+///   which may show a `#[sensitive]` field of an unmasked variant with a `#[message]`;
+/// - a field's own type: its hand-written `Display` or `Debug` prints what it prints.
 ///
 /// ```
 /// use std::time::Duration;
@@ -851,6 +867,12 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `Debug`, so a `#[derive(Debug)]` beside it is ``error[E0119]: conflicting implementations
 ///   of trait `Debug` for type `T` ``, with the conflicting implementation at the `#[sensitive]`:
 ///   drop `Debug` from the `#[derive(...)]`.
+/// - Not reached through another error ([tool-error-field-shown-to-the-model]): a text the model
+///   reads shows no field whose type is a `ToolError`: ``error[E0277]: a text the model reads
+///   shows a field of type `F`, which is a `ToolError`: its masked text and `#[sensitive]`
+///   fields would reach the model`` at the field, with the note ``forward to it with
+///   `#[transparent]` (and `#[error(transparent)]`), or leave the field out of the text and make
+///   it the `#[source]` ``.
 /// - Not shown by the `Display` a masked variant logs ([masked-display-shows-sensitive-field]):
 ///   `` `V` is masked, so its `Display` is logged, and it shows the `#[sensitive]` field `f`,
 ///   which must not reach the log either: leave `{f}` out of `#[error("...")]` `` (as a width or
@@ -920,6 +942,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
 /// [tool-error-on-a-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-on-a-variant.rs
 /// [tool-error-unknown-option]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-unknown-option.rs
+/// [tool-error-field-shown-to-the-model]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-field-shown-to-the-model.rs
 /// [transparent-field-not-a-tool-error]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-field-not-a-tool-error.rs
 /// [transparent-with-its-own-mapping]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-with-its-own-mapping.rs
 /// [transparent-wraps-one-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-wraps-one-field.rs
