@@ -36,6 +36,15 @@ impl<T: fmt::Pointer + ?Sized> fmt::Pointer for Var<'_, T> {
     }
 }
 
+/// A `#[sensitive]` field in the `Debug` the derive writes for its type: `<redacted>`.
+pub struct Redacted;
+
+impl fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
 /// What a `#[retry_after]` field may be: a `Duration`, or an `Option<Duration>` that is `None`
 /// when the wait is unknown; also behind a reference or a `Box` (`&'a Duration`,
 /// `Option<&'a Duration>`), or through a type alias. The type checker decides, so a field of
@@ -73,3 +82,53 @@ impl<T: RetryAfter + ?Sized> RetryAfter for Box<T> {
         (**self).retry_after()
     }
 }
+
+/// A field that a text the model reads shows (`#[message]`, `#[hint]`, or `Display` of a
+/// variant that is not masked), probed for whether its type is a [`ToolError`]: the generated
+/// code calls `(&&ShownField(field)).kind()`, which resolves to [`ShownToolError::kind`] when
+/// it is one and to [`ShownValue::kind`] otherwise, and hands the answer to
+/// [`shown_to_the_model`]. The probe is resolved where the type is known: a field of a generic
+/// type is a `ShownValue`.
+pub struct ShownField<'a, T: ?Sized>(pub &'a T);
+
+/// The answer for a field that is a [`ToolError`].
+pub struct IsAToolError;
+
+/// The answer for any other field.
+pub struct NotAToolError;
+
+/// The probe of a field that is a [`ToolError`].
+pub trait ShownToolError {
+    /// `IsAToolError`.
+    fn kind(&self) -> IsAToolError {
+        IsAToolError
+    }
+}
+
+impl<T: ToolError + ?Sized> ShownToolError for &ShownField<'_, T> {}
+
+/// The probe of any other field.
+pub trait ShownValue {
+    /// `NotAToolError`.
+    fn kind(&self) -> NotAToolError {
+        NotAToolError
+    }
+}
+
+impl<T: ?Sized> ShownValue for ShownField<'_, T> {}
+
+/// What a field shown to the model may be: anything but a [`ToolError`]. A wrapped error's own
+/// text is for the model only when its variant is not masked, and its `Display` may show
+/// what its `#[message]` leaves out (a `#[sensitive]` field): the outer text would send it.
+#[diagnostic::on_unimplemented(
+    message = "a text the model reads shows a field of type `{T}`, which is a `ToolError`: its masked text and `#[sensitive]` fields would reach the model",
+    label = "this field is a `ToolError`, shown in `#[message]`, `#[hint]` or the `Display` the model reads",
+    note = "forward to it with `#[transparent]` (and `#[error(transparent)]`), or leave the field out of the text and make it the `#[source]`"
+)]
+pub trait NotShownToTheModel<T: ?Sized> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ?Sized> NotShownToTheModel<T> for NotAToolError {}
+
+/// Compiles only when `kind` says the field is no [`ToolError`]; never called.
+pub fn shown_to_the_model<T: ?Sized, K: NotShownToTheModel<T>>(_: &T, _: K) {}

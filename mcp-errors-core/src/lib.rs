@@ -123,7 +123,10 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::derive_support::{DerivedToolError, RetryAfter, Var, tool_failure};
+    pub use crate::derive_support::{
+        DerivedToolError, NotShownToTheModel, Redacted, RetryAfter, ShownField, ShownToolError,
+        ShownValue, Var, shown_to_the_model, tool_failure,
+    };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
     #[cfg(feature = "rmcp")]

@@ -134,6 +134,26 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
         });
+    let shown_arms: Vec<TokenStream> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter(|(_, r)| !r.shown_to_model.is_empty())
+        .map(|(variant, r)| shown_arm(variant, &r.shown_to_model))
+        .collect();
+    // Type-checked, never run: each field a text the model reads shows is no `ToolError`.
+    let shown_checks = (!shown_arms.is_empty()).then(|| {
+        quote! {
+            if false {
+                use __mcp_errors_core::__private::{ShownToolError as _, ShownValue as _};
+                #[allow(unreachable_patterns)]
+                match self {
+                    #(#shown_arms)*
+                    _ => {}
+                }
+            }
+        }
+    });
     let hint_arms: Vec<HintArm> = input
         .variants
         .iter()
@@ -209,6 +229,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let to_failure = quote_spanned! {ident.span()=>
         __mcp_errors_core::__private::tool_failure(&error)
     };
+    let redacted_debug = crate::debug::first_sensitive(input)
+        .map(|span| crate::debug::expand(input, span, &core_alias));
     quote! {
         #[allow(
             deprecated,
@@ -242,6 +264,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                 }
 
                 fn message(&self) -> ::std::string::String {
+                    #shown_checks
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#forward_message)*
@@ -305,6 +328,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             __mcp_errors_core::__impl_rmcp! {
                 impl [#impl_generics] for #self_ty where [#(#own_predicates,)* #is_tool_error]
             }
+
+            #redacted_debug
         };
     }
 }
@@ -321,6 +346,23 @@ fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<
     Some(quote_spanned! {span=>
         const _: () = ::core::assert!(DESCRIPTORS[#index].is_retryable(), #message);
     })
+}
+
+/// An arm that probes each field at `shown`, spanned at the field, so a field that is a
+/// `ToolError` is reported there by the core's `NotShownToTheModel`.
+fn shown_arm(variant: &Variant, shown: &[usize]) -> TokenStream {
+    let pattern = pattern(variant, shown);
+    let probes = shown.iter().map(|&i| {
+        let field = &variant.fields[i];
+        let binding = &field.binding;
+        quote_spanned! {field.span=>
+            __mcp_errors_core::__private::shown_to_the_model(
+                #binding,
+                (&&__mcp_errors_core::__private::ShownField(#binding)).kind(),
+            );
+        }
+    });
+    quote!(#pattern => { #(#probes)* })
 }
 
 /// The pattern of a `#[transparent]` variant binding its one field, the field's type, and the

@@ -19,6 +19,8 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
     let is_tool_error =
         generics::is_tool_error(&input.generics, &self_ty, &quote!(__mcp_errors_core))
             .map(|bound| quote!(#bound,));
+    let redacted_debug =
+        crate::debug::first_sensitive_in(input).map(|span| crate::debug::stub(input, span));
     quote! {
         #[allow(deprecated, unused_qualifications, clippy::all)]
         const _: () = {
@@ -66,6 +68,8 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
             __mcp_errors_core::__impl_rmcp! {
                 impl [#impl_generics] for #self_ty where [#(#predicates,)* #is_tool_error]
             }
+
+            #redacted_debug
         };
     }
 }

@@ -8,14 +8,15 @@
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
 //! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation and `generics` for the bounds of the impls) and `fallback` is what is emitted
-//! when there are errors.
+//! interpolation, `generics` for the bounds of the impls and `debug` for the `Debug` of a type
+//! with a `#[sensitive]` field) and `fallback` is what is emitted when there are errors.
 #![deny(missing_docs)]
 
 mod ast;
 mod attr;
 mod category;
 mod codes;
+mod debug;
 mod expand;
 mod fallback;
 mod fmt;
@@ -107,7 +108,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// ```compile_fail
 /// use mcp_errors_core::ToolError;
 ///
-/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[derive(thiserror::Error, ToolError)]
 /// enum LoginError {
 ///     #[error("login failed")]
 ///     #[category(unauthenticated)]
@@ -328,7 +329,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A masked variant does not show the model its own text. Masked by default: the `internal`
 /// category and the protocol code `-32603`. `#[mask]` masks any variant, `#[expose]` shows one
-/// that would be masked; on the enum they set the default.
+/// that would be masked; on the enum they set the default. An enum-level `#[mask]` does not
+/// reach a `#[transparent]` variant, whose masking is that of the error it wraps, so the two
+/// do not go together ([enum-mask-and-transparent-variant]); an enum-level `#[expose]` does not
+/// reach it either, and a wrapped variant that is masked stays masked.
 ///
 /// What a masked error shows: on a tool-execution error, the stable code, the category, the
 /// retry advice (with the retry-after), a generic message (`internal error; the details were
@@ -415,8 +419,17 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
 /// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
-/// `#[retry_after]` (which are sent). thiserror's `#[error(...)]` must not show it where
-/// `Display` goes:
+/// `#[retry_after]` (which are sent).
+///
+/// A type with a `#[sensitive]` field gets its `Debug` from the derive: the one
+/// `#[derive(Debug)]` would write, with the field's value printed as `<redacted>`
+/// (`Failed { user: "ann", password: <redacted> }`). So `{:?}` of the error prints no
+/// sensitive value wherever it is written: in another error's `#[error("...{0:?}")]`, through
+/// a generic parameter or a collection, in a log line, in a panic. Leave `Debug` out of the
+/// type's `#[derive(...)]`: a second `Debug` is `error[E0119]: conflicting implementations of
+/// trait `Debug``, pointing at the `#[sensitive]` ([sensitive-field-and-derived-debug]).
+///
+/// thiserror's `#[error(...)]` must not show it where `Display` goes:
 ///
 /// - when the model reads `Display` (not masked, no `#[message]`), `#[error("...")]` must not
 ///   interpolate it, and must be a format string the derive can read: not
@@ -427,14 +440,30 @@ use syn::{DeriveInput, parse_macro_input};
 ///   operators, and what it shows is up to that `Display`.
 ///
 /// An unmasked variant with `#[message]` sends nothing of its `Display` and logs nothing, so its
-/// `Display` may show the field ([sensitive_field_on_masked_variant]). A masked variant's source chain is logged too: a `#[source]`
-/// should not hold what must stay out of the log.
+/// `Display` may show the field ([sensitive_field_on_masked_variant]).
+///
+/// Another error's text that shows this one with `{0}` shows its `Display`. A text the model
+/// reads (`#[message]`, `#[hint]`, or `Display` of an unmasked variant without `#[message]`)
+/// may not show a field whose type is a `ToolError`, with any format trait
+/// ([tool-error-field-shown-to-the-model]): a masked error's `Display`, and a `Display` that
+/// shows a `#[sensitive]` field, are not for the model. Forward with `#[transparent]`
+/// instead. The type checker decides, where the field's type is known.
+///
+/// What is not checked:
+///
+/// - a field of a generic type `T` shown with `{0}`, when `T` is a `ToolError` where the type
+///   is used, and a field that holds a `ToolError` without being one (`Box<E>`, `&E`): the
+///   model reads that error's `Display`;
+/// - a masked variant's log line: its `Display` and its source chain are logged as they are,
+///   so an error it shows with `{0}` or holds as a `#[source]` is logged with its `Display`,
+///   which may show a `#[sensitive]` field of an unmasked variant with a `#[message]`;
+/// - a field's own type: its hand-written `Display` or `Debug` prints what it prints.
 ///
 /// ```
 /// use std::time::Duration;
 /// use mcp_errors_core::{ToolError, ToolFailure};
 ///
-/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[derive(thiserror::Error, ToolError)] // `Debug` comes from `ToolError`
 /// enum LimitError {
 ///     #[error("rate limited")]
 ///     #[category(rate_limited)]
@@ -453,6 +482,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///     Some("RATE_LIMITED: rate limited. Retryable after 3s."),
 /// );
 /// let login = LimitError::LoginFailed { password: "pw123".into(), user: "ann".into() };
+/// assert_eq!(
+///     format!("{login:?}"),
+///     "LoginFailed { password: <redacted>, user: \"ann\" }",
+/// );
 /// let wire = serde_json::to_string(&ToolFailure::from(login)).unwrap();
 /// assert!(!wire.contains("pw123") && wire.contains("ann"));
 /// ```
@@ -464,7 +497,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// whose type implements `ToolError`) forwards everything to the wrapped error: the channel,
 /// the code, the category or protocol code, retryability and retry-after, the message, the
 /// hint, the details and masking. Nothing else may be said of the variant or its field (no
-/// `category`, `code`, `message`, `detail`, ...), and the enum's defaults do not apply to it.
+/// `category`, `code`, `message`, `detail`, ...), and the enum's defaults do not apply to it
+/// (an enum-level `#[mask]` is an error, see above).
 /// It works beside thiserror's `#[error(transparent)]` and `#[from]`, and on a newtype struct.
 ///
 /// The outer type's `catalog()` holds its own codes, then those of every type it wraps. A code
@@ -619,7 +653,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///   and `retry_after` for a value, forwarded to the wrapped error for a `#[transparent]`
 ///   variant;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
-/// - with the core's `rmcp` feature, `impl IntoCallToolResult`.
+/// - with the core's `rmcp` feature, `impl IntoCallToolResult`;
+/// - for a type with a `#[sensitive]` field, `impl Debug`, which prints that field as
+///   `<redacted>` (a field of a generic type gets the bound `Debug`, as `#[derive(Debug)]`
+///   gives it, unless it is `#[sensitive]`).
 ///
 /// Everything is inside `const _: () = { ... };`, which imports the core once, from
 /// `::mcp_errors_core` or the path of `#[tool_error(crate = "...")]`, and names the standard
@@ -748,6 +785,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `#[mask]` and `#[expose]` exclude each other ([mask-and-expose-together]): `` `#[mask]` and
 ///   `#[expose]` contradict each other: keep `#[mask]` to hide the message behind a correlation
 ///   id, or `#[expose]` to show it ``.
+/// - `#[mask]` on the enum goes with no `#[transparent]` variant
+///   ([enum-mask-and-transparent-variant]): `` `#[mask]` on the enum does not reach `V`, which
+///   is `#[transparent]`: `T` decides its masking; `#[mask]` the variants of `T`, or drop
+///   `#[transparent]` and map `V` with its own `#[category(...)]` ``.
 ///
 /// Stable codes:
 ///
@@ -822,6 +863,16 @@ use syn::{DeriveInput, parse_macro_input};
 ///   it``; when that `Display` cannot be read: `` `V` has the `#[sensitive]` field `f`, and the
 ///   model would read a `Display` that cannot be checked here: add `#[message("...")]`, or
 ///   `#[mask]` the variant ``.
+/// - Not printed by `Debug` ([sensitive-field-and-derived-debug]): the derive writes the type's
+///   `Debug`, so a `#[derive(Debug)]` beside it is ``error[E0119]: conflicting implementations
+///   of trait `Debug` for type `T` ``, with the conflicting implementation at the `#[sensitive]`:
+///   drop `Debug` from the `#[derive(...)]`.
+/// - Not reached through another error ([tool-error-field-shown-to-the-model]): a text the model
+///   reads shows no field whose type is a `ToolError`: ``error[E0277]: a text the model reads
+///   shows a field of type `F`, which is a `ToolError`: its masked text and `#[sensitive]`
+///   fields would reach the model`` at the field, with the note ``forward to it with
+///   `#[transparent]` (and `#[error(transparent)]`), or leave the field out of the text and make
+///   it the `#[source]` ``.
 /// - Not shown by the `Display` a masked variant logs ([masked-display-shows-sensitive-field]):
 ///   `` `V` is masked, so its `Display` is logged, and it shows the `#[sensitive]` field `f`,
 ///   which must not reach the log either: leave `{f}` out of `#[error("...")]` `` (as a width or
@@ -856,6 +907,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [empty-message-or-hint]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/empty-message-or-hint.rs
+/// [enum-mask-and-transparent-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/enum-mask-and-transparent-variant.rs
 /// [field-attribute-on-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/field-attribute-on-variant.rs
 /// [generic-enum-keeps-where-clause]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/generic-enum-keeps-where-clause.rs
 /// [hint-names-missing-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/hint-names-missing-field.rs
@@ -884,11 +936,13 @@ use syn::{DeriveInput, parse_macro_input};
 /// [retryable-on-the-enum-with-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-the-enum-with-protocol.rs
 /// [retryable-under-enum-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-under-enum-protocol.rs
 /// [sensitive_field_on_masked_variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/sensitive_field_on_masked_variant.rs
+/// [sensitive-field-and-derived-debug]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-and-derived-debug.rs
 /// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs
 /// [sensitive-raw-identifier-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-raw-identifier-field.rs
 /// [tool-error-crate-not-a-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-crate-not-a-string.rs
 /// [tool-error-on-a-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-on-a-variant.rs
 /// [tool-error-unknown-option]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-unknown-option.rs
+/// [tool-error-field-shown-to-the-model]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/tool-error-field-shown-to-the-model.rs
 /// [transparent-field-not-a-tool-error]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-field-not-a-tool-error.rs
 /// [transparent-with-its-own-mapping]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-with-its-own-mapping.rs
 /// [transparent-wraps-one-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/transparent-wraps-one-field.rs

@@ -30,6 +30,10 @@ pub struct Resolved {
     pub retry_after: Option<RetryAfter>,
     /// Indices into the variant's fields, in declaration order.
     pub details: Vec<usize>,
+    /// The fields a text the model reads shows (`#[message]`, `#[hint]`, or `Display` when
+    /// there is no `#[message]`), in declaration order; none when the variant is masked. The
+    /// generated code checks that none is a `ToolError`, which only the type checker knows.
+    pub shown_to_model: Vec<usize>,
 }
 
 /// The `#[retry_after]` field of a variant.
@@ -81,7 +85,40 @@ pub fn check(input: &Input, errors: &mut Errors) -> Vec<Resolved> {
         .map(|variant| check_variant(input, variant, errors))
         .collect();
     check_unique_codes(input, &resolved, errors);
+    if input.is_enum {
+        check_enum_mask_reaches_variants(input, errors);
+    }
     resolved
+}
+
+/// Rule: `#[mask]` on the enum masks every variant it reaches, and it does not reach a
+/// `#[transparent]` variant, whose masking is the wrapped error's; a type that reads as all
+/// masked must be.
+fn check_enum_mask_reaches_variants(input: &Input, errors: &mut Errors) {
+    let Some(mask) = input.container.mask else {
+        return;
+    };
+    for variant in &input.variants {
+        if variant.attrs.transparent.is_none() {
+            continue;
+        }
+        let wrapped = match variant.fields.first().map(|field| field.ty) {
+            Some(syn::Type::Path(ty)) if ty.qself.is_none() => {
+                let ty = &ty.path;
+                format!("`{}`", quote::quote!(#ty).to_string().replace(' ', ""))
+            }
+            _ => "the error it wraps".to_owned(),
+        };
+        errors.push(error(
+            mask,
+            format!(
+                "`#[mask]` on the enum does not reach `{}`, which is `#[transparent]`: {wrapped} \
+                 decides its masking; `#[mask]` the variants of {wrapped}, or drop \
+                 `#[transparent]` and map `{}` with its own `#[category(...)]`",
+                variant.ident, variant.ident
+            ),
+        ));
+    }
 }
 
 fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resolved {
@@ -127,6 +164,11 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
     let details = (0..variant.fields.len())
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
         .collect();
+    let shown_to_model = if masked.unwrap_or(channel.masked_by_default()) {
+        Vec::new()
+    } else {
+        shown_to_model(variant, message.as_ref(), hint.as_ref())
+    };
     Resolved {
         transparent: false,
         code,
@@ -137,7 +179,60 @@ fn check_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Resol
         hint,
         retry_after,
         details,
+        shown_to_model,
     }
+}
+
+/// The fields the model reads of an unmasked variant: those that `#[message]` (or `Display`
+/// without one) and `#[hint]` show, the fields `Display` shows for a `{self}` and every field
+/// for a `{self:?}`. Widths and precisions are `usize`s, not shown values.
+fn shown_to_model(
+    variant: &Variant,
+    message: Option<&Template>,
+    hint: Option<&Template>,
+) -> Vec<usize> {
+    let display = match variant.attrs.display() {
+        Some(Display::Format(lit)) => Template::parse(&lit).ok(),
+        _ => None,
+    };
+    let display_fields = || -> Vec<usize> {
+        match (variant.attrs.display(), &display) {
+            (Some(Display::Format(_)), Some(template)) => template
+                .placeholders
+                .iter()
+                .filter_map(|placeholder| match &placeholder.shown {
+                    Arg::Field(member) => variant.field_index(member),
+                    Arg::SelfValue => None,
+                })
+                .collect(),
+            (Some(Display::Transparent(_)), _) if variant.fields.len() == 1 => vec![0],
+            // A `Display` the derive cannot read: what it shows is unknown.
+            _ => Vec::new(),
+        }
+    };
+    let read = match message {
+        Some(message) => Some(message),
+        None if variant.attrs.message.is_none() => None,
+        // A `#[message]` that failed its checks was reported.
+        None => return Vec::new(),
+    };
+    let mut shown = if read.is_none() {
+        display_fields()
+    } else {
+        Vec::new()
+    };
+    for template in read.into_iter().chain(hint) {
+        for placeholder in &template.placeholders {
+            match (&placeholder.shown, placeholder.format_trait) {
+                (Arg::Field(member), _) => shown.extend(variant.field_index(member)),
+                (Arg::SelfValue, FormatTrait::Debug) => shown.extend(0..variant.fields.len()),
+                (Arg::SelfValue, _) => shown.extend(display_fields()),
+            }
+        }
+    }
+    shown.sort_unstable();
+    shown.dedup();
+    shown
 }
 
 impl Resolved {
@@ -153,6 +248,7 @@ impl Resolved {
             hint: None,
             retry_after: None,
             details: Vec::new(),
+            shown_to_model: Vec::new(),
         }
     }
 }

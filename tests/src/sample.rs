@@ -8,7 +8,7 @@ use mcp_errors_core::ToolError;
 
 /// Covers every category and every protocol code a tool error can have; [`SampleError::all`]
 /// builds one of each.
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 #[allow(missing_docs)]
 pub enum SampleError {
     #[error("unknown department \"{department}\"")]

@@ -17,7 +17,7 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 #[error("driver said: {0}")]
 struct DriverError(String);
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum Leaky {
     #[error("query failed on {dsn}")]
     #[category(internal)]

@@ -17,7 +17,7 @@ struct ConnectError {
     cause: std::io::Error,
 }
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum OrderError {
     #[error("query `SELECT * FROM orders WHERE card = '{card}'` failed")]
     #[category(internal)]

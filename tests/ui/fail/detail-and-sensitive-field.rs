@@ -1,7 +1,7 @@
 // Rule: a field is sent (`#[detail]`) or never sent (`#[sensitive]`), not both.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed")]
     #[category(unauthenticated)]

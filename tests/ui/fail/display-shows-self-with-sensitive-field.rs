@@ -2,7 +2,7 @@
 // `{self}`) of a variant with a `#[sensitive]` field: it would show that field too.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed: {self:?}")]
     #[category(unauthenticated)]

@@ -2,7 +2,7 @@
 // `#[sensitive]` field, the variant needs a `#[message]` or `#[mask]`.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed for {user} with password {password}")]
     #[category(unauthenticated)]

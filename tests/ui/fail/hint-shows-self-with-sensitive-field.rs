@@ -2,7 +2,7 @@
 // `#[sensitive]` field names the fields to show instead.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed")]
     #[category(unauthenticated)]

@@ -6,7 +6,7 @@ use mcp_errors_core::ToolError;
 #[error("vault rejected the token")]
 pub struct VaultError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum AccountError {
     #[error("connect with password {password} failed")]
     #[category(internal)]

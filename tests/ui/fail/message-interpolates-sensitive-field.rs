@@ -2,7 +2,7 @@
 // interpolate it.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed")]
     #[category(unauthenticated)]

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LimitError {
     #[error("rate limited")]
     #[category(rate_limited)]

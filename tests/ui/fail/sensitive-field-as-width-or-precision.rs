@@ -2,7 +2,7 @@
 // `{amount:.pin$}`): the padding or the digits would reveal its value.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum PaymentError {
     #[error("card declined")]
     #[category(business)]

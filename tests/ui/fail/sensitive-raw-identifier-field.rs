@@ -2,7 +2,7 @@
 // `{password}` in a template, and is as sensitive there as any other.
 use mcp_errors_core::ToolError;
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum LoginError {
     #[error("login failed with {password}")]
     #[category(unauthenticated)]

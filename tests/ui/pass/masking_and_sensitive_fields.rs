@@ -2,7 +2,7 @@
 // a `#[sensitive]` field is never emitted.
 use mcp_errors_core::{ToolError, ToolFailure};
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum AccountError {
     #[error("database error: {0}")]
     #[category(internal)]

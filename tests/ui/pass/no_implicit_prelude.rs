@@ -21,6 +21,12 @@ mod errors {
         #[category(internal)]
         Database,
     }
+
+    // `Debug` from `ToolError`, for the `#[sensitive]` field.
+    #[derive(::thiserror::Error, ::mcp_errors_core::ToolError)]
+    #[error("login failed for {user}")]
+    #[category(unauthenticated)]
+    pub struct LoginFailed { pub user: String, #[sensitive] pub password: String }
 }
 
 use mcp_errors_core::{ToolError, ToolFailure};
@@ -34,4 +40,6 @@ fn main() {
     let bad = errors::LimitError::<u8>::BadInput("x".into());
     assert!(bad.to_failure().as_protocol().is_some());
     assert!(errors::LimitError::<u8>::Database.descriptor().is_masked());
+    let login = errors::LoginFailed { user: "ann".into(), password: "pw".into() };
+    assert_eq!(format!("{login:?}"), "LoginFailed { user: \"ann\", password: <redacted> }");
 }

@@ -3,7 +3,7 @@
 // `#[message]` is neither sent nor logged by its `Display`, which may then show it.
 use mcp_errors_core::{ToolError, ToolFailure};
 
-#[derive(Debug, thiserror::Error, ToolError)]
+#[derive(thiserror::Error, ToolError)]
 enum AccountError {
     #[error("connect as {user} failed")]
     #[category(internal)]

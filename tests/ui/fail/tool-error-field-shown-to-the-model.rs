@@ -1,0 +1,26 @@
+// Rule: a text the model reads (`#[message]`, `#[hint]`, or `Display` of a variant that is not
+// masked) does not show a field that is itself a `ToolError`, with `{field}` or `{field:?}`:
+// the wrapped error's masked text and `#[sensitive]` fields would reach the model through it.
+// Forward to it with `#[transparent]`, or keep it as the `#[source]` out of the text.
+use mcp_errors_core::ToolError;
+
+#[derive(Debug, thiserror::Error, ToolError)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    #[category(internal)]
+    Database(#[source] std::io::Error),
+}
+
+#[derive(Debug, thiserror::Error, ToolError)]
+pub enum BookingError {
+    #[error("booking failed: {0}")]
+    #[category(validation)]
+    Failed(StoreError),
+
+    #[error("seat taken")]
+    #[category(conflict)]
+    #[hint("the store said {store:?}")]
+    Taken { store: StoreError },
+}
+
+fn main() {}
