@@ -301,6 +301,7 @@ def gitlab():
         Case("create_issue_wrong_type", "create_issue", {"project_id": "p", "title": 5}, "a number where a string goes"),
         Case("no_arguments", "create_issue", None, "no arguments at all"),
         Case("unknown_tool", "delete_project", {"project_id": "p"}, "a tool the server does not have"),
+        Case("create_issue_local_timeout", "create_issue", {"project_id": "slow30", "title": "t"}, "no answer within the local limit to a write", timeout=5, restart=True),
     ]
     run("gitlab", meta, argv, cases, env=env)
     run("gitlab", meta, argv, [
@@ -491,6 +492,7 @@ def sqlite():
 
     cases += [
         Case("write_database_locked", "write_query", {"query": "INSERT INTO users(email) VALUES ('b@example.invalid')"}, "a write while another process holds an exclusive lock", timeout=30, before=lock, after=unlock),
+        Case("write_locked_local_timeout", "write_query", {"query": "INSERT INTO users(email) VALUES ('c@example.invalid')"}, "no answer within the local limit to a write while the database is locked", timeout=2, before=lock, after=unlock, restart=True),
         Case("read_database_locked", "read_query", {"query": "SELECT * FROM users"}, "a read while another process holds an exclusive lock", timeout=30, before=lock, after=unlock),
     ]
     run("sqlite", meta, [binary, "--db-path", db], cases)
@@ -516,6 +518,7 @@ def airflow():
         Case("get_dag_missing_argument", "get_dag_details", {}, "a missing required argument"),
         Case("get_dag_wrong_type", "get_dag_details", {"dag_id": ["a", "b"]}, "a list where a string goes"),
         Case("unknown_tool", "delete_dag", {"dag_id": "x"}, "a tool the server does not have"),
+        Case("trigger_dag_local_timeout", "trigger_dag", {"dag_id": "slow30"}, "no answer within the local limit to a trigger", timeout=5, restart=True),
     ]
     run("airflow", meta, [binary, "--transport", "stdio"], cases, env=env, cwd=world_readable_tmp())
     run("airflow", meta, [binary, "--transport", "stdio"], [

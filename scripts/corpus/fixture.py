@@ -1,10 +1,11 @@
-"""A local HTTP upstream on 127.0.0.1 that answers with the status a path asks for.
+"""A local HTTP upstream on 127.0.0.1 that answers with the status a request asks for.
 
 `/status/<code>` answers `<code>` (429 and 503 with `Retry-After`), `/slow/<seconds>` waits
-before a 200, a path ending in `/version` is an Airflow 3 version, anything else is a small
-HTML page. `robots` chooses what `/robots.txt` says:
-`allow`, `disallow`, or a status code. A path or query that contains `s<code>` anywhere (as a GitLab
-project id or an Airflow DAG id does) answers that status with a JSON body.
+before a 200, a path ending in `/version` is an Airflow 3 version. A path or query that
+contains `slow<seconds>` as a word waits, then answers `{}`; one that contains `s<code>` (as a
+GitLab project id or an Airflow DAG id can) answers that status with a JSON body. Anything
+else is a small HTML page. `robots` chooses what `/robots.txt` says: `allow`, `disallow`, or a
+status code.
 """
 
 import json
@@ -63,6 +64,10 @@ def make_handler(robots):
             if path.endswith("/version"):
                 return self.answer(200, json.dumps({"version": "3.0.2", "git_version": None}),
                                    "application/json")
+            match = re.search(r"(?:^|[/_%.=&-])slow(\d+)(?:$|[/_%.=&-])", self.path)
+            if match:
+                time.sleep(int(match.group(1)))
+                return self.answer(200, "{}", "application/json")
             match = re.search(r"(?:^|[/_%.=&-])s(\d{3})(?:$|[/_%.=&-])", self.path)
             if match:
                 code = match.group(1)
