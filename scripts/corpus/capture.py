@@ -314,6 +314,61 @@ def gitlab():
     fixture.close()
 
 
+PG_BIN = "/usr/lib/postgresql/15/bin"
+
+
+def free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_postgres(root):
+    """A throwaway PostgreSQL cluster on 127.0.0.1, owned by the `postgres` user.
+
+    Role `corpus` (password `corpus`, statement timeout 2 s) owns database `corpus`, which
+    has one table, `users`."""
+    data = os.path.join(root, "pg")
+    pwfile = os.path.join(root, "pw")
+    with open(pwfile, "w") as f:
+        f.write("corpus-admin\n")
+    os.chmod(pwfile, 0o644)
+    port = free_port()
+    os.makedirs(data)
+    shutil.chown(data, "postgres", "postgres")
+    log = os.path.join(root, "pg.log")
+    with open(log, "w"):
+        pass
+    shutil.chown(log, "postgres", "postgres")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    as_pg = ["runuser", "-u", "postgres", "--"]
+    subprocess.run(as_pg + [os.path.join(PG_BIN, "initdb"), "-D", data, "-U", "postgres",
+                            "-A", "scram-sha-256", "--pwfile", pwfile], check=True, **quiet)
+    subprocess.run(as_pg + [os.path.join(PG_BIN, "pg_ctl"), "-D", data, "-w", "-l", log, "-o",
+                            f"-c listen_addresses=127.0.0.1 -p {port} -k {data}", "start"],
+                   check=True, **quiet)
+    sql = ("CREATE ROLE corpus LOGIN PASSWORD 'corpus';"
+           "ALTER ROLE corpus SET statement_timeout = '2s';"
+           "CREATE DATABASE corpus OWNER corpus;")
+    env = dict(os.environ, PGPASSWORD="corpus-admin")
+    psql = ["psql", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(port)]
+    for statement in sql.split(";")[:-1]:
+        subprocess.run(psql + ["-U", "postgres", "-d", "postgres", "-c", statement],
+                       check=True, env=env, **quiet)
+    subprocess.run(psql + ["-U", "corpus", "-d", "corpus", "-c",
+                           "CREATE TABLE users(id serial PRIMARY KEY, email text UNIQUE NOT NULL);"
+                           "INSERT INTO users(email) VALUES ('a@example.invalid');"],
+                   check=True, env=dict(os.environ, PGPASSWORD="corpus"), **quiet)
+    return data, port
+
+
+def stop_postgres(data):
+    subprocess.run(["runuser", "-u", "postgres", "--", os.path.join(PG_BIN, "pg_ctl"), "-D", data,
+                    "-w", "-m", "fast", "stop"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
 def postgres():
     meta = {"package": "@modelcontextprotocol/server-postgres",
             "version": npm_version("@modelcontextprotocol/server-postgres"), "sdk": "typescript"}
@@ -327,6 +382,34 @@ def postgres():
     run("postgres", meta, [binary, "postgresql://corpus:corpus@db.corpus.invalid:5432/corpus"], [
         Case("query_dns_failure", "query", {"sql": "SELECT 1"}, "a DNS failure (a .invalid name)"),
     ])
+    if not os.path.exists(os.path.join(PG_BIN, "initdb")):
+        print("postgres: no PostgreSQL 15 binaries, the database cases are skipped")
+        return
+    root = world_readable_tmp()
+    data, port = start_postgres(root)
+    try:
+        url = f"postgresql://corpus:corpus@127.0.0.1:{port}/corpus"
+        run("postgres", meta, [binary, url], [
+            Case("query_ok", "query", {"sql": "SELECT email FROM users"}, "a query that works (for contrast)"),
+            Case("query_missing_table", "query", {"sql": "SELECT * FROM orders"}, "a missing table"),
+            Case("query_missing_column", "query", {"sql": "SELECT phone FROM users"}, "a missing column"),
+            Case("query_syntax_error", "query", {"sql": "SELEC 1"}, "bad SQL"),
+            Case("query_bad_cast", "query", {"sql": "SELECT 'abc'::int"}, "a value that does not cast"),
+            Case("query_division_by_zero", "query", {"sql": "SELECT 1/0"}, "a division by zero"),
+            Case("query_write_in_read_only", "query", {"sql": "INSERT INTO users(email) VALUES ('b@example.invalid')"}, "a write in the server's read-only transaction"),
+            Case("query_statement_timeout", "query", {"sql": "SELECT pg_sleep(10)"}, "the database's own statement timeout (2 s)"),
+            Case("query_sql_wrong_type_connected", "query", {"sql": 7}, "a number where the SQL string goes, with the database up"),
+            Case("query_local_timeout", "query", {"sql": "SET LOCAL statement_timeout = 0; SELECT pg_sleep(20)"}, "no answer within the local limit", timeout=4, restart=True),
+        ])
+        run("postgres", meta, [binary, f"postgresql://corpus:wrong@127.0.0.1:{port}/corpus"], [
+            Case("query_wrong_password", "query", {"sql": "SELECT 1"}, "a wrong password"),
+        ])
+        run("postgres", meta, [binary, f"postgresql://corpus:corpus@127.0.0.1:{port}/nosuchdb"], [
+            Case("query_missing_database", "query", {"sql": "SELECT 1"}, "a database that does not exist"),
+        ])
+    finally:
+        stop_postgres(data)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def fetch():
