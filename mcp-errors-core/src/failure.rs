@@ -155,7 +155,7 @@ pub trait ToolError: Error {
 ///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 ///     .with_structured_content(true)
 ///     .with_tool("search_docs");
-/// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// assert!(options.correlation_id().unwrap().starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
 /// assert!(options.structured_content());
 /// assert_eq!(options.tool(), Some("search_docs"));
 /// ```
@@ -252,17 +252,38 @@ impl FailureOptions {
         self
     }
 
-    /// Use the trace id of a W3C `traceparent` as the correlation id, when it is valid.
+    /// Start the correlation id with the trace id of a W3C `traceparent`, when it is valid:
+    /// the id becomes `<trace-id>.<16 hex digits>`, the second part drawn by this call.
+    ///
+    /// The trace id is the caller's to choose, and any caller may send the same one; the drawn
+    /// part makes the id the server's. So the id the model shows leads the operator to the
+    /// trace (its first 32 characters) and to the one log entry of this request (the whole
+    /// id), and a caller reusing another's `traceparent` never has its failures logged under
+    /// the other's id. Call it once per request (as `rmcp::ToolErrors` and
+    /// `rmcp::failure_options` do): every failure converted with these options shares the id.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    /// let first = FailureOptions::new().with_traceparent(traceparent);
+    /// let second = FailureOptions::new().with_traceparent(traceparent);
+    /// let id = first.correlation_id().unwrap();
+    /// assert_eq!(id.split_once('.').unwrap().0, "4bf92f3577b34da6a3ce929d0e0e4736");
+    /// assert_ne!(first.correlation_id(), second.correlation_id());
+    /// assert_eq!(FailureOptions::new().with_traceparent("not a header").correlation_id(), None);
+    /// ```
     pub fn with_traceparent(mut self, traceparent: &str) -> Self {
         if let Some(trace_id) = mask::trace_id_from_traceparent(traceparent) {
-            self.correlation_id = Some(trace_id.to_owned());
+            self.correlation_id = Some(mask::traced_correlation_id(trace_id));
         }
         self
     }
 
     /// Options for a failure answering a request whose `_meta` is `request_meta`: its W3C
-    /// `traceparent` (spec 2026-07-28, SEP-414), when valid, gives the correlation id, so the
-    /// id the model sees is the trace id in your tracing backend.
+    /// `traceparent` (spec 2026-07-28, SEP-414), when valid, starts the correlation id, so the
+    /// id the model sees leads to the trace in your tracing backend (see
+    /// [`with_traceparent`](Self::with_traceparent)).
     ///
     /// ```
     /// use mcp_errors_core::FailureOptions;
@@ -271,7 +292,7 @@ impl FailureOptions {
     ///     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     /// });
     /// let options = FailureOptions::from_request_meta(meta.as_object().unwrap());
-    /// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// assert!(options.correlation_id().unwrap().starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
     /// assert_eq!(FailureOptions::from_request_meta(&Default::default()), FailureOptions::new());
     /// ```
     pub fn from_request_meta(request_meta: &Map<String, Value>) -> Self {
@@ -307,7 +328,7 @@ impl FailureOptions {
     /// not, whatever [`set_draft_tool_failure_default`] says.
     ///
     /// **Draft**: the entry follows a proposal that may still change, so it is off by default.
-    /// It always carries a correlation id: the one of these options (a masked error's, or the
+    /// It always carries a correlation id: the one of these options (given, or started by the
     /// `traceparent`'s trace id) when there is one, a fresh one otherwise, which the
     /// `mcp_errors::failure` tracing event records.
     ///
@@ -329,7 +350,7 @@ impl FailureOptions {
     /// let entry = &meta[TOOL_FAILURE_META_KEY];
     /// assert_eq!(entry["class"], "reliability");
     /// assert_eq!(entry["code"], "LIMITED");
-    /// assert_eq!(entry["correlationId"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    /// assert_eq!(entry["correlationId"], options.correlation_id().unwrap());
     /// assert_eq!(entry["agentGuidance"], "wait, then call again");
     /// assert!(entry["retryNotBefore"].as_u64().unwrap() > 1_700_000_000_000);
     /// assert_eq!(meta["rs.mcp-errors/error"]["code"], "LIMITED");

@@ -144,8 +144,10 @@ impl IntoCallToolResult for ToolFailure {
 }
 
 /// Conversion options for a failure answering this request: the request's W3C
-/// `traceparent` (SEP-414), when it carries a valid one, becomes the correlation id, and the
+/// `traceparent` (SEP-414), when it carries a valid one, starts the correlation id, which goes
+/// on with a part drawn for this call (see [`FailureOptions::with_traceparent`]), and the
 /// negotiated protocol version chooses the codes (see [`FailureOptions::with_protocol_version`]).
+/// Call it once per request: its failures then share one id.
 ///
 /// A tool that takes the request context converts its error explicitly:
 ///
