@@ -172,6 +172,16 @@ pub struct FailureOptions {
 
 static DRAFT_TOOL_FAILURE_DEFAULT: AtomicBool = AtomicBool::new(false);
 
+/// The longest tool name kept, in characters: MCP's own limit.
+const MAX_TOOL_CHARS: usize = 128;
+
+/// The longest client name, and the longest client version, kept, in characters.
+pub(crate) const MAX_CLIENT_PART_CHARS: usize = 128;
+
+/// The longest client kept: a name and a version of [`MAX_CLIENT_PART_CHARS`] and the `/`
+/// between them.
+const MAX_CLIENT_CHARS: usize = 2 * MAX_CLIENT_PART_CHARS + 1;
+
 /// Whether every conversion that does not choose otherwise
 /// ([`FailureOptions::with_draft_tool_failure`]) also writes the draft tool-failure entry
 /// (SEP-3313, a **draft**: see [`DraftToolFailure`]). Off until a server turns it on, once, at
@@ -310,16 +320,36 @@ impl FailureOptions {
         self
     }
 
-    /// The name of the tool that failed, for the `mcp_errors::failure` tracing event.
+    /// The name of the tool that failed, for the tracing events: cleaned as
+    /// [`mask::clean_text`] cleans text and cut to 128 characters (the longest tool name MCP
+    /// allows), since a request can name any tool.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let options = FailureOptions::new().with_tool("x".repeat(100_000));
+    /// assert_eq!(options.tool().unwrap().chars().count(), 128);
+    /// ```
     pub fn with_tool(mut self, name: impl Into<String>) -> Self {
-        self.tool = Some(name.into());
+        self.tool = Some(mask::clean_owned(name.into(), MAX_TOOL_CHARS));
         self
     }
 
     /// The client the failure answers (for example `name/version` from its `initialize`), for
-    /// the `mcp_errors::failure` tracing event.
+    /// the `mcp_errors::failure` tracing event: cleaned as [`mask::clean_text`] cleans text
+    /// and cut to 257 characters, since a client names itself with any text of any length.
+    /// `rmcp::ToolErrors` cuts the name and the version to 128 characters each before joining
+    /// them.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let options = FailureOptions::new().with_client(format!("{}/1.0", "n".repeat(512 * 1024)));
+    /// assert_eq!(options.client().unwrap().chars().count(), 257);
+    /// assert_eq!(FailureOptions::new().with_client("a\u{202e}b\u{0}/1").client(), Some("ab /1"));
+    /// ```
     pub fn with_client(mut self, client: impl Into<String>) -> Self {
-        self.client = Some(client.into());
+        self.client = Some(mask::clean_owned(client.into(), MAX_CLIENT_CHARS));
         self
     }
 

@@ -1,5 +1,6 @@
 //! A `#[tool_router]` server wrapped in `ToolErrors`, driven by rmcp's client over an
-//! in-process duplex: two requests with the same `traceparent` get different correlation ids.
+//! in-process duplex: the client's name and version are cut before they reach the log; two
+//! requests with the same `traceparent` get different correlation ids.
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -153,6 +154,33 @@ async fn call(
 
 fn payload(result: &CallToolResult) -> Value {
     result.meta.as_ref().expect("an error result carries _meta")[META_KEY].clone()
+}
+
+#[tokio::test]
+async fn a_clients_name_and_version_reach_the_log_cleaned_and_cut() {
+    let events = events();
+    let name = format!("huge\u{202e}\u{1b}[1m{}", "n".repeat(512 * 1024));
+    let client = connect(Implementation::new(name, "v".repeat(512 * 1024))).await;
+    let result = call(&client, "ledger", None).await;
+    let id = payload(&result)["correlationId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let failure = events.under("mcp_errors::failure", &id);
+    assert_eq!(failure.len(), 1, "{failure:?}");
+    let logged = failure[0].field("client").unwrap();
+    let (name, version) = logged.split_once('/').expect("name/version");
+    assert!(
+        name.starts_with("huge [1mnnn") && name.ends_with('…'),
+        "{name}"
+    );
+    assert_eq!(name.chars().count(), 128);
+    assert!(
+        version.starts_with("vvv") && version.ends_with('…'),
+        "{version}"
+    );
+    assert_eq!(version.chars().count(), 128);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -10,12 +10,13 @@ use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CancelledNotificationParam, CompleteRequestParams, CompleteResult, CustomNotification,
     CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
-    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams,
-    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
+    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use ::rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -23,6 +24,8 @@ use ::rmcp::service::{
 use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
+use crate::failure::MAX_CLIENT_PART_CHARS;
+use crate::mask::clean_text;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 use crate::{FailureOptions, ToolError};
 
@@ -77,7 +80,8 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// For every `tools/call`, the wrapper
 /// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, a
 ///   correlation id for the request, the client's name and version (from the request's
-///   `_meta`, else from `initialize`) and the negotiated protocol version (which retired codes
+///   `_meta`, else from `initialize`; each cleaned and cut to 128 characters, as they go to
+///   every failure's log event) and the negotiated protocol version (which retired codes
 ///   follow), on top of the options given to [`with_options`](Self::with_options). A tool
 ///   returning `Result<_, MyError>` gets them through the conversion the derive writes;
 /// - turns the text-only `isError` result that rmcp writes when the arguments do not
@@ -154,17 +158,26 @@ impl<S> ToolErrors<S> {
         if let Some(version) = context.protocol_version() {
             options = options.with_protocol_version(version.as_str());
         }
-        let client = context.meta.client_info().or_else(|| {
-            context
+        let client = match context.meta.client_info() {
+            Some(client) => Some(client_label(&client)),
+            None => context
                 .peer
                 .peer_info()
-                .map(|info| info.client_info.clone())
-        });
+                .map(|info| client_label(&info.client_info)),
+        };
         if let Some(client) = client {
-            options = options.with_client(format!("{}/{}", client.name, client.version));
+            options = options.with_client(client);
         }
         options
     }
+}
+
+/// `name/version` of a client, each cleaned and cut to [`MAX_CLIENT_PART_CHARS`]: a client
+/// names itself with any text of any length, and this goes to the log of every failure.
+fn client_label(client: &Implementation) -> String {
+    let name = clean_text(&client.name, MAX_CLIENT_PART_CHARS);
+    let version = clean_text(&client.version, MAX_CLIENT_PART_CHARS);
+    format!("{name}/{version}")
 }
 
 /// One method of `ServerHandler` handed to the wrapped handler, unchanged.
