@@ -465,7 +465,8 @@ impl ToolFailure {
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
     /// `channel` (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client`, so a
     /// subscriber can count failures per code and derive failure and retry rates. A masked
-    /// error also emits its full text (target `mcp_errors::masked`, level ERROR): `error`
+    /// error also emits its full text (target `mcp_errors::masked`, level ERROR) with
+    /// `correlation_id`, `code`, `variant` and `tool`: `error`
     /// (its `Display`) and `sources` (the source chain, joined by `: `), each escaped to one
     /// line: line breaks, control characters such as the escape that starts an ANSI sequence,
     /// and invisible or bidirectional characters are written as `\n`, `\u{1b}`, `\u{202e}`.
@@ -476,7 +477,7 @@ impl ToolFailure {
                 .correlation_id
                 .clone()
                 .unwrap_or_else(mask::new_correlation_id);
-            log_masked(error, descriptor, &id);
+            log_masked(error, descriptor, options, &id);
             Some(id)
         } else {
             options.correlation_id.clone()
@@ -652,7 +653,7 @@ fn write_failure_json<E: ToolError + ?Sized>(
             .correlation_id
             .clone()
             .unwrap_or_else(mask::new_correlation_id);
-        log_masked(error, descriptor, &id);
+        log_masked(error, descriptor, options, &id);
         Some(id)
     } else {
         options.correlation_id.clone()
@@ -696,7 +697,12 @@ fn coded(code: &str, message: &str) -> String {
 }
 
 #[cfg(feature = "tracing")]
-fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id: &str) {
+fn log_masked<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    options: &FailureOptions,
+    id: &str,
+) {
     let mut chain = String::new();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -709,11 +715,13 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
     // `Display` and sources come from anywhere (a driver, a remote response): each field is
     // escaped to stay on its line.
     let text = error.to_string();
+    let tool = options.tool.as_deref().map(mask::escape_for_log);
     tracing::error!(
         target: "mcp_errors::masked",
         correlation_id = id,
         code = descriptor.code(),
         variant = descriptor.variant(),
+        tool = tool.as_deref().unwrap_or(""),
         error = mask::escape_for_log(&text).as_ref(),
         sources = mask::escape_for_log(&chain).as_ref(),
         "masked tool error"
@@ -721,7 +729,7 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
 }
 
 #[cfg(not(feature = "tracing"))]
-fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
+fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &FailureOptions, _: &str) {}
 
 #[cfg(feature = "tracing")]
 fn log_failure(

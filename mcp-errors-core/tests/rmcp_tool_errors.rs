@@ -1,7 +1,9 @@
 //! A `#[tool_router]` server wrapped in `ToolErrors`, driven by rmcp's client over an
-//! in-process duplex: the client's name and version are cut before they reach the log; two
-//! requests with the same `traceparent` get different correlation ids.
+//! in-process duplex: a tool that panics is answered at once with a masked failure whose
+//! message and location reach the log only; the client's name and version are cut before they
+//! reach the log; two requests with the same `traceparent` get different correlation ids.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -35,6 +37,18 @@ struct Seats {
 
 #[tool_router]
 impl Seats {
+    /// Books a seat from a seat map that is out of sync: panics.
+    #[tool]
+    async fn book(&self) -> String {
+        panic!("seat map out of sync\nreloading with user=seats password=hunter2")
+    }
+
+    /// Lists the seats.
+    #[tool]
+    async fn list(&self) -> String {
+        "A1 A2".to_owned()
+    }
+
     /// Writes to the ledger, which is down.
     #[tool]
     async fn ledger(&self) -> Result<String, LedgerDown> {
@@ -48,6 +62,9 @@ impl ServerHandler for Seats {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
     }
 }
+
+/// How many panics the hook set before the server's first call saw.
+static USER_HOOK_CALLS: AtomicUsize = AtomicUsize::new(0);
 
 /// One event: its target and its fields, by name, as text.
 #[derive(Clone, Debug)]
@@ -105,10 +122,15 @@ impl<S: tracing::Subscriber> Layer<S> for Events {
     }
 }
 
-/// A global subscriber for the whole test binary.
+/// A global subscriber, and a panic hook of "the user's" set before any server runs.
 fn events() -> &'static Events {
     static EVENTS: OnceLock<Events> = OnceLock::new();
     EVENTS.get_or_init(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            USER_HOOK_CALLS.fetch_add(1, Ordering::SeqCst);
+            default(info);
+        }));
         let events = Events::default();
         tracing::subscriber::set_global_default(Registry::default().with(events.clone()))
             .expect("no other global subscriber in this binary");
@@ -154,6 +176,56 @@ async fn call(
 
 fn payload(result: &CallToolResult) -> Value {
     result.meta.as_ref().expect("an error result carries _meta")[META_KEY].clone()
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_is_answered_masked_and_the_next_call_is_served() {
+    let events = events();
+    let client = connect(Implementation::new("seats-test", "1.0")).await;
+    let hook_calls = USER_HOOK_CALLS.load(Ordering::SeqCst);
+
+    let result = call(&client, "book", Some(TRACEPARENT)).await;
+    assert_eq!(result.is_error, Some(true));
+    let payload = payload(&result);
+    assert_eq!(payload["code"], "TOOL_PANICKED");
+    assert_eq!(payload["category"], "internal");
+    assert_eq!(payload["retryable"], false);
+    let id = payload["correlationId"].as_str().expect("a correlation id");
+    assert!(id.starts_with(&format!("{TRACE_ID}.")), "{id}");
+    let text = result.content[0].as_text().unwrap().text.as_str();
+    assert!(
+        text.starts_with("TOOL_PANICKED: ") && text.ends_with(id),
+        "{text}"
+    );
+    let wire = serde_json::to_string(&result).unwrap();
+    for secret in ["hunter2", "password", "out of sync", "rmcp_tool_errors.rs"] {
+        assert!(!wire.contains(secret), "{secret} in {wire}");
+    }
+
+    // The log has the message, escaped to one line, the location and the tool, under the id.
+    let masked = events.under("mcp_errors::masked", id);
+    assert_eq!(masked.len(), 1, "{masked:?}");
+    let logged = masked[0].field("error").unwrap();
+    assert!(
+        logged.starts_with("tool `book` panicked at mcp-errors-core/tests/rmcp_tool_errors.rs:"),
+        "{logged}"
+    );
+    assert!(
+        logged.ends_with(": seat map out of sync\\nreloading with user=seats password=hunter2"),
+        "{logged}"
+    );
+    assert_eq!(masked[0].field("tool"), Some("book"));
+    assert_eq!(masked[0].field("code"), Some("TOOL_PANICKED"));
+    let failure = events.under("mcp_errors::failure", id);
+    assert_eq!(failure.len(), 1, "{failure:?}");
+    assert_eq!(failure[0].field("tool"), Some("book"));
+    // The hook that was there before still sees the panic.
+    assert!(USER_HOOK_CALLS.load(Ordering::SeqCst) > hook_calls);
+
+    let next = call(&client, "list", None).await;
+    assert_eq!(next.is_error, Some(false));
+    assert_eq!(next.content[0].as_text().unwrap().text, "A1 A2");
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -11,8 +11,9 @@
 //! `outputSchema`; this module's [`Json`] can also mark an empty result.
 //!
 //! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
-//!   request's `traceparent` and the client, and rmcp's text-only answer to arguments that do
-//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`).
+//!   request's `traceparent` and the client, rmcp's text-only answer to arguments that do
+//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
+//!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
 //!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
 //!
@@ -83,6 +84,7 @@ mod arguments;
 #[cfg(feature = "client")]
 mod client;
 mod json;
+mod panic;
 mod server;
 
 pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;

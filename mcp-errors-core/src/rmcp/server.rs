@@ -24,6 +24,7 @@ use ::rmcp::service::{
 use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
+use super::panic::catch_panic;
 use crate::failure::MAX_CLIENT_PART_CHARS;
 use crate::mask::clean_text;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
@@ -87,7 +88,16 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// - turns the text-only `isError` result that rmcp writes when the arguments do not
 ///   deserialize (`failed to deserialize parameters: ...`) into an [`ArgumentError`]: a
 ///   `validation` failure with the stable code `INVALID_ARGUMENTS` and the field, what was
-///   expected and what was received in its details.
+///   expected and what was received in its details;
+/// - answers a tool that panics, at once, with a masked `internal` failure with the stable
+///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
+///   characters) and location are logged under that id with the tool's name (the
+///   `mcp_errors::masked` event of [`ToolFailure::from_error_with`](crate::ToolFailure::from_error_with)),
+///   never sent. Left alone, rmcp drops the request of a panicking tool, and the client waits
+///   for its own timeout. The location comes from a panic hook installed at the first call,
+///   which hands every panic on to the hook that was set before (yours, or the default one
+///   that prints to stderr); a hook set after it replaces it, and the log then holds the
+///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends.
 ///
 /// The correlation id of a request with a valid W3C `traceparent` in its `_meta` is
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
@@ -197,8 +207,8 @@ type Context = RequestContext<RoleServer>;
 type Notified = NotificationContext<RoleServer>;
 type Answer<T> = Result<T, ErrorData>;
 
-/// Every method goes to the wrapped handler; `call_tool` runs in the request's scope and
-/// codes rmcp's argument errors.
+/// Every method goes to the wrapped handler; `call_tool` runs in the request's scope, codes
+/// rmcp's argument errors and answers a panic.
 impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
     async fn call_tool(
         &self,
@@ -208,12 +218,16 @@ impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
         let options = self.request_options(&request.name, &context);
         // Kept to name the field of an argument error; the handler takes the request.
         let arguments = request.arguments.clone();
-        let response = request_scope(options.clone(), self.inner.call_tool(request, context)).await;
-        match response {
-            Ok(CallToolResponse::Complete(result)) => Ok(CallToolResponse::Complete(
+        let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
+        match request_scope(options.clone(), call).await {
+            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
                 with_coded_argument_error(result, arguments.as_ref(), &options),
             )),
-            other => other,
+            Ok(other) => other,
+            Err(panicked) => panicked
+                .to_failure_with(&options)
+                .into_rmcp()
+                .map(CallToolResponse::from),
         }
     }
 
