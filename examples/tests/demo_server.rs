@@ -1,6 +1,6 @@
 //! `demo-server` driven over stdio by rmcp's client (a `TokioChildProcess`): every case of
 //! `e2e/cases.json` on the wire, the tool list, the faults, the retry run, the tour binary,
-//! and the Streamable HTTP mode.
+//! and the Streamable HTTP mode; a tool that panics, over both.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -13,7 +13,9 @@ mod support;
 use mcp_errors_core::client::{Decision, Outcome};
 use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, ErrorCode};
 use mcp_errors_examples::cases::{Reply, cases, check};
-use mcp_errors_examples::tour::{call, connect, retry_run, run_case};
+use mcp_errors_examples::tour::{DemoClient, call, connect, retry_run, run_case};
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Map, Value, json};
 use support::HttpServer;
 
@@ -337,6 +339,61 @@ fn the_tour_prints_every_case_and_exits_zero() {
         stdout.contains("stopped after 1 attempt(s): fix_input, not retried"),
         "{stdout}"
     );
+}
+
+/// With `seats_corrupt:1` on: `reserve_seat` panics once, is answered at once with a masked
+/// `TOOL_PANICKED` that holds nothing of the panic's message, and the next call is served.
+async fn a_panic_is_answered_and_the_next_call_served(client: &DemoClient) {
+    let seat = || args(json!({"seat_id": "A2"}));
+    let answer = tokio::time::timeout(
+        Duration::from_secs(5),
+        call(client, "reserve_seat", seat(), &Map::new()),
+    )
+    .await
+    .expect("the panicking tool is answered within 5 s")
+    .expect("a reply");
+    let payload = payload(&answer);
+    assert_eq!(payload["code"], "TOOL_PANICKED");
+    assert_eq!(payload["category"], "internal");
+    let id = payload["correlationId"].as_str().expect("a correlation id");
+    let wire = answer.to_response().to_string();
+    assert!(wire.contains(id));
+    for secret in [
+        "hunter2",
+        "password",
+        "seats-db",
+        "out of sync",
+        "server.rs",
+    ] {
+        assert!(!wire.contains(secret), "{secret} in {wire}");
+    }
+    let Reply::Result(next) = call(client, "reserve_seat", seat(), &Map::new())
+        .await
+        .unwrap()
+    else {
+        panic!("a result")
+    };
+    assert_eq!(next["structuredContent"]["status"], "reserved", "{next}");
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_over_stdio_is_answered_and_the_server_goes_on() {
+    let client = connect(server(), &["seats_corrupt:1".into()])
+        .await
+        .unwrap();
+    a_panic_is_answered_and_the_next_call_served(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_over_http_is_answered_and_the_server_goes_on() {
+    let server = HttpServer::start(&[], "seats_corrupt:1");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("the client connects over HTTP");
+    a_panic_is_answered_and_the_next_call_served(&client).await;
+    client.cancel().await.unwrap();
 }
 
 #[test]

@@ -56,10 +56,8 @@ async fn a_masked_failure_over_http_carries_the_trace_id_and_is_escalated() {
         panic!("a tool error: {:?}", report.attempts[0].outcome);
     };
     assert_eq!(error.code.as_deref(), Some("LEDGER_UNAVAILABLE"));
-    assert_eq!(
-        error.correlation_id.as_deref(),
-        Some("4bf92f3577b34da6a3ce929d0e0e4736")
-    );
+    let id = error.correlation_id.as_deref().expect("a correlation id");
+    assert!(id.starts_with("4bf92f3577b34da6a3ce929d0e0e4736."), "{id}");
     assert!(!error.message.contains("ledger-db-2"));
     client.cancel().await.unwrap();
 }

@@ -155,7 +155,7 @@ pub trait ToolError: Error {
 ///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 ///     .with_structured_content(true)
 ///     .with_tool("search_docs");
-/// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// assert!(options.correlation_id().unwrap().starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
 /// assert!(options.structured_content());
 /// assert_eq!(options.tool(), Some("search_docs"));
 /// ```
@@ -171,6 +171,16 @@ pub struct FailureOptions {
 }
 
 static DRAFT_TOOL_FAILURE_DEFAULT: AtomicBool = AtomicBool::new(false);
+
+/// The longest tool name kept, in characters: MCP's own limit.
+const MAX_TOOL_CHARS: usize = 128;
+
+/// The longest client name, and the longest client version, kept, in characters.
+pub(crate) const MAX_CLIENT_PART_CHARS: usize = 128;
+
+/// The longest client kept: a name and a version of [`MAX_CLIENT_PART_CHARS`] and the `/`
+/// between them.
+const MAX_CLIENT_CHARS: usize = 2 * MAX_CLIENT_PART_CHARS + 1;
 
 /// Whether every conversion that does not choose otherwise
 /// ([`FailureOptions::with_draft_tool_failure`]) also writes the draft tool-failure entry
@@ -252,17 +262,38 @@ impl FailureOptions {
         self
     }
 
-    /// Use the trace id of a W3C `traceparent` as the correlation id, when it is valid.
+    /// Start the correlation id with the trace id of a W3C `traceparent`, when it is valid:
+    /// the id becomes `<trace-id>.<16 hex digits>`, the second part drawn by this call.
+    ///
+    /// The trace id is the caller's to choose, and any caller may send the same one; the drawn
+    /// part makes the id the server's. So the id the model shows leads the operator to the
+    /// trace (its first 32 characters) and to the one log entry of this request (the whole
+    /// id), and a caller reusing another's `traceparent` never has its failures logged under
+    /// the other's id. Call it once per request (as `rmcp::ToolErrors` and
+    /// `rmcp::failure_options` do): every failure converted with these options shares the id.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    /// let first = FailureOptions::new().with_traceparent(traceparent);
+    /// let second = FailureOptions::new().with_traceparent(traceparent);
+    /// let id = first.correlation_id().unwrap();
+    /// assert_eq!(id.split_once('.').unwrap().0, "4bf92f3577b34da6a3ce929d0e0e4736");
+    /// assert_ne!(first.correlation_id(), second.correlation_id());
+    /// assert_eq!(FailureOptions::new().with_traceparent("not a header").correlation_id(), None);
+    /// ```
     pub fn with_traceparent(mut self, traceparent: &str) -> Self {
         if let Some(trace_id) = mask::trace_id_from_traceparent(traceparent) {
-            self.correlation_id = Some(trace_id.to_owned());
+            self.correlation_id = Some(mask::traced_correlation_id(trace_id));
         }
         self
     }
 
     /// Options for a failure answering a request whose `_meta` is `request_meta`: its W3C
-    /// `traceparent` (spec 2026-07-28, SEP-414), when valid, gives the correlation id, so the
-    /// id the model sees is the trace id in your tracing backend.
+    /// `traceparent` (spec 2026-07-28, SEP-414), when valid, starts the correlation id, so the
+    /// id the model sees leads to the trace in your tracing backend (see
+    /// [`with_traceparent`](Self::with_traceparent)).
     ///
     /// ```
     /// use mcp_errors_core::FailureOptions;
@@ -271,7 +302,7 @@ impl FailureOptions {
     ///     "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     /// });
     /// let options = FailureOptions::from_request_meta(meta.as_object().unwrap());
-    /// assert_eq!(options.correlation_id(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    /// assert!(options.correlation_id().unwrap().starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
     /// assert_eq!(FailureOptions::from_request_meta(&Default::default()), FailureOptions::new());
     /// ```
     pub fn from_request_meta(request_meta: &Map<String, Value>) -> Self {
@@ -289,16 +320,36 @@ impl FailureOptions {
         self
     }
 
-    /// The name of the tool that failed, for the `mcp_errors::failure` tracing event.
+    /// The name of the tool that failed, for the tracing events: cleaned as
+    /// [`mask::clean_text`] cleans text and cut to 128 characters (the longest tool name MCP
+    /// allows), since a request can name any tool.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let options = FailureOptions::new().with_tool("x".repeat(100_000));
+    /// assert_eq!(options.tool().unwrap().chars().count(), 128);
+    /// ```
     pub fn with_tool(mut self, name: impl Into<String>) -> Self {
-        self.tool = Some(name.into());
+        self.tool = Some(mask::clean_owned(name.into(), MAX_TOOL_CHARS));
         self
     }
 
     /// The client the failure answers (for example `name/version` from its `initialize`), for
-    /// the `mcp_errors::failure` tracing event.
+    /// the `mcp_errors::failure` tracing event: cleaned as [`mask::clean_text`] cleans text
+    /// and cut to 257 characters, since a client names itself with any text of any length.
+    /// `rmcp::ToolErrors` cuts the name and the version to 128 characters each before joining
+    /// them.
+    ///
+    /// ```
+    /// use mcp_errors_core::FailureOptions;
+    ///
+    /// let options = FailureOptions::new().with_client(format!("{}/1.0", "n".repeat(512 * 1024)));
+    /// assert_eq!(options.client().unwrap().chars().count(), 257);
+    /// assert_eq!(FailureOptions::new().with_client("a\u{202e}b\u{0}/1").client(), Some("ab /1"));
+    /// ```
     pub fn with_client(mut self, client: impl Into<String>) -> Self {
-        self.client = Some(client.into());
+        self.client = Some(mask::clean_owned(client.into(), MAX_CLIENT_CHARS));
         self
     }
 
@@ -307,7 +358,7 @@ impl FailureOptions {
     /// not, whatever [`set_draft_tool_failure_default`] says.
     ///
     /// **Draft**: the entry follows a proposal that may still change, so it is off by default.
-    /// It always carries a correlation id: the one of these options (a masked error's, or the
+    /// It always carries a correlation id: the one of these options (given, or started by the
     /// `traceparent`'s trace id) when there is one, a fresh one otherwise, which the
     /// `mcp_errors::failure` tracing event records.
     ///
@@ -329,7 +380,7 @@ impl FailureOptions {
     /// let entry = &meta[TOOL_FAILURE_META_KEY];
     /// assert_eq!(entry["class"], "reliability");
     /// assert_eq!(entry["code"], "LIMITED");
-    /// assert_eq!(entry["correlationId"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    /// assert_eq!(entry["correlationId"], options.correlation_id().unwrap());
     /// assert_eq!(entry["agentGuidance"], "wait, then call again");
     /// assert!(entry["retryNotBefore"].as_u64().unwrap() > 1_700_000_000_000);
     /// assert_eq!(meta["rs.mcp-errors/error"]["code"], "LIMITED");
@@ -414,7 +465,8 @@ impl ToolFailure {
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
     /// `channel` (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client`, so a
     /// subscriber can count failures per code and derive failure and retry rates. A masked
-    /// error also emits its full text (target `mcp_errors::masked`, level ERROR): `error`
+    /// error also emits its full text (target `mcp_errors::masked`, level ERROR) with
+    /// `correlation_id`, `code`, `variant` and `tool`: `error`
     /// (its `Display`) and `sources` (the source chain, joined by `: `), each escaped to one
     /// line: line breaks, control characters such as the escape that starts an ANSI sequence,
     /// and invisible or bidirectional characters are written as `\n`, `\u{1b}`, `\u{202e}`.
@@ -425,7 +477,7 @@ impl ToolFailure {
                 .correlation_id
                 .clone()
                 .unwrap_or_else(mask::new_correlation_id);
-            log_masked(error, descriptor, &id);
+            log_masked(error, descriptor, options, &id);
             Some(id)
         } else {
             options.correlation_id.clone()
@@ -601,7 +653,7 @@ fn write_failure_json<E: ToolError + ?Sized>(
             .correlation_id
             .clone()
             .unwrap_or_else(mask::new_correlation_id);
-        log_masked(error, descriptor, &id);
+        log_masked(error, descriptor, options, &id);
         Some(id)
     } else {
         options.correlation_id.clone()
@@ -645,7 +697,12 @@ fn coded(code: &str, message: &str) -> String {
 }
 
 #[cfg(feature = "tracing")]
-fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id: &str) {
+fn log_masked<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    options: &FailureOptions,
+    id: &str,
+) {
     let mut chain = String::new();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -658,11 +715,13 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
     // `Display` and sources come from anywhere (a driver, a remote response): each field is
     // escaped to stay on its line.
     let text = error.to_string();
+    let tool = options.tool.as_deref().map(mask::escape_for_log);
     tracing::error!(
         target: "mcp_errors::masked",
         correlation_id = id,
         code = descriptor.code(),
         variant = descriptor.variant(),
+        tool = tool.as_deref().unwrap_or(""),
         error = mask::escape_for_log(&text).as_ref(),
         sources = mask::escape_for_log(&chain).as_ref(),
         "masked tool error"
@@ -670,7 +729,7 @@ fn log_masked<E: ToolError + ?Sized>(error: &E, descriptor: &ErrorDescriptor, id
 }
 
 #[cfg(not(feature = "tracing"))]
-fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &str) {}
+fn log_masked<E: ToolError + ?Sized>(_: &E, _: &ErrorDescriptor, _: &FailureOptions, _: &str) {}
 
 #[cfg(feature = "tracing")]
 fn log_failure(

@@ -79,6 +79,27 @@ pub fn is_valid_correlation_id(id: &str) -> bool {
 /// assert_ne!(a, b);
 /// ```
 pub fn new_correlation_id() -> String {
+    let (a, b) = random_pair();
+    format!("{a:016x}{b:016x}")
+}
+
+/// The correlation id of a failure answering a request traced by `trace_id`: the trace id,
+/// a `.` and 16 lowercase hex digits drawn for this call, e.g.
+/// `4bf92f3577b34da6a3ce929d0e0e4736.9c1f0e5a7d2b4c83`.
+///
+/// The trace id leads, so the id the model shows finds the trace in a tracing backend; the
+/// drawn part is the server's own, so two requests sending the same `traceparent` (a caller
+/// can send any) never share a correlation id, and one caller's failures are never logged
+/// under another's.
+pub(crate) fn traced_correlation_id(trace_id: &str) -> String {
+    let (a, _) = random_pair();
+    format!("{trace_id}.{a:016x}")
+}
+
+/// Two 64-bit values, unique within a process (a counter) and across processes with
+/// overwhelming probability (a randomly keyed hash of the counter, the time and the process
+/// id).
+fn random_pair() -> (u64, u64) {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
     let nanos = SystemTime::now()
@@ -93,11 +114,12 @@ pub fn new_correlation_id() -> String {
         hasher.write_u32(std::process::id());
         hasher.finish()
     };
-    format!("{:016x}{:016x}", half(0x6d63_702d), half(0x6572_726f))
+    (half(0x6d63_702d), half(0x6572_726f))
 }
 
-/// The trace id of a W3C `traceparent` header value, the natural correlation id of a
-/// request that carries one (`_meta.traceparent`, spec 2026-07-28).
+/// The trace id of a W3C `traceparent` header value (`_meta.traceparent`, spec 2026-07-28),
+/// which starts the correlation id of a failure answering a request that carries one (see
+/// [`FailureOptions::with_traceparent`](crate::FailureOptions::with_traceparent)).
 ///
 /// Returns `None` for anything that is not a valid version-00 `traceparent`, including the
 /// all-zero trace id the W3C spec declares invalid.
@@ -346,6 +368,14 @@ mod tests {
             &"a".repeat(MAX_CORRELATION_ID_CHARS + 1)
         ));
         assert!(is_valid_correlation_id(&new_correlation_id()));
+        let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let traced = traced_correlation_id(trace_id);
+        assert!(is_valid_correlation_id(&traced), "{traced}");
+        let (trace, drawn) = traced.split_once('.').unwrap();
+        assert_eq!(trace, trace_id);
+        assert_eq!(drawn.len(), 16);
+        assert!(drawn.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(traced, traced_correlation_id(trace_id));
         for bad in ["a b", "a\tb", "é", "a/b", "a\u{202e}b", "[x]", "a\0"] {
             assert!(!is_valid_correlation_id(bad), "{bad:?}");
         }

@@ -1,5 +1,6 @@
-//! A tool that takes the request context converts its error with `failure_options`, and the
-//! correlation id the model sees is the trace id of the request's W3C `traceparent`.
+//! A tool that takes the request context converts its error with `failure_options`: the
+//! correlation id the model sees starts with the trace id of the request's W3C `traceparent`
+//! and goes on with a part of the server's, so two requests sending the same one get two ids.
 
 use mcp_errors_core::rmcp::failure_options;
 use mcp_errors_core::{META_KEY, ToolError, ToolFailure};
@@ -57,9 +58,9 @@ fn correlation_id(result: &rmcp::model::CallToolResult) -> String {
         .to_owned()
 }
 
-#[tokio::test]
-async fn the_request_trace_id_becomes_the_correlation_id() {
-    let client = connect().await;
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+fn traced() -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new("write");
     let mut meta = RequestMetaObject::default();
     meta.0.insert(
@@ -67,20 +68,37 @@ async fn the_request_trace_id_becomes_the_correlation_id() {
         "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
     );
     params.meta = Some(meta);
-    let traced = client.call_tool(params).await.expect("a tool error");
+    params
+}
+
+#[tokio::test]
+async fn the_request_trace_id_starts_the_correlation_id() {
+    let client = connect().await;
+    let traced = client.call_tool(traced()).await.expect("a tool error");
     assert_eq!(traced.is_error, Some(true));
-    assert_eq!(correlation_id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
+    let id = correlation_id(&traced);
+    let (trace, drawn) = id.split_once('.').expect("<trace-id>.<drawn>");
+    assert_eq!(trace, TRACE_ID);
+    assert_eq!(drawn.len(), 16);
     let text = traced.content[0].as_text().unwrap().text.clone();
-    assert!(text.contains("4bf92f3577b34da6a3ce929d0e0e4736") && !text.contains("sdb1"));
+    assert!(text.ends_with(&id) && !text.contains("sdb1"), "{text}");
 
     // Without a traceparent, a fresh id.
     let untraced = client
         .call_tool(CallToolRequestParams::new("write"))
         .await
         .unwrap();
-    assert_ne!(
-        correlation_id(&untraced),
-        "4bf92f3577b34da6a3ce929d0e0e4736"
-    );
+    assert!(!correlation_id(&untraced).contains(TRACE_ID));
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_requests_with_the_same_traceparent_get_two_correlation_ids() {
+    let (first, second) = (connect().await, connect().await);
+    let one = correlation_id(&first.call_tool(traced()).await.unwrap());
+    let other = correlation_id(&second.call_tool(traced()).await.unwrap());
+    assert_ne!(one, other);
+    assert!(one.starts_with(TRACE_ID) && other.starts_with(TRACE_ID));
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
 }

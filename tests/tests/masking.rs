@@ -209,7 +209,7 @@ fn every_masked_conversion_gets_a_fresh_correlation_id_unless_given_one() {
     assert_ne!(id(&FailureOptions::new()), id(&FailureOptions::new()));
     let traced = FailureOptions::new()
         .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
-    assert_eq!(id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert!(id(&traced).starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
 }
 
 #[test]

@@ -16,15 +16,19 @@ pub enum Fault {
     OrdersSlow,
     /// `ledger_down`: the ledger behind `refund_order` fails (`internal`, masked).
     LedgerDown,
+    /// `seats_corrupt`: the seat map behind `reserve_seat` is out of sync, and the tool
+    /// panics (a bug, which `ToolErrors` answers with a masked `TOOL_PANICKED`).
+    SeatsCorrupt,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 4] = [
+    pub const ALL: [Fault; 5] = [
         Fault::SearchDown,
         Fault::TokenExpired,
         Fault::OrdersSlow,
         Fault::LedgerDown,
+        Fault::SeatsCorrupt,
     ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
@@ -34,6 +38,7 @@ impl Fault {
             Fault::TokenExpired => "token_expired",
             Fault::OrdersSlow => "orders_slow",
             Fault::LedgerDown => "ledger_down",
+            Fault::SeatsCorrupt => "seats_corrupt",
         }
     }
 

@@ -4,7 +4,7 @@
 //! | tool | cases |
 //! |---|---|
 //! | `search_docs` | hits; no hits (a success marked empty); unknown department (`validation`, the hint lists the valid ones); backend down (`transient`); token expired (`unauthenticated`) |
-//! | `reserve_seat` | reserved; unknown seat (`not_found`); taken seat (`conflict`) |
+//! | `reserve_seat` | reserved; unknown seat (`not_found`); taken seat (`conflict`); a seat map out of sync (the tool panics: `TOOL_PANICKED`, masked) |
 //! | `refund_order` | refunded; delivered more than 30 days ago (`business`, with a message for the customer); unknown order (`not_found`); slow order service (`transient`, retry-after) |
 //! | `query_logs` | entries; `start_time` after `end_time` (JSON-RPC -32602, `data` names both fields); a malformed timestamp (-32602); unknown service (`not_found`) |
 //! | `test_error_handling` | always a tool-execution error (the conformance suite calls it) |

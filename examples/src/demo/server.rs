@@ -9,7 +9,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
-use super::faults::Faults;
+use super::faults::{Fault, Faults};
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
 use super::refunds::{self, RefundArgs, RefundError, RefundReceipt};
 use super::search::{self, SearchArgs, SearchError, SearchHits};
@@ -81,6 +81,14 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<ReserveSeatArgs>,
     ) -> Result<Json<Reservation>, SeatError> {
+        if self.state.faults.trip(Fault::SeatsCorrupt) {
+            // A bug, not a failure the tool knows: its message holds what a panic message can
+            // hold, a secret included, and must reach the log only.
+            panic!(
+                "seat map out of sync at {}: reloading with host=seats-db user=seats password=hunter2",
+                args.seat_id
+            );
+        }
         self.state.seats.reserve(&args.seat_id).map(Json::new)
     }
 

@@ -11,8 +11,9 @@
 //! `outputSchema`; this module's [`Json`] can also mark an empty result.
 //!
 //! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
-//!   request's `traceparent` and the client, and rmcp's text-only answer to arguments that do
-//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`).
+//!   request's `traceparent` and the client, rmcp's text-only answer to arguments that do
+//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
+//!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
 //!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
 //!
@@ -83,6 +84,7 @@ mod arguments;
 #[cfg(feature = "client")]
 mod client;
 mod json;
+mod panic;
 mod server;
 
 pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;
@@ -144,8 +146,10 @@ impl IntoCallToolResult for ToolFailure {
 }
 
 /// Conversion options for a failure answering this request: the request's W3C
-/// `traceparent` (SEP-414), when it carries a valid one, becomes the correlation id, and the
+/// `traceparent` (SEP-414), when it carries a valid one, starts the correlation id, which goes
+/// on with a part drawn for this call (see [`FailureOptions::with_traceparent`]), and the
 /// negotiated protocol version chooses the codes (see [`FailureOptions::with_protocol_version`]).
+/// Call it once per request: its failures then share one id.
 ///
 /// A tool that takes the request context converts its error explicitly:
 ///

@@ -10,12 +10,13 @@ use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CancelledNotificationParam, CompleteRequestParams, CompleteResult, CustomNotification,
     CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
-    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams,
-    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation,
+    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use ::rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -23,6 +24,9 @@ use ::rmcp::service::{
 use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
+use super::panic::catch_panic;
+use crate::failure::MAX_CLIENT_PART_CHARS;
+use crate::mask::clean_text;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 use crate::{FailureOptions, ToolError};
 
@@ -53,7 +57,8 @@ tokio::task_local! {
 ///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
 /// let failure = request_scope(options, async { ToolFailure::from(LedgerDown) }).await;
 /// let payload = &failure.as_execution().unwrap().meta.as_ref().unwrap().error.as_ref().unwrap();
-/// assert_eq!(payload.correlation_id.as_deref(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+/// let id = payload.correlation_id.as_deref().unwrap();
+/// assert!(id.starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
 /// # });
 /// ```
 pub async fn request_scope<F: Future>(options: FailureOptions, future: F) -> F::Output {
@@ -74,16 +79,31 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// ```
 ///
 /// For every `tools/call`, the wrapper
-/// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, the
-///   request's W3C `traceparent` (so a masked error's correlation id is the trace id in your
-///   tracing backend), the client's name and version (from the request's `_meta`, else from
-///   `initialize`) and the negotiated protocol version (which retired codes follow), on top of
-///   the options given to [`with_options`](Self::with_options). A tool
+/// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, a
+///   correlation id for the request, the client's name and version (from the request's
+///   `_meta`, else from `initialize`; each cleaned and cut to 128 characters, as they go to
+///   every failure's log event) and the negotiated protocol version (which retired codes
+///   follow), on top of the options given to [`with_options`](Self::with_options). A tool
 ///   returning `Result<_, MyError>` gets them through the conversion the derive writes;
 /// - turns the text-only `isError` result that rmcp writes when the arguments do not
 ///   deserialize (`failed to deserialize parameters: ...`) into an [`ArgumentError`]: a
 ///   `validation` failure with the stable code `INVALID_ARGUMENTS` and the field, what was
-///   expected and what was received in its details.
+///   expected and what was received in its details;
+/// - answers a tool that panics, at once, with a masked `internal` failure with the stable
+///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
+///   characters) and location are logged under that id with the tool's name (the
+///   `mcp_errors::masked` event of [`ToolFailure::from_error_with`](crate::ToolFailure::from_error_with)),
+///   never sent. Left alone, rmcp drops the request of a panicking tool, and the client waits
+///   for its own timeout. The location comes from a panic hook installed at the first call,
+///   which hands every panic on to the hook that was set before (yours, or the default one
+///   that prints to stderr); a hook set after it replaces it, and the log then holds the
+///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends.
+///
+/// The correlation id of a request with a valid W3C `traceparent` in its `_meta` is
+/// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
+/// the request's trace in your tracing backend, and the part the server draws keeps apart two
+/// requests that send the same `traceparent`, which any caller can. A request without one gets
+/// a fresh id for each masked failure.
 ///
 /// Every other method of `ServerHandler` is the wrapped handler's, unchanged.
 ///
@@ -138,8 +158,8 @@ impl<S> ToolErrors<S> {
         self.inner
     }
 
-    /// The options of one `tools/call`: the base options with the request's tool, trace id
-    /// and client.
+    /// The options of one `tools/call`: the base options with the request's tool, correlation
+    /// id (from its `traceparent`) and client.
     fn request_options(&self, tool: &str, context: &RequestContext<RoleServer>) -> FailureOptions {
         let mut options = self.options.clone().with_tool(tool);
         if let Some(traceparent) = context.meta.0.get("traceparent").and_then(|v| v.as_str()) {
@@ -148,17 +168,26 @@ impl<S> ToolErrors<S> {
         if let Some(version) = context.protocol_version() {
             options = options.with_protocol_version(version.as_str());
         }
-        let client = context.meta.client_info().or_else(|| {
-            context
+        let client = match context.meta.client_info() {
+            Some(client) => Some(client_label(&client)),
+            None => context
                 .peer
                 .peer_info()
-                .map(|info| info.client_info.clone())
-        });
+                .map(|info| client_label(&info.client_info)),
+        };
         if let Some(client) = client {
-            options = options.with_client(format!("{}/{}", client.name, client.version));
+            options = options.with_client(client);
         }
         options
     }
+}
+
+/// `name/version` of a client, each cleaned and cut to [`MAX_CLIENT_PART_CHARS`]: a client
+/// names itself with any text of any length, and this goes to the log of every failure.
+fn client_label(client: &Implementation) -> String {
+    let name = clean_text(&client.name, MAX_CLIENT_PART_CHARS);
+    let version = clean_text(&client.version, MAX_CLIENT_PART_CHARS);
+    format!("{name}/{version}")
 }
 
 /// One method of `ServerHandler` handed to the wrapped handler, unchanged.
@@ -178,8 +207,8 @@ type Context = RequestContext<RoleServer>;
 type Notified = NotificationContext<RoleServer>;
 type Answer<T> = Result<T, ErrorData>;
 
-/// Every method goes to the wrapped handler; `call_tool` runs in the request's scope and
-/// codes rmcp's argument errors.
+/// Every method goes to the wrapped handler; `call_tool` runs in the request's scope, codes
+/// rmcp's argument errors and answers a panic.
 impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
     async fn call_tool(
         &self,
@@ -189,12 +218,16 @@ impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
         let options = self.request_options(&request.name, &context);
         // Kept to name the field of an argument error; the handler takes the request.
         let arguments = request.arguments.clone();
-        let response = request_scope(options.clone(), self.inner.call_tool(request, context)).await;
-        match response {
-            Ok(CallToolResponse::Complete(result)) => Ok(CallToolResponse::Complete(
+        let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
+        match request_scope(options.clone(), call).await {
+            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
                 with_coded_argument_error(result, arguments.as_ref(), &options),
             )),
-            other => other,
+            Ok(other) => other,
+            Err(panicked) => panicked
+                .to_failure_with(&options)
+                .into_rmcp()
+                .map(CallToolResponse::from),
         }
     }
 
