@@ -115,8 +115,12 @@ pub async fn connect(
     Ok(().serve(transport).await?)
 }
 
+/// How long [`call`] waits for an answer: far longer than any case takes, so a server that
+/// never answers fails the case instead of hanging the run.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Calls `tool` with `arguments` and the request `_meta` `meta`, and returns what came back,
-/// or the client's own failure (transport, ...).
+/// or the client's own failure (transport, a timeout after [`CALL_TIMEOUT`], ...).
 pub async fn call(
     client: &DemoClient,
     tool: &str,
@@ -127,7 +131,12 @@ pub async fn call(
     if !meta.is_empty() {
         params.meta = Some(RequestMetaObject(meta.clone().into()));
     }
-    match client.call_tool(params).await {
+    let answer = tokio::time::timeout(CALL_TIMEOUT, client.call_tool(params))
+        .await
+        .unwrap_or(Err(ServiceError::Timeout {
+            timeout: CALL_TIMEOUT,
+        }));
+    match answer {
         Ok(result) => Ok(Reply::Result(serde_json::to_value(&result).map_err(
             |e| ServiceError::McpError(rmcp::ErrorData::internal_error(e.to_string(), None)),
         )?)),
