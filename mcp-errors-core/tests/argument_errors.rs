@@ -13,6 +13,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, Implementation, ServerCapabilities, ServerConfig,
 };
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Map, Value, json};
 
@@ -198,63 +199,8 @@ impl ServerHandler for Seats {
     }
 }
 
-/// A hostile `tools/call` of about 200 KiB is answered with a coded argument error, at about
-/// the allocations of the same call well typed. Client and server run on one
-/// thread, so the count is theirs.
-#[test]
-fn a_hostile_call_is_answered_within_bounds() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
-        tokio::spawn(async move {
-            let seats = Seats {
-                tool_router: Seats::tool_router(),
-            };
-            let server = ToolErrors::new(seats)
-                .serve(server_transport)
-                .await
-                .unwrap();
-            let _ = server.waiting().await;
-        });
-        let client = ClientConfig::new(Default::default(), Implementation::new("bounds", "1"))
-            .serve(client_transport)
-            .await
-            .unwrap();
-        // The bytes a call of `arguments` allocates, client and server, and its answer.
-        let call = |arguments: Map<String, Value>| {
-            let request = CallToolRequestParams::new("reserve").with_arguments(arguments);
-            let peer = client.peer().clone();
-            async move {
-                let before = ALLOCATED.with(Cell::get).1;
-                let result = peer.call_tool(request).await.expect("an answer");
-                (ALLOCATED.with(Cell::get).1 - before, result)
-            }
-        };
-        let mut well_typed = hostile_arguments(100, 1000, 50_000);
-        well_typed.insert("seat_id".to_owned(), json!("A1"));
-        let (baseline, reserved) = call(well_typed).await;
-        assert_eq!(reserved.is_error, Some(false));
-
-        let (bytes, result) = call(hostile_arguments(100, 1000, 50_000)).await;
-        assert_eq!(result.is_error, Some(true));
-        let text = &result.content[0].as_text().unwrap().text;
-        assert!(text.starts_with("INVALID_ARGUMENTS: "), "{text}");
-        // The reading adds a copy of the arguments at most (ToolErrors keeps them to name
-        // the field), not a path per value.
-        assert!(
-            bytes <= baseline * 3 / 2,
-            "{bytes} bytes, against {baseline} for the same call well typed"
-        );
-        client.cancel().await.unwrap();
-    });
-}
-
-/// A secret typed into a numeric field is not sent back, in any part of the answer.
-#[tokio::test]
-async fn the_value_sent_never_comes_back() {
+/// A client of a `Seats` server wrapped in `ToolErrors`, over an in-process transport.
+async fn connect() -> RunningService<RoleClient, ClientConfig> {
     let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let seats = Seats {
@@ -266,10 +212,50 @@ async fn the_value_sent_never_comes_back() {
             .unwrap();
         let _ = server.waiting().await;
     });
-    let client = ClientConfig::new(Default::default(), Implementation::new("echo", "1"))
+    ClientConfig::new(Default::default(), Implementation::new("arguments", "1"))
         .serve(client_transport)
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// A hostile `tools/call` of about 200 KiB is answered with a coded argument error, at about
+/// the allocations of the same call well typed. Client and server run on the test's one
+/// thread, so the count is theirs.
+#[tokio::test(flavor = "current_thread")]
+async fn a_hostile_call_is_answered_within_bounds() {
+    let client = connect().await;
+    // The bytes a call of `arguments` allocates, client and server, and its answer.
+    let call = |arguments: Map<String, Value>| {
+        let request = CallToolRequestParams::new("reserve").with_arguments(arguments);
+        let peer = client.peer().clone();
+        async move {
+            let before = ALLOCATED.with(Cell::get).1;
+            let result = peer.call_tool(request).await.expect("an answer");
+            (ALLOCATED.with(Cell::get).1 - before, result)
+        }
+    };
+    let mut well_typed = hostile_arguments(100, 1000, 50_000);
+    well_typed.insert("seat_id".to_owned(), json!("A1"));
+    let (baseline, reserved) = call(well_typed).await;
+    assert_eq!(reserved.is_error, Some(false));
+
+    let (bytes, result) = call(hostile_arguments(100, 1000, 50_000)).await;
+    assert_eq!(result.is_error, Some(true));
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.starts_with("INVALID_ARGUMENTS: "), "{text}");
+    // The reading adds a copy of the arguments at most (ToolErrors keeps them to name the
+    // field), not a path per value.
+    assert!(
+        bytes <= baseline * 3 / 2,
+        "{bytes} bytes, against {baseline} for the same call well typed"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A secret typed into a numeric field is not sent back, in any part of the answer.
+#[tokio::test]
+async fn the_value_sent_never_comes_back() {
+    let client = connect().await;
     let secret = "pa55-w0rd-\u{200B}-hunter2";
     let arguments = json!({"seat_id": "A1", "count": secret});
     let request = CallToolRequestParams::new("reserve")
