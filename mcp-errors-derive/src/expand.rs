@@ -9,7 +9,7 @@ use crate::ast::{Input, Variant};
 use crate::fallback;
 use crate::fmt::{Arg, Template, pointer_local};
 use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
-use crate::valid::{self, Channel, Resolved};
+use crate::resolve::{self, Channel, Mapped, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -23,7 +23,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     };
     let resolved = parsed
         .as_ref()
-        .map(|parsed| valid::check(parsed, &mut errors));
+        .map(|parsed| resolve::resolve(parsed, &mut errors));
     let core = parsed
         .as_ref()
         .map_or_else(|| quote!(::mcp_errors_core), Input::core_path);
@@ -55,11 +55,11 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // masking are the core's defaults for the category or code unless written out.
     // The type's own variants, numbered in `descriptors()`: all but the `#[transparent]` ones,
     // whose descriptors are those of the errors they wrap.
-    let own: Vec<(&Variant, &Resolved)> = input
+    let own: Vec<(&Variant, &Mapped)> = input
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.transparent)
+        .filter_map(|(variant, r)| Some((variant, r.mapped()?)))
         .collect();
     let mut channels: Vec<(Channel, Ident)> = Vec::new();
     let descriptors: Vec<Descriptor> = own
@@ -97,10 +97,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .variants
         .iter()
         .zip(resolved)
-        .map(|(variant, r)| {
-            if r.transparent {
-                DescriptorArm::Transparent(variant)
-            } else {
+        .map(|(variant, r)| match r {
+            Resolved::Transparent => DescriptorArm::Transparent(variant),
+            Resolved::Mapped(_) => {
                 DescriptorArm::Own(variant, own_index.next().unwrap_or_default())
             }
         })
@@ -111,7 +110,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             .variants
             .iter()
             .zip(resolved)
-            .filter(|(_, r)| r.transparent)
+            .filter(|(_, r)| matches!(r, Resolved::Transparent))
             .map(move |(variant, _)| {
                 let (pattern, ty, inner) = transparent_pattern(variant);
                 quote!(#pattern => <#ty as __mcp_errors_core::ToolError>::#method(#inner),)
@@ -129,7 +128,10 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
+            let (template, lit) = (
+                r.mapped()?.message.as_ref()?,
+                variant.attrs.message.as_ref()?,
+            );
             let pattern = pattern(variant, &template_fields(variant, template));
             let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
@@ -138,8 +140,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.shown_to_model.is_empty())
-        .map(|(variant, r)| shown_arm(variant, &r.shown_to_model))
+        .filter_map(|(variant, r)| Some((variant, &r.mapped()?.shown_to_model)))
+        .filter(|(_, shown)| !shown.is_empty())
+        .map(|(variant, shown)| shown_arm(variant, shown))
         .collect();
     // Type-checked, never run: each field a text the model reads shows is no `ToolError`.
     let shown_checks = (!shown_arms.is_empty()).then(|| {
@@ -159,7 +162,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
+            let (template, lit) = (r.mapped()?.hint.as_ref()?, variant.attrs.hint.as_ref()?);
             Some(HintArm {
                 variant,
                 used: template_fields(variant, template),
@@ -185,10 +188,11 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.details.is_empty())
-        .map(|(variant, r)| DetailArm {
+        .filter_map(|(variant, r)| Some((variant, &r.mapped()?.details)))
+        .filter(|(_, details)| !details.is_empty())
+        .map(|(variant, details)| DetailArm {
             variant,
-            used: &r.details,
+            used: details,
         })
         .collect();
     let details_helpers = (!detail_arms.is_empty()).then_some(details_helpers);
@@ -199,7 +203,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .filter_map(|(variant, r)| {
             Some(RetryAfterArm {
                 variant,
-                field: r.retry_after.as_ref()?.field,
+                field: r.mapped()?.retry_after.as_ref()?.field,
             })
         })
         .collect();
@@ -338,7 +342,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 /// core decides: an assertion on the variant's descriptor, evaluated when the catalog is
 /// compiled, whose error points at the attribute. It stands inside `descriptors`, after
 /// `DESCRIPTORS`.
-fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<TokenStream> {
+fn retryable_assertion(index: usize, variant: &Variant, r: &Mapped) -> Option<TokenStream> {
     let retry_after = r.retry_after.as_ref()?;
     let message = retry_after.assert_retryable.as_ref()?;
     let span = variant.fields[retry_after.field].attrs.retry_after?;
@@ -380,7 +384,11 @@ fn transparent_pattern<'v, 'a>(
 fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream> {
     let mut wrapped: Vec<(String, &syn::Type)> = Vec::new();
     for (variant, r) in input.variants.iter().zip(resolved) {
-        let Some(field) = variant.fields.first().filter(|_| r.transparent) else {
+        let Some(field) = variant
+            .fields
+            .first()
+            .filter(|_| matches!(r, Resolved::Transparent))
+        else {
             continue;
         };
         let key = field.ty.to_token_stream().to_string();
@@ -479,7 +487,7 @@ fn push_fat_arrow(tokens: &mut TokenStream) {
 /// `.retryable(..)` and `.masked(..)` when written out: one entry of `DESCRIPTORS`.
 struct Descriptor<'a> {
     variant: &'a Variant<'a>,
-    resolved: &'a Resolved,
+    resolved: &'a Mapped,
     /// The local const of its category or protocol code.
     channel: Ident,
 }
@@ -706,14 +714,17 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
     let params = ParamsInScope::new(input.generics);
     let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
-        if r.transparent {
-            if let Some(field) = variant.fields.first()
-                && params.intersects(field.ty)
-            {
-                bounds.insert(field.ty, Bound::ToolError);
+        let r = match r {
+            Resolved::Mapped(mapped) => mapped,
+            Resolved::Transparent => {
+                if let Some(field) = variant.fields.first()
+                    && params.intersects(field.ty)
+                {
+                    bounds.insert(field.ty, Bound::ToolError);
+                }
+                continue;
             }
-            continue;
-        }
+        };
         for &i in &r.details {
             let ty = &variant.fields[i].ty;
             if params.intersects(ty) {

@@ -14,6 +14,7 @@
 
 mod ast;
 mod attr;
+mod case;
 mod category;
 mod codes;
 mod debug;
@@ -21,6 +22,8 @@ mod expand;
 mod fallback;
 mod fmt;
 mod generics;
+mod resolve;
+mod sensitive;
 mod suggest;
 mod symbol;
 mod valid;
