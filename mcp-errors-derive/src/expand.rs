@@ -160,10 +160,14 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             }
         }
     });
-    let hint_arms = input.variants.iter().zip(resolved).filter_map(|(variant, r)| {
-        let (template, lit) = (r.mapped()?.hint.as_ref()?, variant.attrs.hint.as_ref()?);
-        Some(hint_arm(variant, template, lit))
-    });
+    let hint_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let (template, lit) = (r.mapped()?.hint.as_ref()?, variant.attrs.hint.as_ref()?);
+            Some(hint_arm(variant, template, lit))
+        });
     // One helper per type for the arms of `details()`: the entries come as an array, which
     // it turns into the `Vec` of `Details` (no `vec!` to expand per variant).
     let details_helpers = quote! {
@@ -186,10 +190,14 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .map(|(variant, details)| detail_arm(variant, details))
         .collect();
     let details_helpers = (!detail_arms.is_empty()).then_some(details_helpers);
-    let retry_after_arms = input.variants.iter().zip(resolved).filter_map(|(variant, r)| {
-        let field = r.mapped()?.retry_after.as_ref()?.field;
-        Some(retry_after_arm(variant, field))
-    });
+    let retry_after_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            let field = r.mapped()?.retry_after.as_ref()?.field;
+            Some(retry_after_arm(variant, field))
+        });
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
     // itself is. The other methods end on a `_` arm, which an empty enum accepts.
@@ -355,11 +363,9 @@ fn shown_arm(variant: &Variant, shown: &[usize]) -> TokenStream {
 /// The pattern of a `#[transparent]` variant binding its one field, the field's type, and the
 /// binding. The wrapped type is named in each forwarded call, so that when it is no
 /// `ToolError` every call reports the same error at the same place, once.
-fn transparent_pattern<'v, 'a>(
-    variant: &'v Variant<'a>,
-) -> (TokenStream, &'a syn::Type, &'v Ident) {
+fn transparent_pattern(variant: &Variant) -> (TokenStream, &syn::Type, &Ident) {
     let field = &variant.fields[0];
-    (pattern(variant, &[0]), field.ty, &field.binding)
+    (pattern(variant, &[0]), &field.ty, &field.binding)
 }
 
 /// `catalog()` of a type with `#[transparent]` variants: its own descriptors, then the
@@ -376,7 +382,7 @@ fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream>
         };
         let key = field.ty.to_token_stream().to_string();
         if !wrapped.iter().any(|(seen, _)| *seen == key) {
-            wrapped.push((key, field.ty));
+            wrapped.push((key, &field.ty));
         }
     }
     if wrapped.is_empty() {
@@ -551,9 +557,9 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
             Resolved::Mapped(mapped) => mapped,
             Resolved::Transparent => {
                 if let Some(field) = variant.fields.first()
-                    && params.intersects(field.ty)
+                    && params.intersects(&field.ty)
                 {
-                    bounds.insert(field.ty, Bound::ToolError);
+                    bounds.insert(&field.ty, Bound::ToolError);
                 }
                 continue;
             }
@@ -579,8 +585,8 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
-                if params.intersects(field.ty) {
-                    bounds.insert(field.ty, Bound::Format(placeholder.format_trait));
+                if params.intersects(&field.ty) {
+                    bounds.insert(&field.ty, Bound::Format(placeholder.format_trait));
                 }
             }
         }

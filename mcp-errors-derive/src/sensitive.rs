@@ -9,11 +9,11 @@ use crate::fmt::{Arg, FormatTrait, Template};
 /// A way a template shows a `#[sensitive]` field.
 pub enum Leak<'a> {
     /// `{password}`.
-    Shown(&'a Field<'a>),
+    Shown(&'a Field),
     /// `{user:>pin$}`, `{x:.pin$}`: its value as a width or precision.
-    Count(&'a Field<'a>),
+    Count(&'a Field),
     /// `{self}` or `{self:?}`, as written, in a variant that has this sensitive field.
-    WholeValue(&'static str, &'a Field<'a>),
+    WholeValue(&'static str, &'a Field),
 }
 
 impl Leak<'_> {

@@ -31,7 +31,7 @@ pub fn check_enum_mask_reaches_variants(input: &Input, errors: &mut Errors) {
         if variant.attrs.transparent.is_none() {
             continue;
         }
-        let wrapped = match variant.fields.first().map(|field| field.ty) {
+        let wrapped = match variant.fields.first().map(|field| &field.ty) {
             Some(syn::Type::Path(ty)) if ty.qself.is_none() => {
                 let ty = &ty.path;
                 format!("`{}`", quote::quote!(#ty).to_string().replace(' ', ""))
