@@ -1,6 +1,6 @@
 //! The compile-time rules. Each rule is a function with a literal message that says what
-//! is wrong and what to write instead; `resolve.rs` calls them, so all errors of an input
-//! are reported at once.
+//! is wrong and what to write instead. `resolve.rs` calls them, in the order they stand
+//! here, and all errors of an input are reported at once.
 
 use proc_macro2::Span;
 use syn::{LitStr, Member};
@@ -18,80 +18,6 @@ pub type Errors = darling::error::Accumulator;
 
 fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
-}
-
-/// Rule: `#[mask]` on the enum masks every variant it reaches, and it does not reach a
-/// `#[transparent]` variant, whose masking is the wrapped error's; a type that reads as all
-/// masked must be.
-pub fn check_enum_mask_reaches_variants(input: &Input, errors: &mut Errors) {
-    let Some(mask) = input.container.mask else {
-        return;
-    };
-    for variant in &input.variants {
-        if variant.attrs.transparent.is_none() {
-            continue;
-        }
-        let wrapped = match variant.fields.first().map(|field| &field.ty) {
-            Some(syn::Type::Path(ty)) if ty.qself.is_none() => {
-                let ty = &ty.path;
-                format!("`{}`", quote::quote!(#ty).to_string().replace(' ', ""))
-            }
-            _ => "the error it wraps".to_owned(),
-        };
-        errors.push(error(
-            mask,
-            format!(
-                "`#[mask]` on the enum does not reach `{}`, which is `#[transparent]`: {wrapped} \
-                 decides its masking; `#[mask]` the variants of {wrapped}, or drop \
-                 `#[transparent]` and map `{}` with its own `#[category(...)]`",
-                variant.ident, variant.ident
-            ),
-        ));
-    }
-}
-
-/// Rules of `#[transparent]`: it wraps exactly one field, and nothing else is said of the
-/// variant or its field, since the wrapped error decides it all.
-pub fn check_transparent(variant: &Variant, errors: &mut Errors) {
-    let span = variant
-        .attrs
-        .transparent
-        .unwrap_or_else(|| variant.ident.span());
-    if variant.fields.len() != 1 {
-        let has = match variant.fields.len() {
-            0 => "no field".to_owned(),
-            n => format!("{n} fields"),
-        };
-        errors.push(error(
-            span,
-            format!(
-                "`#[transparent]` forwards everything to the one error `{}` wraps, but it has \
-                 {has}: wrap exactly one field whose type implements `ToolError`, as in \
-                 `Store(StoreError)`",
-                variant.ident
-            ),
-        ));
-    }
-    let said = variant.attrs.seen.iter().chain(
-        variant
-            .fields
-            .iter()
-            .flat_map(|field| field.attrs.seen.iter()),
-    );
-    for (name, attr_span) in said {
-        if *name == TRANSPARENT || *name == TOOL_ERROR {
-            continue;
-        }
-        errors.push(error(
-            *attr_span,
-            format!(
-                "`#[{name}]` has no meaning on `{}`, which is `#[transparent]`: the error it \
-                 wraps decides the channel, code, retry advice, text, details and masking; \
-                 drop `#[{name}]`",
-                variant.ident
-            ),
-        ));
-    }
 }
 
 /// Rule: an attribute stands where it has a meaning.
@@ -143,19 +69,95 @@ pub fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
     check_mask_expose(attrs, errors);
 }
 
-/// Rule: a category name is one of the nine.
-pub fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<Category> {
-    if let Some(category) = Category::from_name(name) {
-        return Some(category);
+/// Rules of field flags that contradict each other.
+pub fn check_field_flags(field: &Field, errors: &mut Errors) {
+    let Some(sensitive) = field.attrs.sensitive else {
+        return;
+    };
+    if field.attrs.detail.is_some() {
+        errors.push(error(
+            sensitive,
+            "a field cannot be both `#[detail]` (sent to the client) and `#[sensitive]` (never \
+             sent): keep one",
+        ));
     }
-    let names = Category::names();
-    let mut message = format!("unknown category `{name}`");
-    match did_you_mean(name, &names) {
-        Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
-        None => message.push_str(&format!("; the categories are: {}", names.join(", "))),
+    if field.attrs.retry_after.is_some() {
+        errors.push(error(
+            sensitive,
+            "a field cannot be both `#[retry_after]` (sent as `retryAfterMs` and in the text) \
+             and `#[sensitive]` (never sent): keep one",
+        ));
     }
-    errors.push(error(span, message));
-    None
+}
+
+/// Rule: `#[mask]` and `#[expose]` contradict each other.
+pub fn check_mask_expose(attrs: &Attrs, errors: &mut Errors) {
+    if let (Some(_), Some(expose)) = (attrs.mask, attrs.expose) {
+        errors.push(error(
+            expose,
+            "`#[mask]` and `#[expose]` contradict each other: keep `#[mask]` to hide the \
+             message behind a correlation id, or `#[expose]` to show it",
+        ));
+    }
+}
+
+/// Rules of `#[transparent]`: it wraps exactly one field, and nothing else is said of the
+/// variant or its field, since the wrapped error decides it all.
+pub fn check_transparent(variant: &Variant, errors: &mut Errors) {
+    let span = variant
+        .attrs
+        .transparent
+        .unwrap_or_else(|| variant.ident.span());
+    if variant.fields.len() != 1 {
+        let has = match variant.fields.len() {
+            0 => "no field".to_owned(),
+            n => format!("{n} fields"),
+        };
+        errors.push(error(
+            span,
+            format!(
+                "`#[transparent]` forwards everything to the one error `{}` wraps, but it has \
+                 {has}: wrap exactly one field whose type implements `ToolError`, as in \
+                 `Store(StoreError)`",
+                variant.ident
+            ),
+        ));
+    }
+    let said = variant.attrs.seen.iter().chain(
+        variant
+            .fields
+            .iter()
+            .flat_map(|field| field.attrs.seen.iter()),
+    );
+    for (name, attr_span) in said {
+        if *name == TRANSPARENT || *name == TOOL_ERROR {
+            continue;
+        }
+        errors.push(error(
+            *attr_span,
+            format!(
+                "`#[{name}]` has no meaning on `{}`, which is `#[transparent]`: the error it \
+                 wraps decides the channel, code, retry advice, text, details and masking; \
+                 drop `#[{name}]`",
+                variant.ident
+            ),
+        ));
+    }
+}
+
+/// Rule: a variant has one channel.
+pub fn check_one_channel(variant: &Variant, errors: &mut Errors) {
+    if let (Some(_), Some(protocol)) = (&variant.attrs.category, &variant.attrs.protocol) {
+        errors.push(error(
+            protocol.span,
+            format!(
+                "`{}` has both `#[category]` and `#[protocol]`: a failure is either a \
+                 tool-execution error the model reads (`#[category]`) or a JSON-RPC error the \
+                 client handles (`#[protocol]`); keep one",
+                variant.ident
+            ),
+        ));
+    }
 }
 
 /// Rules: a protocol code is one a tool error can have, and one the spec defines or one
@@ -222,30 +224,19 @@ pub fn check_protocol_code(code: i64, span: Span, errors: &mut Errors) -> Option
     Some(ProtocolCode(code32))
 }
 
-/// Rule: `#[mask]` and `#[expose]` contradict each other.
-pub fn check_mask_expose(attrs: &Attrs, errors: &mut Errors) {
-    if let (Some(_), Some(expose)) = (attrs.mask, attrs.expose) {
-        errors.push(error(
-            expose,
-            "`#[mask]` and `#[expose]` contradict each other: keep `#[mask]` to hide the \
-             message behind a correlation id, or `#[expose]` to show it",
-        ));
+/// Rule: a category name is one of the nine.
+pub fn check_category_name(span: Span, name: &str, errors: &mut Errors) -> Option<Category> {
+    if let Some(category) = Category::from_name(name) {
+        return Some(category);
     }
-}
-
-/// Rule: a variant has one channel.
-pub fn check_one_channel(variant: &Variant, errors: &mut Errors) {
-    if let (Some(_), Some(protocol)) = (&variant.attrs.category, &variant.attrs.protocol) {
-        errors.push(error(
-            protocol.span,
-            format!(
-                "`{}` has both `#[category]` and `#[protocol]`: a failure is either a \
-                 tool-execution error the model reads (`#[category]`) or a JSON-RPC error the \
-                 client handles (`#[protocol]`); keep one",
-                variant.ident
-            ),
-        ));
+    let names = Category::names();
+    let mut message = format!("unknown category `{name}`");
+    match did_you_mean(name, &names) {
+        Some(best) => message.push_str(&format!("; did you mean `{best}`?")),
+        None => message.push_str(&format!("; the categories are: {}", names.join(", "))),
     }
+    errors.push(error(span, message));
+    None
 }
 
 /// Rule: a variant that is not `#[transparent]` is mapped to a channel, by its own
@@ -355,32 +346,6 @@ fn code_problem(code: &str) -> Option<&'static str> {
     None
 }
 
-/// Rule: stable codes are unique within an enum. `codes` holds each variant's code, `None`
-/// for a `#[transparent]` one, which has none of its own.
-pub fn check_unique_codes(input: &Input, codes: &[Option<&str>], errors: &mut Errors) {
-    for (i, (variant, this)) in input.variants.iter().zip(codes).enumerate() {
-        let Some(this) = this else {
-            continue;
-        };
-        let first = codes[..i].iter().position(|other| *other == Some(*this));
-        if let Some(first) = first {
-            let span = variant
-                .attrs
-                .code
-                .as_ref()
-                .map_or_else(|| variant.ident.span(), LitStr::span);
-            errors.push(error(
-                span,
-                format!(
-                    "duplicate stable code \"{this}\": variant `{}` already uses it; give one of \
-                     them another code with `#[code(\"...\")]`",
-                    input.variants[first].ident
-                ),
-            ));
-        }
-    }
-}
-
 /// Rules: a template says something, and names existing, non-sensitive fields only.
 pub fn check_template(
     variant: &Variant,
@@ -444,56 +409,6 @@ fn member_name(member: &Member) -> String {
     match member {
         Member::Named(ident) => ident.to_string(),
         Member::Unnamed(index) => index.index.to_string(),
-    }
-}
-
-/// Rules of field flags that contradict each other.
-pub fn check_field_flags(field: &Field, errors: &mut Errors) {
-    let Some(sensitive) = field.attrs.sensitive else {
-        return;
-    };
-    if field.attrs.detail.is_some() {
-        errors.push(error(
-            sensitive,
-            "a field cannot be both `#[detail]` (sent to the client) and `#[sensitive]` (never \
-             sent): keep one",
-        ));
-    }
-    if field.attrs.retry_after.is_some() {
-        errors.push(error(
-            sensitive,
-            "a field cannot be both `#[retry_after]` (sent as `retryAfterMs` and in the text) \
-             and `#[sensitive]` (never sent): keep one",
-        ));
-    }
-}
-
-/// Rule: on a protocol error, details share JSON-RPC `data` with the keys the library writes
-/// there, so no detail takes one of them. `correlation_id` is refused with `correlationId`:
-/// a client that converts snake_case to camelCase reads both as one key.
-pub fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
-    for field in &variant.fields {
-        if field.attrs.detail.is_none() {
-            continue;
-        }
-        let key = field.detail_key();
-        let clash = match key.as_str() {
-            "code" => "the key that holds the stable code",
-            "correlationId" => "the key that holds the correlation id",
-            "correlation_id" => {
-                "which a client converting snake_case to camelCase reads as `correlationId`, the \
-                 key that holds the correlation id"
-            }
-            _ => continue,
-        };
-        errors.push(error(
-            field.span,
-            format!(
-                "the `#[detail]` field `{key}` of `{}` would go into JSON-RPC `data` as \
-                 `{key}`, {clash}: rename the field (a detail is keyed by its field's name)",
-                variant.ident
-            ),
-        ));
     }
 }
 
@@ -612,6 +527,91 @@ pub fn check_display_hides_sensitive(
         // operators, and many such variants wrap an error with `#[error(transparent)]`.
         (_, DisplayReader::Log) => {}
         (_, DisplayReader::Model) => errors.push(unreadable()),
+    }
+}
+
+/// Rule: on a protocol error, details share JSON-RPC `data` with the keys the library writes
+/// there, so no detail takes one of them. `correlation_id` is refused with `correlationId`:
+/// a client that converts snake_case to camelCase reads both as one key.
+pub fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
+    for field in &variant.fields {
+        if field.attrs.detail.is_none() {
+            continue;
+        }
+        let key = field.detail_key();
+        let clash = match key.as_str() {
+            "code" => "the key that holds the stable code",
+            "correlationId" => "the key that holds the correlation id",
+            "correlation_id" => {
+                "which a client converting snake_case to camelCase reads as `correlationId`, the \
+                 key that holds the correlation id"
+            }
+            _ => continue,
+        };
+        errors.push(error(
+            field.span,
+            format!(
+                "the `#[detail]` field `{key}` of `{}` would go into JSON-RPC `data` as \
+                 `{key}`, {clash}: rename the field (a detail is keyed by its field's name)",
+                variant.ident
+            ),
+        ));
+    }
+}
+
+/// Rule: stable codes are unique within an enum. `codes` holds each variant's code, `None`
+/// for a `#[transparent]` one, which has none of its own.
+pub fn check_unique_codes(input: &Input, codes: &[Option<&str>], errors: &mut Errors) {
+    for (i, (variant, this)) in input.variants.iter().zip(codes).enumerate() {
+        let Some(this) = this else {
+            continue;
+        };
+        let first = codes[..i].iter().position(|other| *other == Some(*this));
+        if let Some(first) = first {
+            let span = variant
+                .attrs
+                .code
+                .as_ref()
+                .map_or_else(|| variant.ident.span(), LitStr::span);
+            errors.push(error(
+                span,
+                format!(
+                    "duplicate stable code \"{this}\": variant `{}` already uses it; give one of \
+                     them another code with `#[code(\"...\")]`",
+                    input.variants[first].ident
+                ),
+            ));
+        }
+    }
+}
+
+/// Rule: `#[mask]` on the enum masks every variant it reaches, and it does not reach a
+/// `#[transparent]` variant, whose masking is the wrapped error's; a type that reads as all
+/// masked must be.
+pub fn check_enum_mask_reaches_variants(input: &Input, errors: &mut Errors) {
+    let Some(mask) = input.container.mask else {
+        return;
+    };
+    for variant in &input.variants {
+        if variant.attrs.transparent.is_none() {
+            continue;
+        }
+        let wrapped = match variant.fields.first().map(|field| &field.ty) {
+            Some(syn::Type::Path(ty)) if ty.qself.is_none() => {
+                let ty = &ty.path;
+                format!("`{}`", quote::quote!(#ty).to_string().replace(' ', ""))
+            }
+            _ => "the error it wraps".to_owned(),
+        };
+        errors.push(error(
+            mask,
+            format!(
+                "`#[mask]` on the enum does not reach `{}`, which is `#[transparent]`: {wrapped} \
+                 decides its masking; `#[mask]` the variants of {wrapped}, or drop \
+                 `#[transparent]` and map `{}` with its own `#[category(...)]`",
+                variant.ident, variant.ident
+            ),
+        ));
     }
 }
 
