@@ -7,9 +7,12 @@
 //!
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
-//! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation, `generics` for the bounds of the impls and `debug` for the `Debug` of a type
-//! with a `#[sensitive]` field) and `fallback` is what is emitted when there are errors.
+//! them, `valid` holds every rule (with `sensitive` for where a text shows a `#[sensitive]`
+//! field), `resolve` reads what each variant resolves to (with `case` for its default stable
+//! code), checking the rules on the way, `expand` generates the code (with `fmt` for
+//! `{field}` interpolation, `generics` for the bounds of the impls and `debug` for the `Debug`
+//! of a type with a `#[sensitive]` field) and `fallback` is what is emitted when there are
+//! errors.
 #![deny(missing_docs)]
 
 mod ast;

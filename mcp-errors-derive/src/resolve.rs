@@ -17,7 +17,7 @@ pub enum Resolved {
     /// `#[transparent]`: the one field's `ToolError` decides everything.
     Transparent,
     /// A variant mapped to a channel of its own (or through the enum's default).
-    Mapped(Mapped),
+    Mapped(Box<Mapped>),
 }
 
 impl Resolved {
@@ -153,7 +153,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
     } else {
         shown_to_model(variant, message.as_ref(), hint.as_ref())
     };
-    Resolved::Mapped(Mapped {
+    Resolved::Mapped(Box::new(Mapped {
         code,
         channel,
         retryable,
@@ -163,7 +163,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         retry_after,
         details,
         shown_to_model,
-    })
+    }))
 }
 
 /// The fields the model reads of an unmasked variant: those that `#[message]` (or `Display`
