@@ -10,15 +10,16 @@ use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
 
 use crate::attr::Attrs;
 
-// darling takes the input apart: an enum or a struct, its variants, their fields and their
-// style. Each item's attributes are forwarded whole and read by `Attrs::parse`, because the
-// attribute language is not darling's: darling parses one attribute of named options
-// (`#[name(key = value, flag)]`), while each of ours is an attribute of its own with a
-// positional value (`#[category(validation)]`, `#[protocol(-32602)]`, `#[retryable(false)]`)
-// or none (`#[mask]`), with a message of its own for each mistake, and thiserror's `#[error]`
-// is read to know what `Display` shows. `#[tool_error(crate = "...")]` is in darling's
-// grammar, but an error darling finds ends `from_derive_input` before any variant is read;
-// parsed by hand, it is reported with every other mistake of the input.
+// darling takes the input apart: an enum or a struct (a union is refused before, with a
+// message of its own), its variants, their fields and their style. Each item's attributes are
+// forwarded whole and read by `Attrs::parse`, because the attribute language is not darling's:
+// darling parses one attribute of named options (`#[name(key = value, flag)]`), while each of
+// ours is an attribute of its own with a positional value (`#[category(validation)]`,
+// `#[protocol(-32602)]`, `#[retryable(false)]`) or none (`#[mask]`), with a message of its own
+// for each mistake, and thiserror's `#[error]` is read to know what `Display` shows.
+// `#[tool_error(crate = "...")]` is in darling's grammar, but when darling finds an error
+// `from_derive_input` returns no input at all, and no rule of any variant would run; parsed by
+// hand, it is reported with every other mistake of the input.
 #[derive(FromDeriveInput)]
 #[darling(supports(enum_any, struct_any), forward_attrs)]
 struct InputReceiver {
