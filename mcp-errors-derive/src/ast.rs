@@ -1,31 +1,47 @@
 //! The intermediate form: the input as darling receives it, then each item with its parsed
 //! helper attributes.
 
-use darling::ast::Style;
-use darling::util::Ignored;
-use darling::{FromDeriveInput, FromVariant};
+use darling::ast::{Data, Fields, Style};
+use darling::{FromDeriveInput, FromField, FromVariant};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Generics, Ident, Member, Type};
+use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
 
 use crate::attr::Attrs;
 
-// The receivers take the input's shape (and check it is an enum or a struct) and its
-// variants' names. Each item's attributes and each variant's fields are borrowed from the
-// parsed input, in the same order, rather than copied (`Attrs::parse` reads ours, and
-// thiserror's `error`, by name, from the one list in `symbol.rs`); a variant receiver without
-// `darling::ast::Fields` also spares the span of its whole field list, which is not used.
+// darling takes the input apart: an enum or a struct (a union is refused before, with a
+// message of its own), its variants, their fields and their style. Each item's attributes are
+// forwarded whole and read by `Attrs::parse`, because the attribute language is not darling's:
+// darling parses one attribute of named options (`#[name(key = value, flag)]`), while each of
+// ours is an attribute of its own with a positional value (`#[category(validation)]`,
+// `#[protocol(-32602)]`, `#[retryable(false)]`) or none (`#[mask]`), with a message of its own
+// for each mistake, and thiserror's `#[error]` is read to know what `Display` shows.
+// `#[tool_error(crate = "...")]` is in darling's grammar, but when darling finds an error
+// `from_derive_input` returns no input at all, and no rule of any variant would run; parsed by
+// hand, it is reported with every other mistake of the input.
 #[derive(FromDeriveInput)]
-#[darling(supports(enum_any, struct_any))]
+#[darling(supports(enum_any, struct_any), forward_attrs)]
 struct InputReceiver {
     ident: Ident,
-    data: darling::ast::Data<VariantReceiver, Ignored>,
+    attrs: Vec<Attribute>,
+    data: Data<VariantReceiver, FieldReceiver>,
 }
 
 #[derive(FromVariant)]
+#[darling(forward_attrs)]
 struct VariantReceiver {
     ident: Ident,
+    attrs: Vec<Attribute>,
+    fields: Fields<FieldReceiver>,
+}
+
+#[derive(FromField)]
+#[darling(forward_attrs)]
+struct FieldReceiver {
+    ident: Option<Ident>,
+    ty: Type,
+    attrs: Vec<Attribute>,
 }
 
 /// The derive's input, parsed.
@@ -34,29 +50,29 @@ pub struct Input<'a> {
     pub generics: &'a Generics,
     /// An enum's own attributes (defaults for all variants); empty for a struct, whose
     /// attributes are those of its single variant.
-    pub container: Attrs<'a>,
+    pub container: Attrs,
     pub is_enum: bool,
-    pub variants: Vec<Variant<'a>>,
+    pub variants: Vec<Variant>,
 }
 
 /// One variant (or the struct itself).
-pub struct Variant<'a> {
+pub struct Variant {
     pub ident: Ident,
     /// Whether it is an enum's variant, named `Self::Name`, or the struct itself, `Self`.
     pub in_enum: bool,
     pub style: Style,
-    pub attrs: Attrs<'a>,
-    pub fields: Vec<Field<'a>>,
+    pub attrs: Attrs,
+    pub fields: Vec<Field>,
 }
 
 /// One field of a variant.
-pub struct Field<'a> {
+pub struct Field {
     pub member: Member,
     /// The local a pattern binds the field to (`fmt::local`): `__field_name`, or `__field_0`
     /// for a tuple field.
     pub binding: Ident,
-    pub ty: &'a Type,
-    pub attrs: Attrs<'a>,
+    pub ty: Type,
+    pub attrs: Attrs,
     pub span: Span,
 }
 
@@ -73,47 +89,30 @@ impl<'a> Input<'a> {
             )
             .with_span(&data.union_token));
         }
-        let receiver = InputReceiver::from_derive_input(input)?;
-        match (receiver.data, &input.data) {
-            (darling::ast::Data::Enum(variants), syn::Data::Enum(data)) => {
-                let container = Attrs::parse(&input.attrs, errors);
+        let InputReceiver { ident, attrs, data } = InputReceiver::from_derive_input(input)?;
+        let (container, is_enum, variants) = match data {
+            Data::Enum(variants) => {
+                let container = Attrs::parse(attrs, errors);
                 let variants = variants
                     .into_iter()
-                    .zip(&data.variants)
-                    .map(|(variant, syn_variant)| Variant {
-                        ident: variant.ident,
-                        in_enum: true,
-                        style: Style::from(&syn_variant.fields),
-                        attrs: Attrs::parse(&syn_variant.attrs, errors),
-                        fields: Field::all(&syn_variant.fields, errors),
+                    .map(|variant| {
+                        Variant::new(variant.ident, true, variant.attrs, variant.fields, errors)
                     })
                     .collect();
-                Ok(Input {
-                    ident: receiver.ident,
-                    generics: &input.generics,
-                    container,
-                    is_enum: true,
-                    variants,
-                })
+                (container, true, variants)
             }
-            (darling::ast::Data::Struct(_), syn::Data::Struct(data)) => {
-                let variant = Variant {
-                    ident: receiver.ident.clone(),
-                    in_enum: false,
-                    style: Style::from(&data.fields),
-                    attrs: Attrs::parse(&input.attrs, errors),
-                    fields: Field::all(&data.fields, errors),
-                };
-                Ok(Input {
-                    ident: receiver.ident,
-                    generics: &input.generics,
-                    container: Attrs::default(),
-                    is_enum: false,
-                    variants: vec![variant],
-                })
+            Data::Struct(fields) => {
+                let variant = Variant::new(ident.clone(), false, attrs, fields, errors);
+                (Attrs::default(), false, vec![variant])
             }
-            _ => unreachable!("darling receives the input in the shape syn parsed it"),
-        }
+        };
+        Ok(Input {
+            ident,
+            generics: &input.generics,
+            container,
+            is_enum,
+            variants,
+        })
     }
 
     /// The path the generated code imports the core from: `#[tool_error(crate = "...")]` on
@@ -130,9 +129,33 @@ impl<'a> Input<'a> {
     }
 }
 
-impl Variant<'_> {
+impl Variant {
+    fn new(
+        ident: Ident,
+        in_enum: bool,
+        attrs: Vec<Attribute>,
+        fields: Fields<FieldReceiver>,
+        errors: &mut darling::error::Accumulator,
+    ) -> Variant {
+        let attrs = Attrs::parse(attrs, errors);
+        let style = fields.style;
+        let fields = fields
+            .fields
+            .into_iter()
+            .enumerate()
+            .map(|(index, field)| Field::new(index, field, errors))
+            .collect();
+        Variant {
+            ident,
+            in_enum,
+            style,
+            attrs,
+            fields,
+        }
+    }
+
     /// The field a format string or rule names; a template names `r#type` as `type`.
-    pub fn field(&self, member: &Member) -> Option<&Field<'_>> {
+    pub fn field(&self, member: &Member) -> Option<&Field> {
         let key = member_key(member);
         self.fields.iter().find(|field| field.detail_key() == key)
     }
@@ -151,33 +174,27 @@ impl Variant<'_> {
     }
 }
 
-impl<'a> Field<'a> {
-    fn all(fields: &'a syn::Fields, errors: &mut darling::error::Accumulator) -> Vec<Field<'a>> {
-        fields
-            .iter()
-            .enumerate()
-            .map(|(index, syn_field)| {
-                let span = syn_field
-                    .ident
-                    .as_ref()
-                    .map_or_else(|| syn_field.ty.span(), Ident::span);
-                let member = match &syn_field.ident {
-                    Some(ident) => Member::Named(ident.clone()),
-                    None => Member::Unnamed(syn::Index {
-                        index: index as u32,
-                        span,
-                    }),
-                };
-                let binding = crate::fmt::local(&member, span);
-                Field {
-                    member,
-                    binding,
-                    ty: &syn_field.ty,
-                    attrs: Attrs::parse(&syn_field.attrs, errors),
-                    span,
-                }
-            })
-            .collect()
+impl Field {
+    fn new(index: usize, field: FieldReceiver, errors: &mut darling::error::Accumulator) -> Field {
+        let span = field
+            .ident
+            .as_ref()
+            .map_or_else(|| field.ty.span(), Ident::span);
+        let member = match field.ident {
+            Some(ident) => Member::Named(ident),
+            None => Member::Unnamed(syn::Index {
+                index: index as u32,
+                span,
+            }),
+        };
+        let binding = crate::fmt::local(&member, span);
+        Field {
+            member,
+            binding,
+            ty: field.ty,
+            attrs: Attrs::parse(field.attrs, errors),
+            span,
+        }
     }
 
     /// The field's name in `details`: its name without `r#`, or its index for a tuple field.

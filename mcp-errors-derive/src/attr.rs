@@ -41,7 +41,7 @@ pub enum Display {
 
 /// Every helper attribute found on one item (container, variant or field).
 #[derive(Default)]
-pub struct Attrs<'a> {
+pub struct Attrs {
     pub category: Option<Spanned<CategoryName>>,
     pub protocol: Option<Spanned<i64>>,
     pub retryable: Option<Spanned<bool>>,
@@ -58,14 +58,14 @@ pub struct Attrs<'a> {
     pub krate: Option<syn::Path>,
     /// thiserror's `#[error(...)]` (the last one), read by [`Attrs::display`] when a rule
     /// needs it.
-    pub error: Option<&'a Attribute>,
+    pub error: Option<Attribute>,
     /// Every helper attribute by name and span, for placement checks.
     pub seen: Vec<(&'static str, Span)>,
 }
 
-impl<'a> Attrs<'a> {
+impl Attrs {
     /// Parses the helper attributes of an item, pushing every malformed one to `errors`.
-    pub fn parse(attrs: &'a [Attribute], errors: &mut darling::error::Accumulator) -> Attrs<'a> {
+    pub fn parse(attrs: Vec<Attribute>, errors: &mut darling::error::Accumulator) -> Attrs {
         let mut out = Attrs::default();
         for attr in attrs {
             // One string per attribute, not one per name compared (`is_ident` makes one each
@@ -83,14 +83,14 @@ impl<'a> Attrs<'a> {
             };
             if out.seen.iter().any(|(seen, _)| *seen == name) {
                 errors.push(spanned(
-                    attr,
+                    &attr,
                     format!("duplicate `#[{name}]`: write it once on this item"),
                 ));
                 continue;
             }
             // The span of a one-ident path is its ident's.
             out.seen.push((name, path_ident.span()));
-            if let Err(error) = out.parse_one(name, attr, path_ident.span()) {
+            if let Err(error) = out.parse_one(name, &attr, path_ident.span()) {
                 errors.push(error);
             }
         }
@@ -100,7 +100,7 @@ impl<'a> Attrs<'a> {
     /// What thiserror's `#[error(...)]` says `Display` shows, read (never interpreted) to see
     /// whether it shows a sensitive field; only the rules about sensitive fields ask.
     pub fn display(&self) -> Option<Display> {
-        self.error.map(thiserror_display)
+        self.error.as_ref().map(thiserror_display)
     }
 
     /// Parses `#[name...]`; `path_span` is the span of `name`.

@@ -47,8 +47,8 @@ pub fn expand(input: &Input, sensitive: Span, core: &TokenStream) -> TokenStream
     let params = ParamsInScope::new(input.generics);
     let mut bounds = InferredBounds::default();
     for field in input.variants.iter().flat_map(|variant| &variant.fields) {
-        if field.attrs.sensitive.is_none() && params.intersects(field.ty) {
-            bounds.insert(field.ty, Bound::Format(FormatTrait::Debug));
+        if field.attrs.sensitive.is_none() && params.intersects(&field.ty) {
+            bounds.insert(&field.ty, Bound::Format(FormatTrait::Debug));
         }
     }
     let predicates = bounds.predicates(input.generics, core);

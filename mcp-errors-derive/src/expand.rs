@@ -1,7 +1,7 @@
 //! Code generation: the `ToolError` impl, `From<_> for ToolFailure`, and the rmcp hook.
 
-use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream};
-use quote::{ToTokens, TokenStreamExt as _, format_ident, quote, quote_spanned};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{ToTokens as _, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{DeriveInput, LitStr};
 
@@ -9,7 +9,7 @@ use crate::ast::{Input, Variant};
 use crate::fallback;
 use crate::fmt::{Arg, Template, pointer_local};
 use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
-use crate::valid::{self, Channel, Resolved};
+use crate::resolve::{self, Channel, Mapped, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -23,7 +23,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     };
     let resolved = parsed
         .as_ref()
-        .map(|parsed| valid::check(parsed, &mut errors));
+        .map(|parsed| resolve::resolve(parsed, &mut errors));
     let core = parsed
         .as_ref()
         .map_or_else(|| quote!(::mcp_errors_core), Input::core_path);
@@ -55,14 +55,14 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // masking are the core's defaults for the category or code unless written out.
     // The type's own variants, numbered in `descriptors()`: all but the `#[transparent]` ones,
     // whose descriptors are those of the errors they wrap.
-    let own: Vec<(&Variant, &Resolved)> = input
+    let own: Vec<(&Variant, &Mapped)> = input
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.transparent)
+        .filter_map(|(variant, r)| Some((variant, r.mapped()?)))
         .collect();
     let mut channels: Vec<(Channel, Ident)> = Vec::new();
-    let descriptors: Vec<Descriptor> = own
+    let descriptors: Vec<TokenStream> = own
         .iter()
         .map(|&(variant, r)| {
             let channel = match channels.iter().find(|(channel, _)| *channel == r.channel) {
@@ -73,11 +73,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                     name
                 }
             };
-            Descriptor {
-                variant,
-                resolved: r,
-                channel,
-            }
+            descriptor(variant, r, &channel)
         })
         .collect();
     let channel_consts = channels.iter().map(|(channel, name)| match channel {
@@ -93,15 +89,21 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // Each own variant's arm gives its index in `descriptors()`, indexed once after the match;
     // a `#[transparent]` one returns the descriptor of the error it wraps.
     let mut own_index = 0..;
-    let descriptor_arms: Vec<DescriptorArm> = input
+    let descriptor_arms: Vec<TokenStream> = input
         .variants
         .iter()
         .zip(resolved)
-        .map(|(variant, r)| {
-            if r.transparent {
-                DescriptorArm::Transparent(variant)
-            } else {
-                DescriptorArm::Own(variant, own_index.next().unwrap_or_default())
+        .map(|(variant, r)| match r {
+            Resolved::Transparent => {
+                let (pattern, ty, inner) = transparent_pattern(variant);
+                quote! {
+                    #pattern => return <#ty as __mcp_errors_core::ToolError>::descriptor(#inner),
+                }
+            }
+            Resolved::Mapped(_) => {
+                let pattern = pattern(variant, &[]);
+                let index = Literal::usize_unsuffixed(own_index.next().unwrap_or_default());
+                quote!(#pattern => #index,)
             }
         })
         .collect();
@@ -111,7 +113,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             .variants
             .iter()
             .zip(resolved)
-            .filter(|(_, r)| r.transparent)
+            .filter(|(_, r)| matches!(r, Resolved::Transparent))
             .map(move |(variant, _)| {
                 let (pattern, ty, inner) = transparent_pattern(variant);
                 quote!(#pattern => <#ty as __mcp_errors_core::ToolError>::#method(#inner),)
@@ -129,7 +131,10 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let (template, lit) = (r.message.as_ref()?, variant.attrs.message.as_ref()?);
+            let (template, lit) = (
+                r.mapped()?.message.as_ref()?,
+                variant.attrs.message.as_ref()?,
+            );
             let pattern = pattern(variant, &template_fields(variant, template));
             let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
@@ -138,8 +143,9 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.shown_to_model.is_empty())
-        .map(|(variant, r)| shown_arm(variant, &r.shown_to_model))
+        .filter_map(|(variant, r)| Some((variant, &r.mapped()?.shown_to_model)))
+        .filter(|(_, shown)| !shown.is_empty())
+        .map(|(variant, shown)| shown_arm(variant, shown))
         .collect();
     // Type-checked, never run: each field a text the model reads shows is no `ToolError`.
     let shown_checks = (!shown_arms.is_empty()).then(|| {
@@ -154,20 +160,14 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             }
         }
     });
-    let hint_arms: Vec<HintArm> = input
+    let hint_arms = input
         .variants
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            let (template, lit) = (r.hint.as_ref()?, variant.attrs.hint.as_ref()?);
-            Some(HintArm {
-                variant,
-                used: template_fields(variant, template),
-                template,
-                lit,
-            })
-        })
-        .collect();
+            let (template, lit) = (r.mapped()?.hint.as_ref()?, variant.attrs.hint.as_ref()?);
+            Some(hint_arm(variant, template, lit))
+        });
     // One helper per type for the arms of `details()`: the entries come as an array, which
     // it turns into the `Vec` of `Details` (no `vec!` to expand per variant).
     let details_helpers = quote! {
@@ -181,28 +181,23 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             __mcp_errors_core::__private::details(::core::convert::From::from(entries))
         }
     };
-    let detail_arms: Vec<DetailArm> = input
+    let detail_arms: Vec<TokenStream> = input
         .variants
         .iter()
         .zip(resolved)
-        .filter(|(_, r)| !r.details.is_empty())
-        .map(|(variant, r)| DetailArm {
-            variant,
-            used: &r.details,
-        })
+        .filter_map(|(variant, r)| Some((variant, &r.mapped()?.details)))
+        .filter(|(_, details)| !details.is_empty())
+        .map(|(variant, details)| detail_arm(variant, details))
         .collect();
     let details_helpers = (!detail_arms.is_empty()).then_some(details_helpers);
-    let retry_after_arms: Vec<RetryAfterArm> = input
+    let retry_after_arms = input
         .variants
         .iter()
         .zip(resolved)
         .filter_map(|(variant, r)| {
-            Some(RetryAfterArm {
-                variant,
-                field: r.retry_after.as_ref()?.field,
-            })
-        })
-        .collect();
+            let field = r.mapped()?.retry_after.as_ref()?.field;
+            Some(retry_after_arm(variant, field))
+        });
 
     // A reference to an empty enum is not uninhabited to the exhaustiveness check; the enum
     // itself is. The other methods end on a `_` arm, which an empty enum accepts.
@@ -338,7 +333,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
 /// core decides: an assertion on the variant's descriptor, evaluated when the catalog is
 /// compiled, whose error points at the attribute. It stands inside `descriptors`, after
 /// `DESCRIPTORS`.
-fn retryable_assertion(index: usize, variant: &Variant, r: &Resolved) -> Option<TokenStream> {
+fn retryable_assertion(index: usize, variant: &Variant, r: &Mapped) -> Option<TokenStream> {
     let retry_after = r.retry_after.as_ref()?;
     let message = retry_after.assert_retryable.as_ref()?;
     let span = variant.fields[retry_after.field].attrs.retry_after?;
@@ -368,11 +363,9 @@ fn shown_arm(variant: &Variant, shown: &[usize]) -> TokenStream {
 /// The pattern of a `#[transparent]` variant binding its one field, the field's type, and the
 /// binding. The wrapped type is named in each forwarded call, so that when it is no
 /// `ToolError` every call reports the same error at the same place, once.
-fn transparent_pattern<'v, 'a>(
-    variant: &'v Variant<'a>,
-) -> (TokenStream, &'a syn::Type, &'v Ident) {
+fn transparent_pattern(variant: &Variant) -> (TokenStream, &syn::Type, &Ident) {
     let field = &variant.fields[0];
-    (pattern(variant, &[0]), field.ty, &field.binding)
+    (pattern(variant, &[0]), &field.ty, &field.binding)
 }
 
 /// `catalog()` of a type with `#[transparent]` variants: its own descriptors, then the
@@ -380,12 +373,16 @@ fn transparent_pattern<'v, 'a>(
 fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream> {
     let mut wrapped: Vec<(String, &syn::Type)> = Vec::new();
     for (variant, r) in input.variants.iter().zip(resolved) {
-        let Some(field) = variant.fields.first().filter(|_| r.transparent) else {
+        let Some(field) = variant
+            .fields
+            .first()
+            .filter(|_| matches!(r, Resolved::Transparent))
+        else {
             continue;
         };
         let key = field.ty.to_token_stream().to_string();
         if !wrapped.iter().any(|(seen, _)| *seen == key) {
-            wrapped.push((key, field.ty));
+            wrapped.push((key, &field.ty));
         }
     }
     if wrapped.is_empty() {
@@ -408,255 +405,96 @@ fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream>
 /// A pattern matching `variant` that binds the fields at `used` (and nothing else) to their
 /// locals: `Self::V { r#type: __field_type, .. }`, `Self::V(_, __field_1, ..)`.
 fn pattern(variant: &Variant, used: &[usize]) -> TokenStream {
-    let mut tokens = TokenStream::new();
-    push_pattern(variant, used, &mut tokens);
-    tokens
-}
-
-/// [`pattern`], appended to `tokens`. The pieces of each arm are appended to the stream of
-/// the whole method, as `quote!` would write them, rather than built as a stream of their own
-/// and then interpolated: every stream joined to another is a round trip to the compiler.
-fn push_pattern(variant: &Variant, used: &[usize], tokens: &mut TokenStream) {
-    push_ident(tokens, "Self");
-    if variant.in_enum {
-        push_path_sep(tokens);
-        variant.ident.to_tokens(tokens);
-    }
+    let path = if variant.in_enum {
+        let ident = &variant.ident;
+        quote!(Self::#ident)
+    } else {
+        quote!(Self)
+    };
     match variant.style {
-        darling::ast::Style::Unit => {}
+        darling::ast::Style::Unit => path,
         darling::ast::Style::Struct => {
-            let mut inner = TokenStream::new();
-            for &i in used {
+            let fields = used.iter().map(|&i| {
                 let field = &variant.fields[i];
-                field.member.to_tokens(&mut inner);
-                push_punct(&mut inner, ':', Spacing::Alone);
-                field.binding.to_tokens(&mut inner);
-                push_punct(&mut inner, ',', Spacing::Alone);
-            }
-            push_punct(&mut inner, '.', Spacing::Joint);
-            push_punct(&mut inner, '.', Spacing::Alone);
-            tokens.append(Group::new(Delimiter::Brace, inner));
+                let (member, binding) = (&field.member, &field.binding);
+                quote!(#member: #binding)
+            });
+            quote!(#path { #(#fields,)* .. })
         }
         darling::ast::Style::Tuple => {
-            let mut inner = TokenStream::new();
             let last = used.iter().max().map_or(0, |last| last + 1);
-            for i in 0..last {
+            let fields = (0..last).map(|i| {
                 if used.contains(&i) {
-                    variant.fields[i].binding.to_tokens(&mut inner);
+                    variant.fields[i].binding.to_token_stream()
                 } else {
-                    push_ident(&mut inner, "_");
+                    quote!(_)
                 }
-                push_punct(&mut inner, ',', Spacing::Alone);
-            }
-            push_punct(&mut inner, '.', Spacing::Joint);
-            push_punct(&mut inner, '.', Spacing::Alone);
-            tokens.append(Group::new(Delimiter::Parenthesis, inner));
+            });
+            quote!(#path(#(#fields,)* ..))
         }
     }
-}
-
-fn push_ident(tokens: &mut TokenStream, name: &str) {
-    tokens.append(Ident::new(name, Span::call_site()));
-}
-
-fn push_punct(tokens: &mut TokenStream, ch: char, spacing: Spacing) {
-    tokens.append(Punct::new(ch, spacing));
-}
-
-/// `::`
-fn push_path_sep(tokens: &mut TokenStream) {
-    push_punct(tokens, ':', Spacing::Joint);
-    push_punct(tokens, ':', Spacing::Alone);
-}
-
-/// `=>`
-fn push_fat_arrow(tokens: &mut TokenStream) {
-    push_punct(tokens, '=', Spacing::Joint);
-    push_punct(tokens, '>', Spacing::Alone);
 }
 
 /// `__McpErrorsDescriptor::execution("V", "CODE", __MCP_ERRORS_CHANNEL_0)`, then
-/// `.retryable(..)` and `.masked(..)` when written out: one entry of `DESCRIPTORS`.
-struct Descriptor<'a> {
-    variant: &'a Variant<'a>,
-    resolved: &'a Resolved,
-    /// The local const of its category or protocol code.
-    channel: Ident,
-}
-
-impl ToTokens for Descriptor<'_> {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        let r = self.resolved;
-        push_ident(tokens, "__McpErrorsDescriptor");
-        push_path_sep(tokens);
-        push_ident(
-            tokens,
-            match r.channel {
-                Channel::Execution(_) => "execution",
-                Channel::Protocol(_) => "protocol",
-            },
-        );
-        let mut args = TokenStream::new();
-        args.append(Literal::string(&self.variant.name()));
-        push_punct(&mut args, ',', Spacing::Alone);
-        args.append(Literal::string(&r.code));
-        push_punct(&mut args, ',', Spacing::Alone);
-        self.channel.to_tokens(&mut args);
-        tokens.append(Group::new(Delimiter::Parenthesis, args));
-        for (method, value) in [("retryable", r.retryable), ("masked", r.masked)] {
-            if let Some(value) = value {
-                push_punct(tokens, '.', Spacing::Alone);
-                push_ident(tokens, method);
-                let mut arg = TokenStream::new();
-                value.to_tokens(&mut arg);
-                tokens.append(Group::new(Delimiter::Parenthesis, arg));
-            }
-        }
-    }
-}
-
-/// An arm of `descriptor()`: the index of an own variant in `descriptors()`, or `return` of
-/// the descriptor of the error a `#[transparent]` variant wraps.
-enum DescriptorArm<'a> {
-    Own(&'a Variant<'a>, usize),
-    Transparent(&'a Variant<'a>),
-}
-
-impl ToTokens for DescriptorArm<'_> {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        match *self {
-            DescriptorArm::Own(variant, index) => {
-                push_pattern(variant, &[], tokens);
-                push_fat_arrow(tokens);
-                tokens.append(Literal::usize_unsuffixed(index));
-                push_punct(tokens, ',', Spacing::Alone);
-            }
-            DescriptorArm::Transparent(variant) => {
-                let (pattern, ty, inner) = transparent_pattern(variant);
-                tokens.extend(quote! {
-                    #pattern => return <#ty as __mcp_errors_core::ToolError>::descriptor(#inner),
-                });
-            }
-        }
-    }
+/// `.retryable(..)` and `.masked(..)` when written out: one entry of `DESCRIPTORS`, whose
+/// category or protocol code is the local const `channel`.
+fn descriptor(variant: &Variant, r: &Mapped, channel: &Ident) -> TokenStream {
+    let constructor = match r.channel {
+        Channel::Execution(_) => quote!(execution),
+        Channel::Protocol(_) => quote!(protocol),
+    };
+    let (name, code) = (variant.name(), &r.code);
+    let retryable = r.retryable.map(|value| quote!(.retryable(#value)));
+    let masked = r.masked.map(|value| quote!(.masked(#value)));
+    quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked)
 }
 
 /// An arm of `hint()`: `Some(Borrowed("..."))` for a fixed hint, else
 /// `Some(Owned(format_string(N, format_args!("..."))))`, through the aliases `hint()` imports.
-struct HintArm<'a> {
-    variant: &'a Variant<'a>,
-    /// The fields the template uses.
-    used: Vec<usize>,
-    template: &'a Template,
-    lit: &'a LitStr,
-}
-
-impl ToTokens for HintArm<'_> {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        let (variant, template, lit) = (self.variant, self.template, self.lit);
-        push_pattern(variant, &self.used, tokens);
-        push_fat_arrow(tokens);
-        push_ident(tokens, "__McpErrorsSome");
-        let format = LitStr::new(&template.format, lit.span());
-        let text = if template.has_placeholders() || template.format.contains(['{', '}']) {
-            let capacity = template.capacity_hint();
-            let pointers = template.pointers().into_iter().filter_map(|member| {
-                let field = variant.field(member)?;
-                let local = pointer_local(member, lit.span());
-                let binding = &field.binding;
-                Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
-            });
-            let mut pointers = pointers.peekable();
-            let formatted = quote! {
-                __mcp_errors_format_string(#capacity, ::std::format_args!(#format))
-            };
-            if pointers.peek().is_none() {
-                quote!(__McpErrorsOwned(#formatted))
-            } else {
-                quote!(__McpErrorsOwned({ #(#pointers)* #formatted }))
-            }
-        } else {
-            quote!(__McpErrorsBorrowed(#format))
+fn hint_arm(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
+    let pattern = pattern(variant, &template_fields(variant, template));
+    let format = LitStr::new(&template.format, lit.span());
+    let text = if is_formatted(template) {
+        let capacity = template.capacity_hint();
+        let pointers = pointer_locals(variant, template, lit);
+        let formatted = quote! {
+            __mcp_errors_format_string(#capacity, ::std::format_args!(#format))
         };
-        tokens.append(Group::new(Delimiter::Parenthesis, text));
-        push_punct(tokens, ',', Spacing::Alone);
-    }
+        if pointers.is_empty() {
+            quote!(__McpErrorsOwned(#formatted))
+        } else {
+            quote!(__McpErrorsOwned({ #(#pointers)* #formatted }))
+        }
+    } else {
+        quote!(__McpErrorsBorrowed(#format))
+    };
+    quote!(#pattern => __McpErrorsSome(#text),)
 }
 
 /// An arm of `retry_after()`: `RetryAfter::retry_after(field)`, spanned at the field's type,
 /// so a type that is not a `Duration` or an `Option<Duration>` is reported there, by
 /// `RetryAfter`'s own message.
-struct RetryAfterArm<'a> {
-    variant: &'a Variant<'a>,
-    field: usize,
-}
-
-impl ToTokens for RetryAfterArm<'_> {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        push_pattern(self.variant, &[self.field], tokens);
-        push_fat_arrow(tokens);
-        let field = &self.variant.fields[self.field];
-        let span = field.ty.span();
-        for (n, segment) in [
-            "__mcp_errors_core",
-            "__private",
-            "RetryAfter",
-            "retry_after",
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            if n > 0 {
-                for (ch, spacing) in [(':', Spacing::Joint), (':', Spacing::Alone)] {
-                    let mut punct = Punct::new(ch, spacing);
-                    punct.set_span(span);
-                    tokens.append(punct);
-                }
-            }
-            tokens.append(Ident::new(segment, span));
-        }
-        let mut binding = field.binding.clone();
-        binding.set_span(span);
-        let mut call = Group::new(Delimiter::Parenthesis, binding.into_token_stream());
-        call.set_span(span);
-        tokens.append(call);
-        push_punct(tokens, ',', Spacing::Alone);
-    }
+fn retry_after_arm(variant: &Variant, field: usize) -> TokenStream {
+    let pattern = pattern(variant, &[field]);
+    let field = &variant.fields[field];
+    let span = field.ty.span();
+    let mut binding = field.binding.clone();
+    binding.set_span(span);
+    let call =
+        quote_spanned!(span=> __mcp_errors_core::__private::RetryAfter::retry_after(#binding));
+    quote!(#pattern => #call,)
 }
 
 /// An arm of `details()`: `__mcp_errors_details([__mcp_errors_detail("key", field), ..])`,
 /// each entry spanned at its field, so a field that is not `Serialize` is reported there.
-struct DetailArm<'a> {
-    variant: &'a Variant<'a>,
-    used: &'a [usize],
-}
-
-impl ToTokens for DetailArm<'_> {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        push_pattern(self.variant, self.used, tokens);
-        push_fat_arrow(tokens);
-        push_ident(tokens, "__mcp_errors_details");
-        let mut entries = TokenStream::new();
-        for (n, &i) in self.used.iter().enumerate() {
-            let field = &self.variant.fields[i];
-            if n > 0 {
-                push_punct(&mut entries, ',', Spacing::Alone);
-            }
-            entries.append(Ident::new("__mcp_errors_detail", field.span));
-            let mut args = TokenStream::new();
-            args.append(Literal::string(&field.detail_key()));
-            let mut comma = Punct::new(',', Spacing::Alone);
-            comma.set_span(field.span);
-            args.append(comma);
-            field.binding.to_tokens(&mut args);
-            let mut call = Group::new(Delimiter::Parenthesis, args);
-            call.set_span(field.span);
-            entries.append(call);
-        }
-        let array = Group::new(Delimiter::Bracket, entries).into_token_stream();
-        tokens.append(Group::new(Delimiter::Parenthesis, array));
-        push_punct(tokens, ',', Spacing::Alone);
-    }
+fn detail_arm(variant: &Variant, used: &[usize]) -> TokenStream {
+    let pattern = pattern(variant, used);
+    let entries = used.iter().map(|&i| {
+        let field = &variant.fields[i];
+        let (key, binding) = (field.detail_key(), &field.binding);
+        quote_spanned!(field.span=> __mcp_errors_detail(#key, #binding))
+    });
+    quote!(#pattern => __mcp_errors_details([#(#entries),*]),)
 }
 
 /// The indices of the fields a checked template uses, shown or as a width or precision.
@@ -669,34 +507,43 @@ fn template_fields(variant: &Variant, template: &Template) -> Vec<usize> {
 }
 
 /// A checked template formatted into a string sized for it up front (`format!` would guess
-/// low and grow it), or a plain copy when there is nothing to format. A field shown with
-/// `{field:p}` is wrapped, so its own `Pointer` is formatted and not the address of the
-/// borrowed field.
+/// low and grow it), or a plain copy when there is nothing to format.
 fn format_tokens(variant: &Variant, template: &Template, lit: &LitStr) -> TokenStream {
     let format = LitStr::new(&template.format, lit.span());
-    if template.has_placeholders() || template.format.contains(['{', '}']) {
-        let capacity = template.capacity_hint();
-        let pointers: Vec<TokenStream> = template
-            .pointers()
-            .into_iter()
-            .filter_map(|member| {
-                let field = variant.field(member)?;
-                let local = pointer_local(member, lit.span());
-                let binding = &field.binding;
-                Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
-            })
-            .collect();
-        let text = quote! {
-            __mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
-        };
-        if pointers.is_empty() {
-            text
-        } else {
-            quote!({ #(#pointers)* #text })
-        }
-    } else {
-        quote!(::std::string::String::from(#format))
+    if !is_formatted(template) {
+        return quote!(::std::string::String::from(#format));
     }
+    let capacity = template.capacity_hint();
+    let pointers = pointer_locals(variant, template, lit);
+    let text = quote! {
+        __mcp_errors_core::__private::format_string(#capacity, ::std::format_args!(#format))
+    };
+    if pointers.is_empty() {
+        text
+    } else {
+        quote!({ #(#pointers)* #text })
+    }
+}
+
+/// Whether a checked template goes through `format_args!`: it has placeholders, or braces to
+/// unescape.
+fn is_formatted(template: &Template) -> bool {
+    template.has_placeholders() || template.format.contains(['{', '}'])
+}
+
+/// The locals of the fields a template shows with `{field:p}`: each wrapped, so its own
+/// `Pointer` is formatted and not the address of the borrowed field.
+fn pointer_locals(variant: &Variant, template: &Template, lit: &LitStr) -> Vec<TokenStream> {
+    template
+        .pointers()
+        .into_iter()
+        .filter_map(|member| {
+            let field = variant.field(member)?;
+            let local = pointer_local(member, lit.span());
+            let binding = &field.binding;
+            Some(quote!(let #local = __mcp_errors_core::__private::Var(#binding);))
+        })
+        .collect()
 }
 
 /// The bounds the generated `ToolError` impl needs on field types that mention a parameter:
@@ -706,14 +553,17 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
     let params = ParamsInScope::new(input.generics);
     let mut bounds = InferredBounds::default();
     for (variant, r) in input.variants.iter().zip(resolved) {
-        if r.transparent {
-            if let Some(field) = variant.fields.first()
-                && params.intersects(field.ty)
-            {
-                bounds.insert(field.ty, Bound::ToolError);
+        let r = match r {
+            Resolved::Mapped(mapped) => mapped,
+            Resolved::Transparent => {
+                if let Some(field) = variant.fields.first()
+                    && params.intersects(&field.ty)
+                {
+                    bounds.insert(&field.ty, Bound::ToolError);
+                }
+                continue;
             }
-            continue;
-        }
+        };
         for &i in &r.details {
             let ty = &variant.fields[i].ty;
             if params.intersects(ty) {
@@ -735,8 +585,8 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
                 let Some(field) = variant.field(member) else {
                     continue;
                 };
-                if params.intersects(field.ty) {
-                    bounds.insert(field.ty, Bound::Format(placeholder.format_trait));
+                if params.intersects(&field.ty) {
+                    bounds.insert(&field.ty, Bound::Format(placeholder.format_trait));
                 }
             }
         }

@@ -7,13 +7,17 @@
 //!
 //! The crate is split by phase: `attr` parses the helper attributes (names in `symbol`,
 //! tables in `category` and `codes`, suggestions in `suggest`), `ast` holds the input with
-//! them, `valid` checks every rule, `expand` generates the code (with `fmt` for `{field}`
-//! interpolation, `generics` for the bounds of the impls and `debug` for the `Debug` of a type
-//! with a `#[sensitive]` field) and `fallback` is what is emitted when there are errors.
+//! them, `valid` holds every rule (with `sensitive` for where a text shows a `#[sensitive]`
+//! field), `resolve` reads what each variant resolves to (with `case` for its default stable
+//! code), checking the rules on the way, `expand` generates the code (with `fmt` for
+//! `{field}` interpolation, `generics` for the bounds of the impls and `debug` for the `Debug`
+//! of a type with a `#[sensitive]` field) and `fallback` is what is emitted when there are
+//! errors.
 #![deny(missing_docs)]
 
 mod ast;
 mod attr;
+mod case;
 mod category;
 mod codes;
 mod debug;
@@ -21,6 +25,8 @@ mod expand;
 mod fallback;
 mod fmt;
 mod generics;
+mod resolve;
+mod sensitive;
 mod suggest;
 mod symbol;
 mod valid;
