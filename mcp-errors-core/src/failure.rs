@@ -72,8 +72,11 @@ pub trait ToolError: Error {
     /// The descriptor of this value's variant.
     fn descriptor(&self) -> &'static ErrorDescriptor;
 
-    /// What the model reads when the variant is not masked: `#[message]`, or `Display`.
-    fn message(&self) -> String;
+    /// What the model reads when the variant is not masked: `#[message]`, or `Display` (the
+    /// default, for a hand-written impl).
+    fn message(&self) -> String {
+        self.to_string()
+    }
 
     /// What to do next: `#[hint]`, if the variant has one; borrowed when it is fixed text, so
     /// converting the error does not copy it.
@@ -90,13 +93,23 @@ pub trait ToolError: Error {
     ///
     /// assert!(matches!(SeatTaken.hint(), Some(Cow::Borrowed("pick another seat"))));
     /// ```
-    fn hint(&self) -> Option<Cow<'static, str>>;
+    ///
+    /// A hand-written impl has none unless it says.
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        None
+    }
 
-    /// The `#[detail]` fields, by name (tuple fields by index), in declaration order.
-    fn details(&self) -> Details;
+    /// The `#[detail]` fields, by name (tuple fields by index), in declaration order; none
+    /// unless a hand-written impl says.
+    fn details(&self) -> Details {
+        Details::new()
+    }
 
-    /// The `#[retry_after]` field of the variant, if it has one.
-    fn retry_after(&self) -> Option<Duration>;
+    /// The `#[retry_after]` field of the variant, if it has one; none unless a hand-written
+    /// impl says.
+    fn retry_after(&self) -> Option<Duration> {
+        None
+    }
 
     /// The wire form of this error with [`FailureOptions::current`]: the options of the
     /// request being served by an rmcp server wrapped in `rmcp::ToolErrors` (feature `rmcp`),
@@ -772,3 +785,54 @@ fn log_failure(
 
 #[cfg(not(feature = "tracing"))]
 fn log_failure(_: &ErrorDescriptor, _: &FailureOptions, _: Option<&str>) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Category, ErrorDescriptor};
+
+    /// An error written by hand with only what a `ToolError` must say.
+    #[derive(Debug)]
+    struct Busy;
+
+    impl fmt::Display for Busy {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the ledger is busy")
+        }
+    }
+
+    impl Error for Busy {}
+
+    static BUSY: [ErrorDescriptor; 1] = [ErrorDescriptor::execution(
+        "Busy",
+        "LEDGER_BUSY",
+        Category::Transient,
+    )];
+
+    impl ToolError for Busy {
+        fn descriptors() -> &'static [ErrorDescriptor] {
+            &BUSY
+        }
+
+        fn descriptor(&self) -> &'static ErrorDescriptor {
+            &BUSY[0]
+        }
+    }
+
+    #[test]
+    fn a_hand_written_impl_reads_its_display_and_has_no_hint_details_or_wait() {
+        assert_eq!(Busy.message(), "the ledger is busy");
+        assert_eq!(Busy.hint(), None);
+        assert!(Busy.details().is_empty());
+        assert_eq!(Busy.retry_after(), None);
+        let payload = Busy
+            .to_failure()
+            .as_execution()
+            .unwrap()
+            .error_payload()
+            .unwrap()
+            .clone();
+        assert_eq!(payload.message, "the ledger is busy");
+        assert_eq!((payload.hint, payload.retry_after_ms), (None, None));
+    }
+}

@@ -2,7 +2,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -178,10 +177,6 @@ impl ToolError for ArgumentError {
         &DESCRIPTORS[0]
     }
 
-    fn message(&self) -> String {
-        self.to_string()
-    }
-
     fn hint(&self) -> Option<Cow<'static, str>> {
         Some(Cow::Borrowed(
             "fix the arguments to match the tool's input schema, then call again",
@@ -200,10 +195,6 @@ impl ToolError for ArgumentError {
             }
         }
         details
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        None
     }
 }
 

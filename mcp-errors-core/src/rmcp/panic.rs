@@ -9,17 +9,15 @@
 //! later replaces this one; panics are still answered, and their log holds the message alone.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 use std::task::Poll;
-use std::time::Duration;
 
 use crate::mask::MAX_MESSAGE_CHARS;
-use crate::{Category, Details, ErrorDescriptor, ToolError};
+use crate::{Category, ErrorDescriptor, ToolError};
 
 /// The stable code of a tool that panicked.
 const TOOL_PANICKED_CODE: &str = "TOOL_PANICKED";
@@ -96,22 +94,6 @@ impl ToolError for ToolPanicked {
 
     fn descriptor(&self) -> &'static ErrorDescriptor {
         &DESCRIPTORS[0]
-    }
-
-    fn message(&self) -> String {
-        self.to_string()
-    }
-
-    fn hint(&self) -> Option<Cow<'static, str>> {
-        None
-    }
-
-    fn details(&self) -> Details {
-        Details::new()
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        None
     }
 }
 
