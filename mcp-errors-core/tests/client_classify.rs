@@ -220,14 +220,14 @@ fn an_upper_case_foreign_category_is_still_recognised() {
 #[test]
 fn plain_text_is_a_tool_error_of_unknown_category_not_retryable() {
     let response = ok(json!({"isError": true, "content": [
-        {"type": "text", "text": "Invalid departure date"},
+        {"type": "text", "text": "Departure date refused"},
         {"type": "text", "text": "must be in the future"}
     ]}));
     let e = tool_error(&response);
     assert_eq!(e.category, None);
     assert_eq!(e.code, None);
     assert!(!e.retryable);
-    assert_eq!(e.message, "Invalid departure date\nmust be in the future");
+    assert_eq!(e.message, "Departure date refused\nmust be in the future");
     assert_eq!(e.source, ErrorSource::PlainText);
 }
 

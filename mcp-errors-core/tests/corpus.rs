@@ -3,9 +3,12 @@
 //! the outcome through the default policy's first decision, which must be safe.
 //!
 //! Unsafe is a `Retry` of a call its label says is not idempotent and may have run, or a
-//! `Done` for an answer labelled as a failure whose outcome is a success. The cases where
+//! `Done` for an answer labelled as a failure whose outcome is a success not flagged as
+//! looking like a failure ([`Outcome::looks_like_failure`]). The cases where
 //! today's rules decide `Done` on a failure are listed in `tests/corpus/KNOWN_UNSAFE`; a case
 //! not listed that is unsafe fails the test, and so does a listed case that has become safe.
+//!
+//! The category read is [`Outcome::category`], whatever channel the failure came on.
 //!
 //! The match rates (decisions and categories against the hand labels) are computed and
 //! printed, not asserted. With `CORPUS_RESULTS` set to a path, one tab-separated line per case
@@ -200,10 +203,7 @@ fn name_of(decision: &Decision) -> (String, Option<String>) {
 }
 
 fn category_of(outcome: &Outcome) -> Option<Category> {
-    match outcome {
-        Outcome::ExecutionError(info) => info.category,
-        _ => None,
-    }
+    outcome.category()
 }
 
 /// Why a decision is unsafe, if it is.
@@ -217,7 +217,11 @@ fn unsafe_because(case: &Case, outcome: &Outcome, decision: &Decision) -> Option
         return Some("retries a call that is not idempotent and may have run");
     }
     let labelled_failure = labels.decision != "done" || labels.looks_like_failure;
-    if *decision == Decision::Done && labelled_failure && outcome.is_success() {
+    if *decision == Decision::Done
+        && labelled_failure
+        && outcome.is_success()
+        && !outcome.looks_like_failure()
+    {
         return Some("done on an answer labelled as a failure");
     }
     None

@@ -940,6 +940,12 @@ fn tool_error_as_sent<'a, N: Node<'a>>(
             .with_category(Category::Validation)
             .with_retryable(false);
     }
+    if let Some(reading) = super::text::read(&text) {
+        let mut error = ExecutionErrorInfo::from_text(text).with_category(reading.category);
+        error.retry_after = reading.retry_after;
+        error.source = ErrorSource::TextRule;
+        return error;
+    }
     ExecutionErrorInfo::from_text(text)
 }
 
