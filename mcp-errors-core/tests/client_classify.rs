@@ -1093,3 +1093,30 @@ fn details_nested_deeper_than_the_limit_are_cut() {
     assert_eq!(node, &json!(TRUNCATED_DETAIL));
     assert_eq!(depth, MAX_DETAIL_DEPTH + 1);
 }
+
+#[test]
+fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_invalid() {
+    for content in [None, Some(Value::Null)] {
+        let mut result = json!({"isError": true, "_meta": {META_KEY: {
+            "code": "SEAT_TAKEN", "category": "conflict", "retryable": false, "message": "taken"
+        }}});
+        if let Some(content) = &content {
+            result["content"] = content.clone();
+        }
+        let e = tool_error(&ok(result));
+        assert_eq!(e.category, Some(Category::Conflict), "{content:?}");
+        assert_eq!(e.text, "");
+    }
+    for result in [
+        json!({"structuredContent": {"n": 1}}),
+        json!({"isError": false, "structuredContent": {"n": 1}}),
+        json!({"isError": false}),
+        json!({}),
+        json!({"isError": true, "content": "not a list"}),
+    ] {
+        assert!(
+            matches!(invalid(&ok(result.clone())), InvalidReason::MalformedResult(_)),
+            "{result}"
+        );
+    }
+}

@@ -51,6 +51,13 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
 ///
+/// A result with `isError: true` and no `content` (or `content: null`) is a tool error with
+/// no text, as rmcp reads it: the failure is plain, and its description may still come from
+/// `_meta` or `structuredContent`. A success without `content` stays
+/// [`Outcome::Invalid`], even with `structuredContent` (which rmcp accepts): the schema
+/// requires `content`, and [`CallToolResult`](crate::CallToolResult), which a caller reads a
+/// success into, requires it too.
+///
 /// An `input_required` result whose `requestState` is longer than 1 MiB (1 048 576 bytes of
 /// UTF-8, once its JSON escapes are decoded) is [`Outcome::Invalid`]
 /// ([`InvalidReason::MalformedResult`]): the client would hold the state for the whole call
@@ -680,10 +687,16 @@ fn block_texts<'a>(blocks: Vec<Obj<Block<'a>>>) -> Result<Vec<Option<Cow<'a, str
 }
 
 fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
-    let Some(blocks) = parts
-        .content
-        .and_then(|c| c.decode::<Vec<Obj<Block<'a>>>>())
-    else {
+    let failed = parts
+        .is_error
+        .is_some_and(|node| node.decode::<bool>() == Some(true));
+    let blocks = match parts.content {
+        Some(content) => content.decode::<Vec<Obj<Block<'a>>>>(),
+        // A failure without content, as rmcp reads one: no text.
+        None if failed => Some(Vec::new()),
+        None => None,
+    };
+    let Some(blocks) = blocks else {
         return malformed("content is missing or not an array of objects");
     };
     let texts = match block_texts(blocks) {
@@ -865,7 +878,12 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     if !complete {
         return None;
     }
-    let texts = block_texts(finished.content?).ok()?;
+    let blocks = match finished.content {
+        Some(blocks) => blocks,
+        None if matches!(finished.is_error, Member::Is(true)) => Vec::new(),
+        None => return None,
+    };
+    let texts = block_texts(blocks).ok()?;
     let meta = finished.meta.map(|Obj(meta)| meta);
     if finished.is_error.strict().ok()? == Some(true) {
         let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
