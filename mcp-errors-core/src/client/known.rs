@@ -10,9 +10,11 @@
 //! | SEP-2145 (a draft), the spec's own example (2026-07-28) | `isError` result, -32602 | `Unknown tool: NAME` (SEP-2145 adds `. Re-run tools/list and retry.`) |
 //! | SEP-2145 | `isError` result | `Tool unavailable: NAME. ...` |
 //! | Python SDK (`ToolError`) | `isError` result | `Unknown tool: NAME` |
+//! | Python SDK 2.3 (`mcp-server-fetch`, `-git`, `-time` answer so) | -32602 | `Unknown tool: NAME` |
+//! | servers on the TypeScript SDK's low-level `Server` that throw for a name they do not know (`server-postgres`, `server-gitlab`) | -32603 | `Unknown tool: NAME` |
 //! | TypeScript SDK 1.32 (`McpServer`) | `isError` result | `MCP error -32602: Tool NAME not found`, `MCP error -32602: Tool NAME disabled` (its own -32602 error, folded into the result's text) |
-//! | TypeScript SDK (a low-level `Server`, or a relay) | -32602 | `Tool NAME not found`, `Tool NAME disabled` |
-//! | FastMCP | `isError` result | `Unknown tool: 'NAME'` |
+//! | TypeScript SDK `McpServer` versions that answer with the JSON-RPC error itself, or a relay of it | -32602 | `Tool NAME not found`, `Tool NAME disabled` |
+//! | FastMCP 3 | `isError` result | `Unknown tool: 'NAME'` |
 //! | Go SDK | -32602 | `unknown tool "NAME"` |
 //! | rmcp (`ToolRouter`) | -32602 | `tool not found` |
 
