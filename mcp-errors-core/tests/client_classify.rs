@@ -1115,7 +1115,10 @@ fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_in
         json!({"isError": true, "content": "not a list"}),
     ] {
         assert!(
-            matches!(invalid(&ok(result.clone())), InvalidReason::MalformedResult(_)),
+            matches!(
+                invalid(&ok(result.clone())),
+                InvalidReason::MalformedResult(_)
+            ),
             "{result}"
         );
     }

@@ -360,3 +360,47 @@ fn every_known_unsafe_case_exists() {
         "KNOWN_UNSAFE names cases that do not exist: {missing:?}"
     );
 }
+
+/// What reading the corpus costs: every answer line through `classify_bytes`, then also the
+/// default policy's first decision (which reads a success's text for the looks-like-failure
+/// rules), each timed over many rounds. Run in release, alone:
+/// `cargo test --release -p mcp-errors-core --features client --test corpus -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn what_the_corpus_costs_through_classify_bytes() {
+    let lines: Vec<(Vec<u8>, bool)> = read_corpus()
+        .into_iter()
+        .filter_map(|case| Some((case.answer?.into_bytes(), case.labels.idempotent)))
+        .collect();
+    let policy = RetryPolicy::default();
+    let rounds = 2_000;
+    let per_answer = |f: &dyn Fn(&[u8], bool)| {
+        let mut samples: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                for _ in 0..rounds {
+                    for (line, idempotent) in &lines {
+                        f(std::hint::black_box(line), *idempotent);
+                    }
+                }
+                start.elapsed().as_nanos() as f64 / (rounds * lines.len()) as f64
+            })
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        samples
+    };
+    let classify_only = per_answer(&|line, _| {
+        std::hint::black_box(classify_bytes(line));
+    });
+    let with_decision = per_answer(&|line, idempotent| {
+        let outcome = classify_bytes(line);
+        let attempt = Attempt::new(1, Duration::ZERO).idempotent(idempotent);
+        std::hint::black_box(policy.decide(&outcome, attempt, &mut Jitter::fixed(1.0)));
+        std::hint::black_box(outcome.looks_like_failure());
+    });
+    println!(
+        "{} answers, {rounds} rounds x 5; ns per answer, sorted: classify_bytes {classify_only:.0?}; \
+         classify_bytes + decide + looks_like_failure {with_decision:.0?}",
+        lines.len()
+    );
+}
