@@ -1123,3 +1123,31 @@ fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_in
         );
     }
 }
+
+#[test]
+fn a_json_description_without_a_category_is_read_by_the_text_rules() {
+    let github = r#"{"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}"#;
+    let e = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": github}]}),
+    ));
+    assert_eq!(e.category, Some(Category::NotFound));
+    assert_eq!(e.source, ErrorSource::TextRule);
+    assert_eq!(e.message, "Not Found");
+
+    // The description's own `retryable` wins over the category's default.
+    let e = tool_error(&ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "upstream down"}],
+        "structuredContent": {"code": "UPSTREAM", "retryable": false,
+                              "message": "connect ECONNREFUSED 10.0.0.1:443"}})));
+    assert_eq!(e.category, Some(Category::Transient));
+    assert_eq!((e.code.as_deref(), e.retryable), (Some("UPSTREAM"), false));
+    assert_eq!(e.source, ErrorSource::TextRule);
+
+    // A description that names its category keeps it, whatever its text says.
+    let e = tool_error(&ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "{\"errorCategory\": \"business\", \"description\": \"not found\"}"}]})));
+    assert_eq!(
+        (e.category, e.source),
+        (Some(Category::Business), ErrorSource::TextJson)
+    );
+}

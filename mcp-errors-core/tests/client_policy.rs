@@ -716,3 +716,18 @@ fn a_users_text_rule_comes_before_the_built_in_ones() {
         Decision::FixInput
     );
 }
+
+#[test]
+fn a_passing_fault_read_from_text_that_the_server_marked_not_retryable_escalates() {
+    let outcome = classify(
+        &json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "upstream down"}],
+        "structuredContent": {"code": "UPSTREAM", "retryable": false,
+                              "message": "connect ECONNREFUSED 10.0.0.1:443"}}}),
+    );
+    assert_eq!(outcome.category(), Some(Category::Transient));
+    assert_eq!(
+        decide_text(&outcome, true),
+        escalate(EscalationReason::NotRetryable)
+    );
+}

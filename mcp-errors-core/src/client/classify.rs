@@ -973,9 +973,6 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
             .or_else(|_| c.to_ascii_lowercase().parse())
             .ok()
     });
-    let retryable = described
-        .retryable
-        .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
     let code = described.code.map(Cow::into_owned);
     let message = match (described.message, &code) {
         (Some(m), _) => m.into_owned(),
@@ -983,11 +980,31 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
         (None, Some(code)) => code.clone(),
         (None, None) => String::new(),
     };
+    // A description in `structuredContent` or a JSON text that names no category (`{"message":
+    // "Not Found", "status": "404"}`): the text rules read its message, then its text, and
+    // what they read is marked as read from text. The description's own `retryable` and
+    // retry-after win over the category's default and the text's.
+    let mut source = source;
+    let mut retry_after = described.retry_after;
+    let category = match category {
+        None if source != ErrorSource::Meta => {
+            let reading = super::text::read(&message).or_else(|| super::text::read(&text));
+            if let Some(reading) = reading {
+                source = ErrorSource::TextRule;
+                retry_after = retry_after.or(reading.retry_after);
+            }
+            reading.map(|r| r.category)
+        }
+        category => category,
+    };
+    let retryable = described
+        .retryable
+        .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
     ExecutionErrorInfo {
         code,
         category,
         retryable,
-        retry_after: described.retry_after,
+        retry_after,
         message,
         hint: described.hint.map(Cow::into_owned),
         details: described.details,

@@ -18,8 +18,10 @@
 //! # Reading plain text
 //!
 //! Most servers send a failure as text alone. When a tool error carries no machine-readable
-//! description, the client's text rules read a category from its text (the outcome then says
-//! [`ErrorSource::TextRule`]); they also read the message of a protocol error `-32603` (and
+//! description, or one that names no category (`{"message": "Not Found", "status": "404"}` in
+//! its text or `structuredContent`), the client's text rules read a category from its message
+//! and text (the outcome then says [`ErrorSource::TextRule`], and a `retryable` the
+//! description gives still counts); they also read the message of a protocol error `-32603` (and
 //! of codes left to implementations), and the text of a success that
 //! [looks like a failure](Outcome::looks_like_failure). The rules scan a lowercase copy of
 //! the text; the first that matches wins, in this order:

@@ -34,7 +34,8 @@ use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
-    /// The call succeeded: a `CallToolResult` to use.
+    /// The call succeeded: a `CallToolResult` to use (unless its text
+    /// [looks like a failure](Outcome::looks_like_failure)).
     Ready(ResultJson),
     /// The call succeeded and matched nothing: the server set
     /// [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`.
@@ -308,7 +309,8 @@ pub enum ErrorSource {
     /// The draft standard's entry under `_meta["io.modelcontextprotocol/toolFailure"]`
     /// (SEP-3313, a draft), when this project's payload is absent.
     DraftToolFailure,
-    /// Only text, whose category one of the client's text rules read (see
+    /// Only text, or a description that names no category, whose category one of the client's
+    /// text rules read (see
     /// [reading plain text](super#reading-plain-text)). The server did not say it: the policy
     /// lets such a category lead to fixing the input, re-authenticating, listing the tools
     /// again or a bounded retry of a call declared idempotent, never to replaying any other

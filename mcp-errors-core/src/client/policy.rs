@@ -387,6 +387,10 @@ impl RetryPolicy {
             if says_tool_unavailable(&error.text) {
                 return Decision::RelistTools;
             }
+            let passing = matches!(category, Category::RateLimited | Category::Transient);
+            if passing && !error.retryable {
+                return escalate(EscalationReason::NotRetryable);
+            }
             return self.text_read(category, error.retry_after, false, attempt, jitter);
         }
         match category {
