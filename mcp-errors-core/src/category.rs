@@ -127,6 +127,134 @@ impl Category {
     }
 }
 
+impl Category {
+    /// What an HTTP status code means as a category; `None` for a status that says nothing
+    /// about the failure (1xx to 3xx, and 4xx/5xx codes not listed).
+    ///
+    /// | status | category |
+    /// |---|---|
+    /// | 400, 405, 413, 414, 415, 422 | `validation` |
+    /// | 401, 407 | `unauthenticated` |
+    /// | 402 | `business` |
+    /// | 403, 451 | `permission` |
+    /// | 404, 410 | `not_found` |
+    /// | 409, 412, 423 | `conflict` |
+    /// | 429 | `rate_limited` |
+    /// | 408, 502, 503, 504 | `transient` |
+    /// | 500, 501, 505..=599 | `internal` |
+    ///
+    /// ```
+    /// use mcp_errors_core::Category;
+    ///
+    /// assert_eq!(Category::from_http_status(429), Some(Category::RateLimited));
+    /// assert_eq!(Category::from_http_status(503), Some(Category::Transient));
+    /// assert_eq!(Category::from_http_status(200), None);
+    /// ```
+    pub const fn from_http_status(status: u16) -> Option<Category> {
+        Some(match status {
+            400 | 405 | 413 | 414 | 415 | 422 => Category::Validation,
+            401 | 407 => Category::Unauthenticated,
+            402 => Category::Business,
+            403 | 451 => Category::Permission,
+            404 | 410 => Category::NotFound,
+            409 | 412 | 423 => Category::Conflict,
+            429 => Category::RateLimited,
+            408 | 502 | 503 | 504 => Category::Transient,
+            500 | 501 | 505..=599 => Category::Internal,
+            _ => return None,
+        })
+    }
+
+    /// What a POSIX `errno` name (any case), or one of the names Node.js gives a failed
+    /// system call, means as a category; `None` for a name not listed.
+    ///
+    /// | names | category |
+    /// |---|---|
+    /// | `ENOENT` | `not_found` |
+    /// | `ENOTDIR`, `EISDIR`, `EINVAL`, `ENAMETOOLONG`, `ELOOP` | `validation` |
+    /// | `EEXIST`, `ENOTEMPTY` | `conflict` |
+    /// | `EACCES`, `EPERM`, `EROFS` | `permission` |
+    /// | `ETIMEDOUT`, `ECONNREFUSED`, `ECONNRESET`, `ECONNABORTED`, `EPIPE`, `EHOSTUNREACH`, `ENETUNREACH`, `ENETDOWN`, `EAI_AGAIN`, `ENOTFOUND` (Node's failed DNS lookup), `EAGAIN`, `EBUSY`, `EMFILE`, `ENFILE` | `transient` |
+    /// | `ENOSPC`, `EIO`, `EDQUOT` | `internal` |
+    ///
+    /// ```
+    /// use mcp_errors_core::Category;
+    ///
+    /// assert_eq!(Category::from_errno("ENOENT"), Some(Category::NotFound));
+    /// assert_eq!(Category::from_errno("econnrefused"), Some(Category::Transient));
+    /// assert_eq!(Category::from_errno("EWHATEVER"), None);
+    /// ```
+    pub fn from_errno(name: &str) -> Option<Category> {
+        ERRNO
+            .iter()
+            .find(|(errno, _)| errno.eq_ignore_ascii_case(name))
+            .map(|&(_, category)| category)
+    }
+
+    /// What an [`std::io::ErrorKind`] means as a category, by the same table as
+    /// [`from_errno`](Self::from_errno); `None` for a kind it does not list.
+    ///
+    /// ```
+    /// use std::io::ErrorKind;
+    /// use mcp_errors_core::Category;
+    ///
+    /// assert_eq!(Category::from_io_error_kind(ErrorKind::NotFound), Some(Category::NotFound));
+    /// assert_eq!(Category::from_io_error_kind(ErrorKind::Other), None);
+    /// ```
+    pub fn from_io_error_kind(kind: std::io::ErrorKind) -> Option<Category> {
+        use std::io::ErrorKind as K;
+        let errno = match kind {
+            K::NotFound => "ENOENT",
+            K::PermissionDenied => "EACCES",
+            K::AlreadyExists => "EEXIST",
+            K::InvalidInput | K::InvalidData => "EINVAL",
+            K::TimedOut => "ETIMEDOUT",
+            K::ConnectionRefused => "ECONNREFUSED",
+            K::ConnectionReset => "ECONNRESET",
+            K::ConnectionAborted => "ECONNABORTED",
+            K::BrokenPipe => "EPIPE",
+            K::WouldBlock | K::Interrupted => "EAGAIN",
+            K::NotConnected => "ENETUNREACH",
+            K::AddrNotAvailable => "EHOSTUNREACH",
+            K::WriteZero | K::UnexpectedEof => "EIO",
+            _ => return None,
+        };
+        Category::from_errno(errno)
+    }
+}
+
+/// The `errno` names of [`Category::from_errno`].
+const ERRNO: [(&str, Category); 28] = [
+    ("ENOENT", Category::NotFound),
+    ("ENOTDIR", Category::Validation),
+    ("EISDIR", Category::Validation),
+    ("EINVAL", Category::Validation),
+    ("ENAMETOOLONG", Category::Validation),
+    ("ELOOP", Category::Validation),
+    ("EEXIST", Category::Conflict),
+    ("ENOTEMPTY", Category::Conflict),
+    ("EACCES", Category::Permission),
+    ("EPERM", Category::Permission),
+    ("EROFS", Category::Permission),
+    ("ETIMEDOUT", Category::Transient),
+    ("ECONNREFUSED", Category::Transient),
+    ("ECONNRESET", Category::Transient),
+    ("ECONNABORTED", Category::Transient),
+    ("EPIPE", Category::Transient),
+    ("EHOSTUNREACH", Category::Transient),
+    ("ENETUNREACH", Category::Transient),
+    ("ENETDOWN", Category::Transient),
+    ("EAI_AGAIN", Category::Transient),
+    ("ENOTFOUND", Category::Transient),
+    ("EAGAIN", Category::Transient),
+    ("EBUSY", Category::Transient),
+    ("EMFILE", Category::Transient),
+    ("ENFILE", Category::Transient),
+    ("ENOSPC", Category::Internal),
+    ("EIO", Category::Internal),
+    ("EDQUOT", Category::Internal),
+];
+
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -177,5 +305,36 @@ mod tests {
             .filter(|c| c.retryable_by_default())
             .collect();
         assert_eq!(retryable, [Category::RateLimited, Category::Transient]);
+    }
+
+    #[test]
+    fn statuses_and_errno_names_have_one_meaning() {
+        for (status, category) in [
+            (400, Category::Validation),
+            (401, Category::Unauthenticated),
+            (403, Category::Permission),
+            (404, Category::NotFound),
+            (409, Category::Conflict),
+            (429, Category::RateLimited),
+            (500, Category::Internal),
+            (503, Category::Transient),
+        ] {
+            assert_eq!(
+                Category::from_http_status(status),
+                Some(category),
+                "{status}"
+            );
+        }
+        for status in [0, 100, 200, 204, 301, 304, 418, 600, u16::MAX] {
+            assert_eq!(Category::from_http_status(status), None, "{status}");
+        }
+        assert_eq!(Category::from_errno("EACCES"), Some(Category::Permission));
+        assert_eq!(Category::from_errno("eexist"), Some(Category::Conflict));
+        assert_eq!(Category::from_errno("ENO"), None);
+        assert_eq!(Category::from_errno(""), None);
+        assert_eq!(
+            Category::from_io_error_kind(std::io::ErrorKind::PermissionDenied),
+            Some(Category::Permission)
+        );
     }
 }

@@ -220,14 +220,14 @@ fn an_upper_case_foreign_category_is_still_recognised() {
 #[test]
 fn plain_text_is_a_tool_error_of_unknown_category_not_retryable() {
     let response = ok(json!({"isError": true, "content": [
-        {"type": "text", "text": "Invalid departure date"},
+        {"type": "text", "text": "Departure date refused"},
         {"type": "text", "text": "must be in the future"}
     ]}));
     let e = tool_error(&response);
     assert_eq!(e.category, None);
     assert_eq!(e.code, None);
     assert!(!e.retryable);
-    assert_eq!(e.message, "Invalid departure date\nmust be in the future");
+    assert_eq!(e.message, "Departure date refused\nmust be in the future");
     assert_eq!(e.source, ErrorSource::PlainText);
 }
 
@@ -1092,4 +1092,62 @@ fn details_nested_deeper_than_the_limit_are_cut() {
     }
     assert_eq!(node, &json!(TRUNCATED_DETAIL));
     assert_eq!(depth, MAX_DETAIL_DEPTH + 1);
+}
+
+#[test]
+fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_invalid() {
+    for content in [None, Some(Value::Null)] {
+        let mut result = json!({"isError": true, "_meta": {META_KEY: {
+            "code": "SEAT_TAKEN", "category": "conflict", "retryable": false, "message": "taken"
+        }}});
+        if let Some(content) = &content {
+            result["content"] = content.clone();
+        }
+        let e = tool_error(&ok(result));
+        assert_eq!(e.category, Some(Category::Conflict), "{content:?}");
+        assert_eq!(e.text, "");
+    }
+    for result in [
+        json!({"structuredContent": {"n": 1}}),
+        json!({"isError": false, "structuredContent": {"n": 1}}),
+        json!({"isError": false}),
+        json!({}),
+        json!({"isError": true, "content": "not a list"}),
+    ] {
+        assert!(
+            matches!(
+                invalid(&ok(result.clone())),
+                InvalidReason::MalformedResult(_)
+            ),
+            "{result}"
+        );
+    }
+}
+
+#[test]
+fn a_json_description_without_a_category_is_read_by_the_text_rules() {
+    let github = r#"{"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}"#;
+    let e = tool_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": github}]}),
+    ));
+    assert_eq!(e.category, Some(Category::NotFound));
+    assert_eq!(e.source, ErrorSource::TextRule);
+    assert_eq!(e.message, "Not Found");
+
+    // The description's own `retryable` wins over the category's default.
+    let e = tool_error(&ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "upstream down"}],
+        "structuredContent": {"code": "UPSTREAM", "retryable": false,
+                              "message": "connect ECONNREFUSED 10.0.0.1:443"}})));
+    assert_eq!(e.category, Some(Category::Transient));
+    assert_eq!((e.code.as_deref(), e.retryable), (Some("UPSTREAM"), false));
+    assert_eq!(e.source, ErrorSource::TextRule);
+
+    // A description that names its category keeps it, whatever its text says.
+    let e = tool_error(&ok(json!({"isError": true,
+        "content": [{"type": "text", "text": "{\"errorCategory\": \"business\", \"description\": \"not found\"}"}]})));
+    assert_eq!(
+        (e.category, e.source),
+        (Some(Category::Business), ErrorSource::TextJson)
+    );
 }

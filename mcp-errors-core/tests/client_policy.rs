@@ -1,14 +1,15 @@
 //! `client::RetryPolicy`: every decision rule, the attempt limit, the deadline, the
-//! retry-after, the budget and the catalog.
+//! retry-after, the budget and the catalog; what a category read from plain text leads to,
+//! and what a success whose text is plainly a failure does.
 
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision,
-    EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, ToolAnnotations, UnknownCause,
-    classify,
+    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, ErrorSource,
+    EscalationReason, Jitter, Outcome, PeerProfile, RetryBudget, RetryPolicy, ToolAnnotations,
+    UnknownCause, classify, classify_bytes,
 };
-use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor, META_KEY};
+use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor, JsonRpcError, META_KEY};
 use serde_json::{Value, json};
 
 fn error_with(payload: Value) -> Outcome {
@@ -514,4 +515,219 @@ fn jitter_fixed_is_clamped() {
     let mut random = Jitter::from_entropy();
     let x = random.sample();
     assert!((0.0..=1.0).contains(&x));
+}
+
+fn text_error(text: &str) -> Outcome {
+    classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true, "content": [{"type": "text", "text": text}]
+    }}))
+}
+
+fn success(text: &str) -> Outcome {
+    classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": false, "content": [{"type": "text", "text": text}]
+    }}))
+}
+
+fn internal(message: &str) -> Outcome {
+    Outcome::ProtocolError(JsonRpcError::new(-32603, message))
+}
+
+fn decide_text(outcome: &Outcome, idempotent: bool) -> Decision {
+    let attempt = Attempt::new(1, Duration::ZERO).idempotent(idempotent);
+    RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
+}
+
+fn retries(decision: &Decision) -> bool {
+    matches!(
+        decision,
+        Decision::Retry { .. } | Decision::RetryWithState { .. }
+    )
+}
+
+#[test]
+fn what_the_sdks_write_is_read_and_decided() {
+    for (text, decision) in [
+        (
+            "MCP error -32602: Input validation error: Invalid arguments for tool echo: Invalid input: expected string, received undefined at message",
+            Decision::FixInput,
+        ),
+        (
+            "Error executing tool fetch: 1 validation error for fetchArguments\nurl\n  Field required [type=missing, input_value={}, input_type=dict]",
+            Decision::FixInput,
+        ),
+        (
+            "ENOENT: no such file or directory, open '/srv/missing.txt'",
+            Decision::FixInput,
+        ),
+        (
+            "Error calling tool 'get_user': Client error '401 Unauthorized' for url 'https://api.example.invalid/u'",
+            Decision::Reauthenticate,
+        ),
+        (
+            "EACCES: permission denied, open '/srv/secret'",
+            Decision::Escalate {
+                reason: EscalationReason::Permission,
+            },
+        ),
+        (
+            "Cannot create branch 'main': refs/heads/main already exists",
+            Decision::RereadState,
+        ),
+        (
+            "MCP error -32602: Tool get-product not found",
+            Decision::RelistTools,
+        ),
+    ] {
+        let outcome = text_error(text);
+        let Outcome::ExecutionError(info) = &outcome else {
+            panic!("{text}: not a tool error");
+        };
+        assert_eq!(info.source, ErrorSource::TextRule, "{text}");
+        assert_eq!(decide_text(&outcome, false), decision, "{text}");
+    }
+}
+
+#[test]
+fn a_passing_fault_read_from_text_is_retried_only_for_an_idempotent_call() {
+    let refused = text_error("connect ECONNREFUSED 127.0.0.1:5432");
+    assert_eq!(refused.category(), Some(Category::Transient));
+    assert_eq!(decide_text(&refused, false), Decision::CheckState);
+    assert!(retries(&decide_text(&refused, true)));
+
+    let limited = text_error("429 Too Many Requests, retry after 3 seconds");
+    let Outcome::ExecutionError(info) = &limited else {
+        panic!()
+    };
+    assert_eq!(info.retry_after, Some(Duration::from_secs(3)));
+    assert_eq!(decide_text(&limited, false), Decision::CheckState);
+    assert_eq!(
+        decide_text(&limited, true),
+        Decision::Retry {
+            after: Duration::from_secs(3)
+        }
+    );
+}
+
+#[test]
+fn a_protocol_errors_message_is_read_with_the_same_rules() {
+    assert_eq!(
+        decide_text(&internal("relation \"orders\" does not exist"), false),
+        Decision::FixInput
+    );
+    assert_eq!(
+        decide_text(&internal("connect ECONNREFUSED 127.0.0.1:1"), false),
+        Decision::CheckState
+    );
+    assert!(retries(&decide_text(
+        &internal("connect ECONNREFUSED 127.0.0.1:1"),
+        true
+    )));
+    assert_eq!(
+        decide_text(&internal("Unknown tool: execute"), false),
+        Decision::RelistTools
+    );
+    assert_eq!(
+        decide_text(&internal("something broke"), true),
+        Decision::Escalate {
+            reason: EscalationReason::ProtocolError
+        }
+    );
+}
+
+#[test]
+fn a_success_whose_text_is_a_failure_is_flagged_and_never_retried() {
+    let missing = success("Database error: no such table: orders");
+    assert!(missing.is_success() && missing.looks_like_failure());
+    assert_eq!(missing.category(), Some(Category::NotFound));
+    assert_eq!(decide_text(&missing, true), Decision::FixInput);
+
+    let locked = success("Database error: database is locked");
+    assert!(locked.looks_like_failure());
+    for idempotent in [false, true] {
+        assert_eq!(
+            decide_text(&locked, idempotent),
+            Decision::Escalate {
+                reason: EscalationReason::NotRetryable
+            }
+        );
+    }
+
+    let airflow = success(
+        "{\"error\": \"Client error '503 Service Unavailable' for url 'http://h/x'\", \"hint\": \"retry later\"}",
+    );
+    assert!(airflow.looks_like_failure());
+    assert!(!retries(&decide_text(&airflow, true)));
+
+    // Flagged, but no rule reads what kind: the result stays usable, flagged.
+    let vague = success("Error: Operation failed");
+    assert!(vague.looks_like_failure());
+    assert_eq!(decide_text(&vague, true), Decision::Done);
+
+    let rows = success("[]");
+    assert!(!rows.looks_like_failure());
+    assert_eq!(rows.category(), None);
+    assert_eq!(decide_text(&rows, true), Decision::Done);
+}
+
+#[test]
+fn classify_and_classify_bytes_agree_on_text_rules() {
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"EEXIST: file already exists, mkdir '/x'"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Error: Unknown tool: drop_table"}]}}"#,
+    ] {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(classify_bytes(line.as_bytes()), classify(&value), "{line}");
+    }
+}
+
+#[test]
+fn a_users_text_rule_comes_before_the_built_in_ones() {
+    let profile = PeerProfile::standard()
+        .with_text_rule("Seat Taken", Category::Conflict)
+        .with_text_rule("backend warming up", Category::Transient);
+    let policy = RetryPolicy::builder().peer_profile(profile).build();
+    let attempt = Attempt::new(1, Duration::ZERO);
+    let mut jitter = Jitter::fixed(1.0);
+    // Built in, `not found`; the user's rule says conflict.
+    let taken = text_error("seat taken: 14C not found in the free list");
+    assert_eq!(
+        policy.decide(&taken, attempt, &mut jitter),
+        Decision::RereadState
+    );
+    // A category of the user's, read from text, still replays no call not declared idempotent.
+    let warming = text_error("Backend warming up");
+    assert_eq!(
+        policy.decide(&warming, attempt, &mut jitter),
+        Decision::CheckState
+    );
+    assert!(retries(&policy.decide(
+        &warming,
+        attempt.idempotent(true),
+        &mut jitter
+    )));
+    // The server's own category is not overridden.
+    let described = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true,
+        "content": [{"type": "text", "text": "{\"errorCategory\": \"validation\", \"description\": \"seat taken\"}"}]
+    }}));
+    assert_eq!(
+        policy.decide(&described, attempt, &mut jitter),
+        Decision::FixInput
+    );
+}
+
+#[test]
+fn a_passing_fault_read_from_text_that_the_server_marked_not_retryable_escalates() {
+    let outcome = classify(
+        &json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "upstream down"}],
+        "structuredContent": {"code": "UPSTREAM", "retryable": false,
+                              "message": "connect ECONNREFUSED 10.0.0.1:443"}}}),
+    );
+    assert_eq!(outcome.category(), Some(Category::Transient));
+    assert_eq!(
+        decide_text(&outcome, true),
+        escalate(EscalationReason::NotRetryable)
+    );
 }

@@ -317,6 +317,43 @@ fn a_stop_that_is_not_an_escalation_still_reports_what_to_do() {
 }
 
 #[test]
+fn a_success_whose_text_is_a_failure_stops_with_its_outcome_and_category() {
+    let call = ToolCall::new("read_query", json!({"query": "SELECT * FROM orders"}));
+    let sqlite = Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": false,
+        "content": [{"type": "text", "text": "Database error: no such table: orders"}]}}));
+    let (result, slept) = run(
+        RetryPolicy::default(),
+        &call.clone().idempotent(true),
+        vec![sqlite],
+    );
+    let report = result.unwrap_err();
+    assert_eq!(report.decision, Decision::FixInput);
+    assert_eq!(report.category, Some(Category::NotFound));
+    assert!(
+        report
+            .last_error
+            .as_ref()
+            .is_some_and(Outcome::looks_like_failure)
+    );
+    assert!(slept.is_empty());
+
+    // A passing fault in a success is never retried, even for an idempotent call.
+    let locked = Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "content": [{"type": "text", "text": "Database error: database is locked"}]}}));
+    let (result, slept) = run(RetryPolicy::default(), &call.idempotent(true), vec![locked]);
+    let report = result.unwrap_err();
+    assert_eq!(
+        report.decision,
+        Decision::Escalate {
+            reason: EscalationReason::NotRetryable
+        }
+    );
+    assert_eq!(report.category, Some(Category::Transient));
+    assert!(slept.is_empty());
+}
+
+#[test]
 fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
     let call = ToolCall::new("get", json!({})).idempotent(true);
     let delays = |retrier: &Retrier| {

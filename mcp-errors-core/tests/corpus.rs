@@ -3,9 +3,12 @@
 //! the outcome through the default policy's first decision, which must be safe.
 //!
 //! Unsafe is a `Retry` of a call its label says is not idempotent and may have run, or a
-//! `Done` for an answer labelled as a failure whose outcome is a success. The cases where
+//! `Done` for an answer labelled as a failure whose outcome is a success not flagged as
+//! looking like a failure ([`Outcome::looks_like_failure`]). The cases where
 //! today's rules decide `Done` on a failure are listed in `tests/corpus/KNOWN_UNSAFE`; a case
 //! not listed that is unsafe fails the test, and so does a listed case that has become safe.
+//!
+//! The category read is [`Outcome::category`], whatever channel the failure came on.
 //!
 //! The match rates (decisions and categories against the hand labels) are computed and
 //! printed, not asserted. With `CORPUS_RESULTS` set to a path, one tab-separated line per case
@@ -200,10 +203,7 @@ fn name_of(decision: &Decision) -> (String, Option<String>) {
 }
 
 fn category_of(outcome: &Outcome) -> Option<Category> {
-    match outcome {
-        Outcome::ExecutionError(info) => info.category,
-        _ => None,
-    }
+    outcome.category()
 }
 
 /// Why a decision is unsafe, if it is.
@@ -217,7 +217,11 @@ fn unsafe_because(case: &Case, outcome: &Outcome, decision: &Decision) -> Option
         return Some("retries a call that is not idempotent and may have run");
     }
     let labelled_failure = labels.decision != "done" || labels.looks_like_failure;
-    if *decision == Decision::Done && labelled_failure && outcome.is_success() {
+    if *decision == Decision::Done
+        && labelled_failure
+        && outcome.is_success()
+        && !outcome.looks_like_failure()
+    {
         return Some("done on an answer labelled as a failure");
     }
     None
@@ -354,5 +358,49 @@ fn every_known_unsafe_case_exists() {
     assert!(
         missing.is_empty(),
         "KNOWN_UNSAFE names cases that do not exist: {missing:?}"
+    );
+}
+
+/// What reading the corpus costs: every answer line through `classify_bytes`, then also the
+/// default policy's first decision (which reads a success's text for the looks-like-failure
+/// rules), each timed over many rounds. Run in release, alone:
+/// `cargo test --release -p mcp-errors-core --features client --test corpus -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn what_the_corpus_costs_through_classify_bytes() {
+    let lines: Vec<(Vec<u8>, bool)> = read_corpus()
+        .into_iter()
+        .filter_map(|case| Some((case.answer?.into_bytes(), case.labels.idempotent)))
+        .collect();
+    let policy = RetryPolicy::default();
+    let rounds = 2_000;
+    let per_answer = |f: &dyn Fn(&[u8], bool)| {
+        let mut samples: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                for _ in 0..rounds {
+                    for (line, idempotent) in &lines {
+                        f(std::hint::black_box(line), *idempotent);
+                    }
+                }
+                start.elapsed().as_nanos() as f64 / (rounds * lines.len()) as f64
+            })
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        samples
+    };
+    let classify_only = per_answer(&|line, _| {
+        std::hint::black_box(classify_bytes(line));
+    });
+    let with_decision = per_answer(&|line, idempotent| {
+        let outcome = classify_bytes(line);
+        let attempt = Attempt::new(1, Duration::ZERO).idempotent(idempotent);
+        std::hint::black_box(policy.decide(&outcome, attempt, &mut Jitter::fixed(1.0)));
+        std::hint::black_box(outcome.looks_like_failure());
+    });
+    println!(
+        "{} answers, {rounds} rounds x 5; ns per answer, sorted: classify_bytes {classify_only:.0?}; \
+         classify_bytes + decide + looks_like_failure {with_decision:.0?}",
+        lines.len()
     );
 }

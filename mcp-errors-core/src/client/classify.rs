@@ -51,6 +51,13 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
 ///
+/// A result with `isError: true` and no `content` (or `content: null`) is a tool error with
+/// no text, as rmcp reads it: the failure is plain, and its description may still come from
+/// `_meta` or `structuredContent`. A success without `content` stays
+/// [`Outcome::Invalid`], even with `structuredContent` (which rmcp accepts): the schema
+/// requires `content`, and [`CallToolResult`](crate::CallToolResult), which a caller reads a
+/// success into, requires it too.
+///
 /// An `input_required` result whose `requestState` is longer than 1 MiB (1 048 576 bytes of
 /// UTF-8, once its JSON escapes are decoded) is [`Outcome::Invalid`]
 /// ([`InvalidReason::MalformedResult`]): the client would hold the state for the whole call
@@ -680,10 +687,16 @@ fn block_texts<'a>(blocks: Vec<Obj<Block<'a>>>) -> Result<Vec<Option<Cow<'a, str
 }
 
 fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
-    let Some(blocks) = parts
-        .content
-        .and_then(|c| c.decode::<Vec<Obj<Block<'a>>>>())
-    else {
+    let failed = parts
+        .is_error
+        .is_some_and(|node| node.decode::<bool>() == Some(true));
+    let blocks = match parts.content {
+        Some(content) => content.decode::<Vec<Obj<Block<'a>>>>(),
+        // A failure without content, as rmcp reads one: no text.
+        None if failed => Some(Vec::new()),
+        None => None,
+    };
+    let Some(blocks) = blocks else {
         return malformed("content is missing or not an array of objects");
     };
     let texts = match block_texts(blocks) {
@@ -865,7 +878,12 @@ fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
     if !complete {
         return None;
     }
-    let texts = block_texts(finished.content?).ok()?;
+    let blocks = match finished.content {
+        Some(blocks) => blocks,
+        None if matches!(finished.is_error, Member::Is(true)) => Vec::new(),
+        None => return None,
+    };
+    let texts = block_texts(blocks).ok()?;
     let meta = finished.meta.map(|Obj(meta)| meta);
     if finished.is_error.strict().ok()? == Some(true) {
         let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
@@ -940,6 +958,12 @@ fn tool_error_as_sent<'a, N: Node<'a>>(
             .with_category(Category::Validation)
             .with_retryable(false);
     }
+    if let Some(reading) = super::text::read(&text) {
+        let mut error = ExecutionErrorInfo::from_text(text).with_category(reading.category);
+        error.retry_after = reading.retry_after;
+        error.source = ErrorSource::TextRule;
+        return error;
+    }
     ExecutionErrorInfo::from_text(text)
 }
 
@@ -949,9 +973,6 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
             .or_else(|_| c.to_ascii_lowercase().parse())
             .ok()
     });
-    let retryable = described
-        .retryable
-        .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
     let code = described.code.map(Cow::into_owned);
     let message = match (described.message, &code) {
         (Some(m), _) => m.into_owned(),
@@ -959,11 +980,31 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
         (None, Some(code)) => code.clone(),
         (None, None) => String::new(),
     };
+    // A description in `structuredContent` or a JSON text that names no category (`{"message":
+    // "Not Found", "status": "404"}`): the text rules read its message, then its text, and
+    // what they read is marked as read from text. The description's own `retryable` and
+    // retry-after win over the category's default and the text's.
+    let mut source = source;
+    let mut retry_after = described.retry_after;
+    let category = match category {
+        None if source != ErrorSource::Meta => {
+            let reading = super::text::read(&message).or_else(|| super::text::read(&text));
+            if let Some(reading) = reading {
+                source = ErrorSource::TextRule;
+                retry_after = retry_after.or(reading.retry_after);
+            }
+            reading.map(|r| r.category)
+        }
+        category => category,
+    };
+    let retryable = described
+        .retryable
+        .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
     ExecutionErrorInfo {
         code,
         category,
         retryable,
-        retry_after: described.retry_after,
+        retry_after,
         message,
         hint: described.hint.map(Cow::into_owned),
         details: described.details,

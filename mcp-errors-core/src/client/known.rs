@@ -1,21 +1,28 @@
 //! What other SDKs write when a tool cannot be called, read so that the policy can decide to
 //! list the tools again.
 //!
-//! The texts, each from the SDK's source:
+//! The texts, each from the SDK's source or its answers; the wrappers SDKs put around a tool's
+//! message (`MCP error -32602: `, `Error executing tool NAME: `, `Error calling tool 'NAME': `,
+//! `Error: `) do not count:
 //!
 //! | writer | channel | text |
 //! |---|---|---|
 //! | SEP-2145 (a draft), the spec's own example (2026-07-28) | `isError` result, -32602 | `Unknown tool: NAME` (SEP-2145 adds `. Re-run tools/list and retry.`) |
 //! | SEP-2145 | `isError` result | `Tool unavailable: NAME. ...` |
 //! | Python SDK (`ToolError`) | `isError` result | `Unknown tool: NAME` |
-//! | TypeScript SDK (`McpServer`) | -32602 | `Tool NAME not found`, `Tool NAME disabled` |
+//! | Python SDK 2.3 (`mcp-server-fetch`, `-git`, `-time` answer so) | -32602 | `Unknown tool: NAME` |
+//! | servers on the TypeScript SDK's low-level `Server` that throw for a name they do not know (`server-postgres`, `server-gitlab`) | -32603 | `Unknown tool: NAME` |
+//! | TypeScript SDK 1.32 (`McpServer`) | `isError` result | `MCP error -32602: Tool NAME not found`, `MCP error -32602: Tool NAME disabled` (its own -32602 error, folded into the result's text) |
+//! | TypeScript SDK `McpServer` versions that answer with the JSON-RPC error itself, or a relay of it | -32602 | `Tool NAME not found`, `Tool NAME disabled` |
+//! | FastMCP 3 | `isError` result | `Unknown tool: 'NAME'` |
 //! | Go SDK | -32602 | `unknown tool "NAME"` |
 //! | rmcp (`ToolRouter`) | -32602 | `tool not found` |
 
 /// Whether `text` says, the way an SDK writes it, that the named tool does not exist or is
 /// disabled. Case and surrounding whitespace do not count.
 pub(crate) fn says_tool_unavailable(text: &str) -> bool {
-    let text = text.trim().to_ascii_lowercase();
+    let lower = text.trim().to_ascii_lowercase();
+    let text = super::text::unwrap(&lower).1;
     if text.starts_with("unknown tool")
         || text.starts_with("tool unavailable:")
         || text == "tool not found"
@@ -47,6 +54,9 @@ mod tests {
             "unknown tool \"get_weather\"",
             "tool not found",
             "  TOOL NOT FOUND ",
+            "MCP error -32602: Tool get-product not found",
+            "Error: Unknown tool: drop_table",
+            "Unknown tool: 'delete_dag'",
         ] {
             assert!(says_tool_unavailable(text), "{text}");
         }
@@ -62,6 +72,7 @@ mod tests {
             "the tool not found the file",
             "Invalid arguments for tool calculate: Missing required property 'expression'",
             "Resource file:///x not found",
+            "MCP error -32602: Invalid arguments for tool x: Tool y not found",
         ] {
             assert!(!says_tool_unavailable(text), "{text}");
         }

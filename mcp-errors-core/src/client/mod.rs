@@ -15,6 +15,53 @@
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
 //!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items.
 //!
+//! # Reading plain text
+//!
+//! Most servers send a failure as text alone. When a tool error carries no machine-readable
+//! description, or one that names no category (`{"message": "Not Found", "status": "404"}` in
+//! its text or `structuredContent`), the client's text rules read a category from its message
+//! and text (the outcome then says [`ErrorSource::TextRule`], and a `retryable` the
+//! description gives still counts); they also read the message of a protocol error `-32603` (and
+//! of codes left to implementations), and the text of a success that
+//! [looks like a failure](Outcome::looks_like_failure). The rules scan a lowercase copy of
+//! the text; the first that matches wins, in this order:
+//!
+//! | rule | texts it matches | category |
+//! |---|---|---|
+//! | an unknown or disabled tool | `Unknown tool: NAME`, `Tool NAME not found`, `Tool NAME disabled`, `tool not found` (after the wrappers below) | `not_found`, decided `RelistTools` |
+//! | an HTTP status | a number after `status`, `status code`, `HTTP`, `HTTP/1.1`, `HTTP error`, `error code`, or before its reason phrase (`'404 Not Found'`) | [`Category::from_http_status`](crate::Category::from_http_status) |
+//! | an `errno` name | a word such as `ENOENT`, `EACCES`, `EEXIST`, `ENOTDIR`, `ECONNREFUSED`, `ENOTFOUND` (`getaddrinfo ENOTFOUND host`) | [`Category::from_errno`](crate::Category::from_errno) |
+//! | zod | `expected TYPE, received TYPE`; a JSON issue list with `"path"` and a zod code (`"invalid_type"`, `"too_small"`, ...) | `validation` |
+//! | rate limits | `too many requests`, `rate limit`, `throttl` | `rate_limited` |
+//! | credentials | `unauthorized`, `unauthenticated`, `not authenticated`, `authentication failed`, `authentication required`, `invalid api key`, `invalid token`, `token expired`, `invalid credentials`, `login required` | `unauthenticated` |
+//! | permissions | `permission denied`, `access denied`, `forbidden`, `operation not permitted`, `insufficient permission`, `read-only`, `outside allowed`, `outside the allowed` | `permission` |
+//! | validation (pydantic, JSON Schema, SQL) | `validation error` (pydantic's `1 validation error for X`), `field required`, `input should be`, `is a required property`, `is not of type`, `invalid argument(s)`, `invalid input`, `missing required`, `syntax error`, `incomplete input`, `NOT NULL constraint failed`, `violates not-null constraint`, check constraints | `validation` |
+//! | conflicts | `already exists`, `file exists`, `UNIQUE constraint failed`, `violates unique constraint`, `duplicate key` | `conflict` |
+//! | the network | `connection refused`, `connection reset`, `connection aborted`, `connection attempts failed`, `broken pipe`, `socket hang up`, `network is unreachable`, `no route to host`, `name or service not known`, `temporary failure in name resolution`, `nodename nor servname`, `no such host`, `getaddrinfo`, `fetch failed` | `transient` |
+//! | missing things | `not found`, `does not exist`, `no such ` (`no such table`, `No such file or directory`), `did not match any file`, `did not resolve to an object`, `could not find`, `cannot find` | `not_found` |
+//! | passing faults | `timed out`, `timeout`, `temporarily unavailable`, `service unavailable`, `try again later`, `database is locked`, `deadlock detected` | `transient` |
+//! | server faults | `internal server error`, `internal error`, `is not valid JSON`, `JSONDecodeError`, `Expecting value: line`, `Traceback (most recent call last)` | `internal` |
+//! | a message starting `Invalid ` (after the wrappers) | `Invalid branch type: x` | `validation` |
+//! | the TypeScript SDK's -32602 | `MCP error -32602: ...` that no rule above reads | `validation` |
+//!
+//! The wrappers SDKs put around a tool's message are read through: `MCP error CODE: `
+//! (TypeScript SDK), `Error executing tool NAME: ` (Python SDK), `Error calling tool 'NAME': `
+//! (FastMCP), `Error: `, `Error - `. A wait the text asks for (`Retry-After: 30`,
+//! `retry after 2 seconds`, `retry in 500ms`, `try again in 3 minutes`) becomes the
+//! failure's `retry_after`.
+//!
+//! A category read from text is weighed as the server's guess, not its word: it may lead to
+//! `FixInput`, `RereadState`, `ExplainToUser`, `Reauthenticate`, `RelistTools`, an escalation,
+//! or a bounded retry of a call declared idempotent ([`Attempt::idempotent`]); a passing
+//! fault in a call not declared idempotent is `CheckState`, and one in a success is an
+//! escalation. [`PeerProfile::with_text_rule`] adds rules of your own, tried first.
+//!
+//! A success is flagged as looking like a failure ([`Outcome::looks_like_failure`]) when its
+//! text starts with an error marker (`Error: `, `Error - `, `Database error: `,
+//! `TypeError: `, `Error executing tool `, `Error calling tool `), holds a system call's
+//! failure as Node.js writes it (`ENOENT: no such file or directory`), or is a JSON object
+//! with a non-empty `error` member (the rules then read that member).
+//!
 //! A server marks a successful result that matched nothing by setting
 //! [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`; the client
 //! then sees [`Outcome::Empty`].
@@ -46,6 +93,7 @@ mod policy;
 pub mod render;
 mod report;
 mod run;
+pub(crate) mod text;
 mod trace;
 
 pub use backoff::Jitter;

@@ -34,7 +34,8 @@ use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
-    /// The call succeeded: a `CallToolResult` to use.
+    /// The call succeeded: a `CallToolResult` to use (unless its text
+    /// [looks like a failure](Outcome::looks_like_failure)).
     Ready(ResultJson),
     /// The call succeeded and matched nothing: the server set
     /// [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`.
@@ -104,6 +105,65 @@ impl Outcome {
                 None => error.code.is_implementation_defined(),
             },
             _ => false,
+        }
+    }
+
+    /// Whether the call succeeded by its flags (`isError` false or absent) while its text is
+    /// plainly a failure: `Error: ...`, `Database error: ...`, `TypeError: ...`, a system
+    /// call's failure as Node.js writes it (`ENOENT: no such file or directory`), or a JSON
+    /// object with an `error` member (see [reading plain text](super#reading-plain-text)).
+    /// An agent should not build on such a result unawares. `false` for every other outcome.
+    ///
+    /// The flag never makes the policy retry: it decides what the text's category asks when
+    /// that is not a retry (fixing the input, re-authenticating, ...), escalates when the text
+    /// reads as a passing fault, and decides `Done` when no rule reads a category.
+    ///
+    /// ```
+    /// use mcp_errors_core::Category;
+    /// use mcp_errors_core::client::classify_bytes;
+    ///
+    /// let sqlite = br#"{"jsonrpc":"2.0","id":1,"result":{"isError":false,
+    ///     "content":[{"type":"text","text":"Database error: no such table: orders"}]}}"#;
+    /// let outcome = classify_bytes(sqlite);
+    /// assert!(outcome.is_success() && outcome.looks_like_failure());
+    /// assert_eq!(outcome.category(), Some(Category::NotFound));
+    ///
+    /// let rows = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[]"}]}}"#;
+    /// assert!(!classify_bytes(rows).looks_like_failure());
+    /// ```
+    pub fn looks_like_failure(&self) -> bool {
+        match self {
+            Outcome::Ready(result) | Outcome::Empty(result) => {
+                super::text::looks_like_failure(&super::text::result_text(result))
+            }
+            _ => false,
+        }
+    }
+
+    /// The category of the failure, whatever channel it came on: a tool error's
+    /// [`category`](ExecutionErrorInfo::category); for a protocol error, what its message
+    /// reads as (`-32602` is `validation` and `-32002` `not_found` when the message says no
+    /// more); for a success that [looks like a failure](Self::looks_like_failure), what its
+    /// text reads as. `None` otherwise.
+    ///
+    /// ```
+    /// use mcp_errors_core::{Category, JsonRpcError};
+    /// use mcp_errors_core::client::Outcome;
+    ///
+    /// let refused = Outcome::ProtocolError(JsonRpcError::new(-32603, "connect ECONNREFUSED 127.0.0.1:5432"));
+    /// assert_eq!(refused.category(), Some(Category::Transient));
+    /// assert_eq!(Outcome::local_timeout().category(), None);
+    /// ```
+    pub fn category(&self) -> Option<Category> {
+        match self {
+            Outcome::ExecutionError(info) => info.category,
+            Outcome::ProtocolError(error) => super::text::read_protocol(error).map(|r| r.category),
+            Outcome::Ready(result) | Outcome::Empty(result) => {
+                super::text::read_success(&super::text::result_text(result))
+                    .flatten()
+                    .map(|r| r.category)
+            }
+            _ => None,
         }
     }
 
@@ -249,6 +309,13 @@ pub enum ErrorSource {
     /// The draft standard's entry under `_meta["io.modelcontextprotocol/toolFailure"]`
     /// (SEP-3313, a draft), when this project's payload is absent.
     DraftToolFailure,
+    /// Only text, or a description that names no category, whose category one of the client's
+    /// text rules read (see
+    /// [reading plain text](super#reading-plain-text)). The server did not say it: the policy
+    /// lets such a category lead to fixing the input, re-authenticating, listing the tools
+    /// again or a bounded retry of a call declared idempotent, never to replaying any other
+    /// call.
+    TextRule,
 }
 
 /// A tool-execution failure (`isError: true`) as far as it could be read.

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ErrorCode, JsonRpcError};
+use crate::{Category, ErrorCode, JsonRpcError};
 
 /// What a JSON-RPC error code means for one peer, when a [`PeerProfile`] knows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,6 +76,8 @@ struct Entry {
 pub struct PeerProfile {
     name: String,
     entries: Vec<Entry>,
+    /// Lowercase phrases and the category a text holding one reads as, tried in order.
+    text_rules: Vec<(String, Category)>,
 }
 
 impl PeerProfile {
@@ -156,7 +158,7 @@ impl PeerProfile {
     fn named(name: &str) -> Self {
         PeerProfile {
             name: name.to_owned(),
-            entries: Vec::new(),
+            ..PeerProfile::default()
         }
     }
 
@@ -190,6 +192,48 @@ impl PeerProfile {
             meaning,
         });
         self
+    }
+
+    /// The same profile, where a failure's text holding `phrase` (ignoring case) reads as
+    /// `category`, after the rules of this kind already there and before the built-in rules
+    /// (see [reading plain text](super#reading-plain-text)).
+    ///
+    /// It is read where the built-in rules are: the text of a tool error the server gave no
+    /// category, the message of a protocol error the rules read, and a success that
+    /// [looks like a failure](super::Outcome::looks_like_failure). A category read so is
+    /// weighed as any category read from text: never a replay of a call not declared
+    /// idempotent.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::Category;
+    /// use mcp_errors_core::client::{Attempt, Decision, Jitter, PeerProfile, RetryPolicy, classify_bytes};
+    ///
+    /// let profile = PeerProfile::standard().with_text_rule("quota spent", Category::Business);
+    /// let policy = RetryPolicy::builder().peer_profile(profile).build();
+    /// let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,
+    ///     "content":[{"type":"text","text":"Quota spent for this month"}]}}"#;
+    /// let decision = policy.decide(&classify_bytes(bytes), Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0));
+    /// assert_eq!(decision, Decision::ExplainToUser);
+    /// ```
+    pub fn with_text_rule(mut self, phrase: &str, category: Category) -> Self {
+        let phrase = phrase.trim().to_ascii_lowercase();
+        if !phrase.is_empty() {
+            self.text_rules.push((phrase, category));
+        }
+        self
+    }
+
+    /// The category of the first of the profile's text rules that `text` holds.
+    pub(crate) fn text_category(&self, text: &str) -> Option<Category> {
+        if self.text_rules.is_empty() {
+            return None;
+        }
+        let lower = text.to_ascii_lowercase();
+        self.text_rules
+            .iter()
+            .find(|(phrase, _)| lower.contains(phrase.as_str()))
+            .map(|&(_, category)| category)
     }
 
     /// What `error` means for this peer, if the profile knows.

@@ -24,7 +24,8 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 ///
 /// | outcome | decision |
 /// |---|---|
-/// | `Ready`, `Empty` | `Done` |
+/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure) and whose text a rule reads, what that category reads as below, except that a passing fault escalates (never a retry) |
+/// | a category read from text ([`ErrorSource::TextRule`], a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
 /// | `business` | `ExplainToUser` |
@@ -33,7 +34,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | `rate_limited`, `transient` (if retryable) | `Retry` after the jittered backoff, or the retry-after when longer |
 /// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent, else `CheckState` |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
-/// | an unknown or disabled tool: an `isError` text or a -32602 message as SDKs write it | `RelistTools` |
+/// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
@@ -260,7 +261,10 @@ impl RetryPolicy {
     /// call this once per attempt.
     pub fn decide(&self, outcome: &Outcome, attempt: Attempt, jitter: &mut Jitter) -> Decision {
         match outcome {
-            Outcome::Ready(_) | Outcome::Empty(_) => {
+            Outcome::Ready(result) | Outcome::Empty(result) => {
+                if let Some(decision) = self.failure_in_success(result, attempt) {
+                    return decision;
+                }
                 if let Some(budget) = &self.budget {
                     budget.refund(budget.success_refund());
                 }
@@ -312,8 +316,23 @@ impl RetryPolicy {
         }
         let data = error.data.as_ref();
         match error.code {
-            ErrorCode::INVALID_PARAMS if says_tool_unavailable(&error.message) => {
-                Decision::RelistTools
+            _ if says_tool_unavailable(&error.message) => Decision::RelistTools,
+            ErrorCode::INTERNAL_ERROR => {
+                let read = super::text::read(&error.message);
+                match self
+                    .peer
+                    .text_category(&error.message)
+                    .or(read.map(|r| r.category))
+                {
+                    Some(category) => self.text_read(
+                        category,
+                        read.and_then(|r| r.retry_after),
+                        false,
+                        attempt,
+                        jitter,
+                    ),
+                    None => escalate(EscalationReason::ProtocolError),
+                }
             }
             ErrorCode::INVALID_PARAMS | ErrorCode::RESOURCE_NOT_FOUND => Decision::FixInput,
             // The user has to act first.
@@ -357,9 +376,23 @@ impl RetryPolicy {
                 Some(descriptor) => category = descriptor.category().or(category),
             }
         }
+        let from_text = matches!(error.source, ErrorSource::PlainText | ErrorSource::TextRule);
+        if from_text && let Some(mine) = self.peer.text_category(&error.text) {
+            return self.text_read(mine, error.retry_after, false, attempt, jitter);
+        }
         let Some(category) = category else {
             return self.by_class(error, attempt, jitter);
         };
+        if error.source == ErrorSource::TextRule {
+            if says_tool_unavailable(&error.text) {
+                return Decision::RelistTools;
+            }
+            let passing = matches!(category, Category::RateLimited | Category::Transient);
+            if passing && !error.retryable {
+                return escalate(EscalationReason::NotRetryable);
+            }
+            return self.text_read(category, error.retry_after, false, attempt, jitter);
+        }
         match category {
             Category::Validation | Category::NotFound => Decision::FixInput,
             Category::Conflict => Decision::RereadState,
@@ -369,6 +402,54 @@ impl RetryPolicy {
             Category::Internal => escalate(EscalationReason::Internal),
             Category::RateLimited | Category::Transient => self.reliability(error, attempt, jitter),
         }
+    }
+
+    /// What a category read from text (by the built-in rules or the profile's) leads to: the
+    /// category's own decision, except that a passing fault is retried only when the call is
+    /// declared idempotent (`CheckState` otherwise), and never when the text came in a
+    /// success (`on_success`): that escalates.
+    fn text_read(
+        &self,
+        category: Category,
+        retry_after: Option<Duration>,
+        on_success: bool,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+    ) -> Decision {
+        match category {
+            Category::Validation | Category::NotFound => Decision::FixInput,
+            Category::Conflict => Decision::RereadState,
+            Category::Business => Decision::ExplainToUser,
+            Category::Unauthenticated => Decision::Reauthenticate,
+            Category::Permission => escalate(EscalationReason::Permission),
+            Category::Internal => escalate(EscalationReason::Internal),
+            Category::RateLimited | Category::Transient if on_success => {
+                escalate(EscalationReason::NotRetryable)
+            }
+            Category::RateLimited | Category::Transient if !attempt.idempotent => {
+                Decision::CheckState
+            }
+            Category::RateLimited | Category::Transient => {
+                let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
+                self.retry(attempt, retry_after, cost, jitter)
+            }
+        }
+    }
+
+    /// The decision for a success whose text is plainly a failure, when a rule reads what
+    /// kind: `None` (so `Done`) when it does not look like a failure or no rule reads it.
+    fn failure_in_success(&self, result: &ResultJson, attempt: Attempt) -> Option<Decision> {
+        let text = super::text::result_text(result);
+        let read = super::text::read_success(&text)?;
+        if says_tool_unavailable(&text) {
+            return Some(Decision::RelistTools);
+        }
+        let category = self
+            .peer
+            .text_category(&text)
+            .or(read.map(|r| r.category))?;
+        // A success is never retried, so no jitter is drawn.
+        Some(self.text_read(category, None, true, attempt, &mut Jitter::fixed(0.0)))
     }
 
     /// A retryable failure is retried; one the draft entry alone describes only when the call

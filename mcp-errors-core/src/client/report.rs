@@ -66,16 +66,17 @@ pub struct StopReport {
     pub call: ToolCall,
     /// The decision that ended the loop.
     pub decision: Decision,
-    /// The category of the last tool error, if it had a known one.
+    /// The category of the last failure, if it had a known one ([`Outcome::category`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
-    /// The failure class (SEP-3313, a draft) of the last tool error, if it had one: the
-    /// category's, or the draft entry's.
+    /// The failure class (SEP-3313, a draft) of the last failure, if it had one: the
+    /// category's, or a tool error's draft entry's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
     /// Every attempt, in order.
     pub attempts: Vec<AttemptRecord>,
-    /// The last outcome that was not a success.
+    /// The last outcome that was not a success, or was a success that
+    /// [looks like a failure](Outcome::looks_like_failure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<Outcome>,
     /// Partial results servers attached to their errors (`details.partialResults` or
@@ -116,11 +117,12 @@ impl StopReport {
             .iter()
             .rev()
             .map(|a| &a.outcome)
-            .find(|o| !o.is_success())
+            .find(|o| !o.is_success() || o.looks_like_failure())
             .cloned();
-        let (category, failure_class) = match &last_error {
-            Some(Outcome::ExecutionError(e)) => (e.category, e.failure_class),
-            _ => (None, None),
+        let category = last_error.as_ref().and_then(Outcome::category);
+        let failure_class = match &last_error {
+            Some(Outcome::ExecutionError(e)) => e.failure_class,
+            _ => category.map(Category::failure_class),
         };
         let mut partial_results = Vec::new();
         let mut suggested_alternatives: Vec<String> = Vec::new();

@@ -1,0 +1,793 @@
+//! The rules that read a category from the plain text of a failure, and tell a success whose
+//! text is plainly a failure. The texts they match are listed in the
+//! [client module's docs](super#reading-plain-text); the meaning of an HTTP status or an
+//! `errno` name is [`Category::from_http_status`] and [`Category::from_errno`].
+//!
+//! Every rule scans one lowercase copy of the text; none allocates more.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::known::says_tool_unavailable;
+use super::outcome::ResultJson;
+use crate::{Category, ErrorCode, JsonRpcError};
+
+/// What the rules read from a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// The category the text names.
+    pub(crate) category: Category,
+    /// A wait the text asks for (`Retry-After: 30`, `retry after 2 seconds`).
+    pub(crate) retry_after: Option<Duration>,
+    /// The text says the tool does not exist or is disabled.
+    pub(crate) tool_unavailable: bool,
+}
+
+/// The rules in the order they are tried: the first phrase found names the category.
+const PHRASES: &[(&[&str], Category)] = &[
+    (
+        &[
+            "too many requests",
+            "rate limit",
+            "rate-limit",
+            "ratelimit",
+            "throttl",
+        ],
+        Category::RateLimited,
+    ),
+    (
+        &[
+            "unauthorized",
+            "unauthenticated",
+            "not authenticated",
+            "authentication failed",
+            "authentication required",
+            "invalid api key",
+            "invalid token",
+            "token expired",
+            "token has expired",
+            "expired token",
+            "invalid credentials",
+            "login required",
+        ],
+        Category::Unauthenticated,
+    ),
+    (
+        &[
+            "permission denied",
+            "access denied",
+            "forbidden",
+            "operation not permitted",
+            "insufficient permission",
+            "read-only",
+            "read only file system",
+            "outside allowed",
+            "outside the allowed",
+            "outside of the allowed",
+        ],
+        Category::Permission,
+    ),
+    (
+        &[
+            "validation error",
+            "invalid arguments",
+            "invalid argument",
+            "invalid input",
+            "field required",
+            "input should be",
+            "is a required property",
+            "is not of type",
+            "missing required",
+            "syntax error",
+            "incomplete input",
+            "not null constraint failed",
+            "violates not-null constraint",
+            "check constraint failed",
+            "violates check constraint",
+        ],
+        Category::Validation,
+    ),
+    (
+        &[
+            "already exists",
+            "file exists",
+            "unique constraint failed",
+            "violates unique constraint",
+            "duplicate key",
+        ],
+        Category::Conflict,
+    ),
+    (
+        &[
+            "connection refused",
+            "connection reset",
+            "connection aborted",
+            "connection attempts failed",
+            "broken pipe",
+            "socket hang up",
+            "network is unreachable",
+            "no route to host",
+            "name or service not known",
+            "temporary failure in name resolution",
+            "nodename nor servname",
+            "no such host",
+            "getaddrinfo",
+            "fetch failed",
+        ],
+        Category::Transient,
+    ),
+    (
+        &[
+            "not found",
+            "does not exist",
+            "doesn't exist",
+            "no such ",
+            "did not match any file",
+            "did not resolve to an object",
+            "could not find",
+            "cannot find",
+        ],
+        Category::NotFound,
+    ),
+    (
+        &[
+            "timed out",
+            "timeout",
+            "temporarily unavailable",
+            "service unavailable",
+            "try again later",
+            "database is locked",
+            "deadlock detected",
+        ],
+        Category::Transient,
+    ),
+    (
+        &[
+            "internal server error",
+            "internal error",
+            "is not valid json",
+            "jsondecodeerror",
+            "expecting value: line",
+            "traceback (most recent call last)",
+        ],
+        Category::Internal,
+    ),
+];
+
+/// The `code` values of zod's issues, as its JSON issue arrays write them.
+const ZOD_CODES: [&str; 9] = [
+    "\"invalid_type\"",
+    "\"too_small\"",
+    "\"too_big\"",
+    "\"invalid_enum_value\"",
+    "\"invalid_value\"",
+    "\"invalid_union\"",
+    "\"invalid_string\"",
+    "\"invalid_format\"",
+    "\"unrecognized_keys\"",
+];
+
+/// The words before an HTTP status number that make it one: `status code 404`, `HTTP 503`.
+const STATUS_WORDS: [&str; 6] = [
+    "status code",
+    "status",
+    "statuscode",
+    "http",
+    "http error",
+    "error code",
+];
+
+/// The reason phrases after a status number that make it one: `'401 Unauthorized'`.
+const REASONS: [(u16, &str); 12] = [
+    (400, "bad request"),
+    (401, "unauthorized"),
+    (403, "forbidden"),
+    (404, "not found"),
+    (409, "conflict"),
+    (410, "gone"),
+    (422, "unprocessable"),
+    (429, "too many requests"),
+    (500, "internal server error"),
+    (502, "bad gateway"),
+    (503, "service unavailable"),
+    (504, "gateway timeout"),
+];
+
+/// What the rules read from `text`, or `None` when no rule matches.
+pub(crate) fn read(text: &str) -> Option<Reading> {
+    let lower = text.to_ascii_lowercase();
+    let (mcp_code, body) = unwrap(&lower);
+    let retry_after = retry_after(&lower);
+    let reading = |category| Reading {
+        category,
+        retry_after,
+        tool_unavailable: false,
+    };
+    if says_tool_unavailable(body) {
+        return Some(Reading {
+            tool_unavailable: true,
+            ..reading(Category::NotFound)
+        });
+    }
+    if let Some(category) = http_status(&lower).and_then(Category::from_http_status) {
+        return Some(reading(category));
+    }
+    if let Some(category) = errno(&lower) {
+        return Some(reading(category));
+    }
+    if is_zod_issue_list(&lower) || says_expected_received(&lower) {
+        return Some(reading(Category::Validation));
+    }
+    for (phrases, category) in PHRASES {
+        if phrases.iter().any(|phrase| lower.contains(phrase)) {
+            return Some(reading(*category));
+        }
+    }
+    if body.starts_with("invalid ") {
+        return Some(reading(Category::Validation));
+    }
+    match mcp_code {
+        // The TypeScript SDK's `InvalidParams`, folded into the text of a result.
+        Some("-32602") => Some(reading(Category::Validation)),
+        _ => None,
+    }
+}
+
+/// The text without the wrappers SDKs put around a tool's own message, lowercase: `MCP error
+/// -32602: ` (TypeScript SDK, with its code), `Error executing tool NAME: ` (Python SDK),
+/// `Error calling tool 'NAME': ` (FastMCP), `Error: `, `Error - `.
+pub(crate) fn unwrap(lower: &str) -> (Option<&str>, &str) {
+    let mut text = lower.trim();
+    let mut code = None;
+    for _ in 0..4 {
+        if let Some(rest) = text.strip_prefix("mcp error ")
+            && let Some((number, rest)) = rest.split_once(':')
+            && !number.is_empty()
+            && number.bytes().all(|b| b == b'-' || b.is_ascii_digit())
+        {
+            code = Some(number);
+            text = rest.trim_start();
+        } else if let Some(rest) = text
+            .strip_prefix("error executing tool ")
+            .or_else(|| text.strip_prefix("error calling tool "))
+            && let Some((name, rest)) = rest.split_once(": ")
+            && !name.trim_matches('\'').contains(' ')
+        {
+            text = rest.trim_start();
+        } else if let Some(rest) = text
+            .strip_prefix("error: ")
+            .or_else(|| text.strip_prefix("error - "))
+        {
+            text = rest.trim_start();
+        } else {
+            break;
+        }
+    }
+    (code, text)
+}
+
+/// Whether `text`, read as a tool's whole successful answer, is plainly a failure: it starts
+/// with an error marker (`Error: `, `Error - `, `Database error: `, `TypeError: `, the
+/// SDKs' `Error executing tool ` and `Error calling tool `), holds a system call's failure as
+/// Node.js writes it (`ENOENT: no such file or directory`), or is a JSON object with an
+/// `error` member that is a string or an object.
+pub(crate) fn looks_like_failure(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    if starts_with_error_marker(trimmed) || has_node_system_error(text) {
+        return true;
+    }
+    error_member(trimmed).is_some()
+}
+
+/// What a success that [`looks_like_failure`] says, as far as the rules read it: `None` when
+/// it does not look like a failure, `Some(None)` when it does but no rule names a category.
+pub(crate) fn read_success(text: &str) -> Option<Option<Reading>> {
+    if !looks_like_failure(text) {
+        return None;
+    }
+    let error = error_member(text.trim_start());
+    Some(read(error.as_deref().unwrap_or(text)))
+}
+
+/// The text blocks of a result joined by newlines; empty when it has none or does not read.
+pub(crate) fn result_text(result: &ResultJson) -> String {
+    #[derive(Deserialize)]
+    struct Block<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+        #[serde(default, borrow)]
+        text: Option<Cow<'a, str>>,
+    }
+    #[derive(Deserialize)]
+    struct Blocks<'a> {
+        #[serde(default, borrow)]
+        content: Option<Vec<Block<'a>>>,
+    }
+    let Ok(Blocks { content }) = result.deserialize::<Blocks<'_>>() else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for block in content.unwrap_or_default() {
+        if let (true, Some(t)) = (block.kind == "text", block.text) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&t);
+        }
+    }
+    text
+}
+
+/// What the message of a protocol error reads as: the text rules for `-32603`, for the codes
+/// left to implementations (-32000..=-32019) and for codes outside JSON-RPC's reserved range;
+/// for `-32602` the rules, else `validation`; `-32002` is `not_found`. The other reserved
+/// codes are faults of the exchange, not of the tool: `None`.
+pub(crate) fn read_protocol(error: &JsonRpcError) -> Option<Reading> {
+    let fallback = |category| Reading {
+        category,
+        retry_after: None,
+        tool_unavailable: false,
+    };
+    match error.code {
+        ErrorCode::INVALID_PARAMS => read(&error.message).or(Some(fallback(Category::Validation))),
+        ErrorCode::RESOURCE_NOT_FOUND => Some(fallback(Category::NotFound)),
+        ErrorCode::INTERNAL_ERROR => read(&error.message),
+        code if code.is_implementation_defined() || !(-32768..=-32000).contains(&code.0) => {
+            read(&error.message)
+        }
+        _ => None,
+    }
+}
+
+fn starts_with_error_marker(text: &str) -> bool {
+    let head: String = text
+        .chars()
+        .take(48)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if head.starts_with("error executing tool ") || head.starts_with("error calling tool ") {
+        return true;
+    }
+    // One or two words ending in `error` or `exception`, then `:` or ` - `.
+    let Some(end) = head.find(": ").or_else(|| head.find(" - ")) else {
+        return false;
+    };
+    let marker = &head[..end];
+    let words: Vec<&str> = marker.split(' ').collect();
+    let named = match words.as_slice() {
+        [_] => true,
+        [first, _] => !matches!(*first, "the" | "a" | "an" | "no" | "any" | "some" | "last"),
+        _ => false,
+    };
+    named
+        && (marker.ends_with("error") || marker.ends_with("exception"))
+        && marker
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'.')
+}
+
+/// `ENAME: <strerror>` anywhere, the way Node.js writes a failed system call.
+fn has_node_system_error(text: &str) -> bool {
+    text.match_indices(": ").any(|(at, _)| {
+        let name = text[..at]
+            .rsplit(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+            .next()
+            .unwrap_or("");
+        name.len() >= 4 && name.starts_with('E') && Category::from_errno(name).is_some()
+    })
+}
+
+/// The `error` member of a JSON object text, as text: a string as it is, an object as its
+/// JSON. `None` for any other text, or an `error` that is absent, `null`, `false` or empty.
+fn error_member(text: &str) -> Option<String> {
+    if !text.starts_with('{') {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct WithError {
+        error: Option<serde_json::Value>,
+    }
+    let parsed: WithError = serde_json::from_str(text).ok()?;
+    match parsed.error? {
+        serde_json::Value::String(message) if !message.trim().is_empty() => Some(message),
+        serde_json::Value::Object(object) if !object.is_empty() => {
+            Some(serde_json::Value::Object(object).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The first HTTP status (100..=599) written as one: after `status`, `status code`, `HTTP`,
+/// `HTTP error` or `error code`, or before its reason phrase (`404 Not Found`).
+fn http_status(lower: &str) -> Option<u16> {
+    let bytes = lower.as_bytes();
+    let mut i = 0;
+    while i + 3 <= bytes.len() {
+        let is_number = bytes[i..i + 3].iter().all(u8::is_ascii_digit)
+            && (i == 0
+                || !bytes[i - 1].is_ascii_alphanumeric()
+                    && bytes[i - 1] != b'-'
+                    && bytes[i - 1] != b'.')
+            && bytes
+                .get(i + 3)
+                .is_none_or(|b| !b.is_ascii_alphanumeric() && *b != b'.');
+        if !is_number {
+            i += 1;
+            continue;
+        }
+        let status = u16::from(bytes[i] - b'0') * 100
+            + u16::from(bytes[i + 1] - b'0') * 10
+            + u16::from(bytes[i + 2] - b'0');
+        if (100..=599).contains(&status) {
+            let before = lower[..i].trim_end_matches([' ', ':', '=', '\'', '"', '(', '#']);
+            // `HTTP/1.1 503` reads as `HTTP 503`.
+            let before = ["/1.1", "/1.0", "/2"]
+                .iter()
+                .find_map(|version| before.strip_suffix(version))
+                .unwrap_or(before);
+            let after = lower[i + 3..].trim_start_matches([' ', '\'', '"']);
+            let named_before = STATUS_WORDS.iter().any(|word| before.ends_with(word));
+            let named_after = REASONS
+                .iter()
+                .any(|&(code, reason)| code == status && after.starts_with(reason));
+            if named_before || named_after {
+                return Some(status);
+            }
+        }
+        i += 3;
+    }
+    None
+}
+
+/// The category of the first `errno` name in the text, as a word (`ENOENT`, `EACCES`).
+fn errno(lower: &str) -> Option<Category> {
+    lower
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| word.len() >= 3 && word.starts_with('e'))
+        .find_map(Category::from_errno)
+}
+
+/// A JSON list of zod issues: a `path` and one of zod's issue codes.
+fn is_zod_issue_list(lower: &str) -> bool {
+    lower.trim_start().starts_with('[')
+        && lower.contains("\"path\"")
+        && ZOD_CODES.iter().any(|code| lower.contains(code))
+}
+
+/// zod's `Expected number, received string` (v3) or `expected string, received undefined`
+/// (v4).
+fn says_expected_received(lower: &str) -> bool {
+    lower.match_indices("expected ").any(|(at, _)| {
+        let rest = &lower[at + "expected ".len()..];
+        rest.split_once(", received ")
+            .is_some_and(|(kind, _)| !kind.is_empty() && kind.len() <= 40 && !kind.contains('\n'))
+    })
+}
+
+/// A wait the text asks for: `Retry-After: 30`, `retry after 2 seconds`, `retry in 500ms`,
+/// `try again in 3 s`; seconds unless `ms`/`milliseconds` or `min`/`minutes` follows.
+fn retry_after(lower: &str) -> Option<Duration> {
+    const LEADS: [&str; 5] = [
+        "retry-after",
+        "retry after",
+        "retry in",
+        "try again in",
+        "retryafter",
+    ];
+    for lead in LEADS {
+        for (at, _) in lower.match_indices(lead) {
+            let rest = lower[at + lead.len()..].trim_start_matches([' ', ':', '=', '"', '\'']);
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 || digits > 9 {
+                continue;
+            }
+            let Ok(n) = rest[..digits].parse::<u64>() else {
+                continue;
+            };
+            let unit = rest[digits..].trim_start();
+            let wait = if unit.starts_with("ms") || unit.starts_with("millisecond") {
+                Duration::from_millis(n)
+            } else if unit.starts_with("min") {
+                Duration::from_secs(n.saturating_mul(60))
+            } else {
+                Duration::from_secs(n)
+            };
+            return Some(wait);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn category(text: &str) -> Option<Category> {
+        read(text).map(|r| r.category)
+    }
+
+    #[test]
+    fn the_sdks_wrappers_come_off() {
+        assert_eq!(
+            unwrap("mcp error -32602: tool x not found"),
+            (Some("-32602"), "tool x not found")
+        );
+        assert_eq!(unwrap("error executing tool fetch: boom"), (None, "boom"));
+        assert_eq!(unwrap("error calling tool 'get_dag': boom"), (None, "boom"));
+        assert_eq!(unwrap("error: unknown tool: x"), (None, "unknown tool: x"));
+        assert_eq!(unwrap("mcp error x: y"), (None, "mcp error x: y"));
+        assert_eq!(
+            unwrap("error executing the tool: y").1,
+            "error executing the tool: y"
+        );
+    }
+
+    #[test]
+    fn unknown_tools_through_the_wrappers() {
+        for text in [
+            "MCP error -32602: Tool get-product not found",
+            "Error: Unknown tool: drop_table",
+            "Unknown tool: 'delete_dag'",
+            "Error calling tool 'x': Unknown tool: y",
+        ] {
+            let reading = read(text).expect(text);
+            assert!(reading.tool_unavailable, "{text}");
+            assert_eq!(reading.category, Category::NotFound);
+        }
+        let reading = read("Entity with name Zed not found").unwrap();
+        assert!(!reading.tool_unavailable);
+    }
+
+    #[test]
+    fn validation_texts_of_pydantic_zod_and_json_schema() {
+        for text in [
+            "Error executing tool fetch: 1 validation error for fetchArguments\nurl\n  Field required [type=missing, input_value={}, input_type=dict]",
+            "1 validation error for call[get_dag]\ndag_id\n  Input should be a valid string [type=string_type]",
+            "Input should be a valid integer, unable to parse string as an integer",
+            "MCP error -32602: Input validation error: Invalid arguments for tool echo: Invalid input: expected string, received undefined at message",
+            "Expected number, received string",
+            "[\n  {\n    \"code\": \"invalid_type\",\n    \"expected\": \"string\",\n    \"received\": \"number\",\n    \"path\": [\"name\"],\n    \"message\": \"Expected string, received number\"\n  }\n]",
+            "[{\"code\":\"too_small\",\"minimum\":1,\"path\":[\"paths\"],\"message\":\"x\"}]",
+            "Input validation error: 'table_name' is a required property",
+            "Input validation error: 1 is not of type 'string'",
+            "Database error: near \"FRM\": syntax error",
+            "syntax error at or near \"SELEC\"",
+            "invalid input syntax for type integer: \"abc\"",
+            "Database error: NOT NULL constraint failed: users.email",
+            "Error executing tool git_branch: Invalid branch type: everything",
+            "MCP error -32602: something else",
+            "EISDIR: illegal operation on a directory, read",
+        ] {
+            assert_eq!(category(text), Some(Category::Validation), "{text}");
+        }
+    }
+
+    #[test]
+    fn errno_names_and_their_wordings() {
+        for (text, want) in [
+            (
+                "ENOENT: no such file or directory, open '/tmp/x'",
+                Category::NotFound,
+            ),
+            (
+                "[Errno 2] No such file or directory: '/tmp/x'",
+                Category::NotFound,
+            ),
+            (
+                "EACCES: permission denied, open '/tmp/x'",
+                Category::Permission,
+            ),
+            ("[Errno 13] Permission denied: '/x'", Category::Permission),
+            (
+                "EEXIST: file already exists, mkdir '/x'",
+                Category::Conflict,
+            ),
+            ("[Errno 17] File exists: '/x'", Category::Conflict),
+            (
+                "ENOTDIR: not a directory, scandir '/x'",
+                Category::Validation,
+            ),
+            ("connect ECONNREFUSED 127.0.0.1:1", Category::Transient),
+            (
+                "ConnectError: [Errno 111] Connection refused",
+                Category::Transient,
+            ),
+            ("read ECONNRESET", Category::Transient),
+            (
+                "getaddrinfo ENOTFOUND db.example.invalid",
+                Category::Transient,
+            ),
+            ("[Errno -2] Name or service not known", Category::Transient),
+            (
+                "dial tcp: lookup x.invalid: no such host",
+                Category::Transient,
+            ),
+            (
+                "EROFS: read-only file system, open '/x'",
+                Category::Permission,
+            ),
+        ] {
+            assert_eq!(category(text), Some(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn http_statuses_in_text() {
+        for (text, want) in [
+            (
+                "Failed to fetch http://h/x - status code 404",
+                Category::NotFound,
+            ),
+            (
+                "Client error '401 Unauthorized' for url 'http://h/s401'",
+                Category::Unauthenticated,
+            ),
+            ("Client error '403 Forbidden' for url", Category::Permission),
+            ("Client error '409 Conflict' for url", Category::Conflict),
+            ("HTTP 429", Category::RateLimited),
+            (
+                "Server error '500 Internal Server Error' for url",
+                Category::Internal,
+            ),
+            ("upstream answered HTTP/1.1 503", Category::Transient),
+            ("received status 502 from upstream", Category::Transient),
+        ] {
+            assert_eq!(category(text), Some(want), "{text}");
+        }
+        // Numbers that are not statuses.
+        for text in [
+            "port 127.0.0.1:404",
+            "found 404 results",
+            "line 500 column 3",
+            "version 4.290.1",
+            "/status/404",
+        ] {
+            assert_eq!(http_status(&text.to_ascii_lowercase()), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn retry_after_values() {
+        for (text, want) in [
+            (
+                "429 Too Many Requests. Retry-After: 30",
+                Duration::from_secs(30),
+            ),
+            (
+                "rate limited, retry after 2 seconds",
+                Duration::from_secs(2),
+            ),
+            ("slow down; retry in 500ms", Duration::from_millis(500)),
+            ("try again in 3 minutes", Duration::from_secs(180)),
+        ] {
+            assert_eq!(
+                retry_after(&text.to_ascii_lowercase()),
+                Some(want),
+                "{text}"
+            );
+        }
+        for text in [
+            "retry after a while",
+            "retry-after: soon",
+            "retry in 9999999999 s",
+        ] {
+            assert_eq!(retry_after(&text.to_ascii_lowercase()), None, "{text}");
+        }
+        let reading = read("Too many requests, retry after 4 seconds").unwrap();
+        assert_eq!(reading.category, Category::RateLimited);
+        assert_eq!(reading.retry_after, Some(Duration::from_secs(4)));
+    }
+
+    #[test]
+    fn phrases() {
+        for (text, want) in [
+            (
+                "Database error: table users already exists",
+                Category::Conflict,
+            ),
+            (
+                "Database error: UNIQUE constraint failed: users.email",
+                Category::Conflict,
+            ),
+            (
+                "duplicate key value violates unique constraint \"u\"",
+                Category::Conflict,
+            ),
+            ("Entity with name Zed not found", Category::NotFound),
+            ("relation \"orders\" does not exist", Category::NotFound),
+            ("Database error: no such table: orders", Category::NotFound),
+            (
+                "fatal: pathspec 'nope.txt' did not match any files",
+                Category::NotFound,
+            ),
+            (
+                "Access denied - path outside allowed directories: /x",
+                Category::Permission,
+            ),
+            (
+                "cannot execute INSERT in a read-only transaction",
+                Category::Permission,
+            ),
+            (
+                "password authentication failed for user \"u\"",
+                Category::Unauthenticated,
+            ),
+            ("ReadTimeout('')", Category::Transient),
+            ("Request timed out", Category::Transient),
+            ("Database error: database is locked", Category::Transient),
+            ("fetch failed", Category::Transient),
+            (
+                "ConnectError('All connection attempts failed')",
+                Category::Transient,
+            ),
+            (
+                "Unexpected token 'o', \"not json\" is not valid JSON",
+                Category::Internal,
+            ),
+        ] {
+            assert_eq!(category(text), Some(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn near_misses_read_nothing() {
+        for text in [
+            "",
+            "boom",
+            "Operation failed",
+            "fetch completed",
+            "the invalidation cache was rebuilt",
+            "expected a string",
+            "Tool get_weather failed",
+            "Connection established",
+            "status: ok",
+            "found 3 items",
+            "errno",
+            "Error: something went wrong",
+        ] {
+            assert_eq!(read(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn successes_that_are_plainly_failures() {
+        for text in [
+            "Error: Only SELECT queries are allowed",
+            "Database error: no such table: orders",
+            "TypeError: cannot read properties of undefined",
+            "Error executing tool x: boom",
+            "{\n  \"error\": \"Endpoint not found: dags/x\",\n  \"error_type\": \"NotFoundError\"\n}",
+            "{\"error\": {\"code\": 5}}",
+            "/a.txt:\none\n---\n/b.txt: Error - ENOENT: no such file or directory, open '/b.txt'",
+        ] {
+            assert!(looks_like_failure(text), "{text}");
+        }
+        for text in [
+            "",
+            "[]",
+            "42",
+            "Successfully wrote to /x",
+            "Errors are logged to /var/log",
+            "The error: none",
+            "Contents of http://h/page:\nsome error: in the page",
+            "{\"error\": null, \"value\": 1}",
+            "{\"error\": \"\"}",
+            "{\"errors\": []}",
+            "ENOENT is the errno for a missing file",
+            "{not json",
+        ] {
+            assert!(!looks_like_failure(text), "{text}");
+        }
+        assert_eq!(
+            read_success("{\"error\": \"Client error '404 Not Found'\", \"hint\": \"check permission denied\"}")
+                .unwrap()
+                .unwrap()
+                .category,
+            Category::NotFound
+        );
+        assert_eq!(read_success("Error: something went wrong"), Some(None));
+        assert_eq!(read_success("all good"), None);
+    }
+}
