@@ -47,6 +47,7 @@ pub enum SearchError {
 
     #[error("database error: {0}")]
     #[category(internal)]
+    #[code("DATABASE")]
     Database(#[source] std::io::Error),
 }
 

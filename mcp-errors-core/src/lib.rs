@@ -25,9 +25,9 @@
 //!     #[protocol(invalid_params)]
 //!     BadRange { #[detail] start: String, #[detail] end: String },
 //!
-//!     #[error("database error: {0}")]
+//!     #[error("search index unavailable: {0}")]
 //!     #[category(internal)]
-//!     Database(#[source] std::io::Error),
+//!     IndexUnavailable(#[source] std::io::Error),
 //! }
 //!
 //! let err = SearchError::UnknownDepartment {
@@ -50,7 +50,7 @@
 //! assert_eq!(error.stable_code(), Some("BAD_RANGE"));
 //!
 //! let secret = std::io::Error::other("postgres://admin:hunter2@db");
-//! let wire = serde_json::to_string(&ToolFailure::from(SearchError::Database(secret))).unwrap();
+//! let wire = serde_json::to_string(&ToolFailure::from(SearchError::IndexUnavailable(secret))).unwrap();
 //! assert!(!wire.contains("hunter2"));
 //! ```
 //!

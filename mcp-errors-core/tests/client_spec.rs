@@ -301,6 +301,7 @@ enum ServerError {
     NoSuchOrder,
     #[error("database down")]
     #[category(internal)]
+    #[code("DATABASE")]
     Database,
 }
 

@@ -86,6 +86,7 @@ fn a_derived_failure_is_written_as_serde_writes_it() {
         #[error("no \"{name}\"\n here")]
         #[category(validation)]
         #[hint("use one of: {allowed}")]
+        #[code("UNKNOWN")]
         Unknown {
             name: String,
             #[detail]

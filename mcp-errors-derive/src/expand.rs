@@ -224,9 +224,28 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let to_failure = quote_spanned! {ident.span()=>
         __mcp_errors_core::__private::tool_failure(&error)
     };
+    // Outside the block below, whose `allow(deprecated)` would silence them: one warning per
+    // stable code made of generic words, raised by the use of a deprecated constant, at the
+    // variant's name.
+    let generic_code_warnings = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| Some((variant, r.mapped()?.generic_code.as_ref()?)))
+        .map(|(variant, note)| {
+            quote_spanned! {variant.ident.span()=>
+                const _: () = {
+                    #[deprecated(note = #note)]
+                    #[allow(non_upper_case_globals)]
+                    const generic_stable_code: () = ();
+                    generic_stable_code
+                };
+            }
+        });
     let redacted_debug = crate::debug::first_sensitive(input)
         .map(|span| crate::debug::expand(input, span, &core_alias));
     quote! {
+        #(#generic_code_warnings)*
         #[allow(
             deprecated,
             non_upper_case_globals,

@@ -76,9 +76,9 @@ use syn::{DeriveInput, parse_macro_input};
 ///     #[protocol(invalid_params)] // or #[protocol(-32602)]
 ///     BadRange { #[detail] start: String, #[detail] end: String },
 ///
-///     #[error("database error: {0}")]
+///     #[error("search index unavailable: {0}")]
 ///     #[category(internal)] // masked: the model sees a generic text and a correlation id
-///     Database(#[source] std::io::Error),
+///     IndexUnavailable(#[source] std::io::Error),
 /// }
 ///
 /// let failure = ToolFailure::from(SearchError::UnknownDepartment {
@@ -119,7 +119,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     #[error("login failed")]
 ///     #[category(unauthenticated)]
 ///     #[hint("the password {password} was wrong")] // error: `#[hint]` interpolates `{password}`, a `#[sensitive]` field ...
-///     Failed { #[sensitive] password: String },
+///     WrongPassword { #[sensitive] password: String },
 /// }
 /// ```
 ///
@@ -261,10 +261,17 @@ use syn::{DeriveInput, parse_macro_input};
 /// A code is UPPER_SNAKE_CASE (A-Z, 0-9 and single underscores, starting with a letter, not
 /// ending with an underscore), at most 63 characters, and unique within the enum.
 ///
+/// A default code made only of words that say that something failed, or where (`OTHER`,
+/// `API`, `IO`, `DATABASE`, `REQUEST_ERROR`, `INTERNAL`, `UNKNOWN`, ...), tells an agent
+/// nothing it can act on: the derive warns at the variant's name
+/// ([default-code-from-generic-words]) until a `#[code("...")]` names what failed
+/// (`LEDGER_UNAVAILABLE`), or keeps the generic code on purpose.
+///
 /// Codes are a contract: `catalog()` lists them for a server to publish, and clients match on
-/// them. Renaming a variant changes its default code; pin it with `#[code("...")]` when the
-/// name may change, or when the default is not the code you want (`PlanBFailed` gives
-/// `PLAN_BFAILED`).
+/// them. Renaming a variant changes its default code, which the catalog snapshot
+/// (`catalog::assert_catalog_snapshot`, feature `snapshot`) reports; pin it with
+/// `#[code("...")]` when the name may change, or when the default is not the code you want
+/// (`PlanBFailed` gives `PLAN_BFAILED`).
 ///
 /// ```
 /// use mcp_errors_core::ToolError;
@@ -357,9 +364,9 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
 /// enum AccountError {
-///     #[error("database error: {0}")]
+///     #[error("account store error: {0}")]
 ///     #[category(internal)]
-///     Database(#[source] std::io::Error),
+///     AccountStore(#[source] std::io::Error),
 ///
 ///     #[error("token {token} expired")]
 ///     #[category(unauthenticated)]
@@ -372,7 +379,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     Invariant(&'static str),
 /// }
 ///
-/// let db = AccountError::Database(std::io::Error::other("postgres://u:hunter2@db"));
+/// let db = AccountError::AccountStore(std::io::Error::other("postgres://u:hunter2@db"));
 /// assert!(db.descriptor().is_masked());
 /// let wire = serde_json::to_string(&ToolFailure::from(db)).unwrap();
 /// assert!(!wire.contains("hunter2") && wire.contains("correlationId"));
@@ -906,6 +913,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [category-and-protocol-together]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/category-and-protocol-together.rs
 /// [code-on-the-enum]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/code-on-the-enum.rs
 /// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
+/// [default-code-from-generic-words]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/default-code-from-generic-words.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs

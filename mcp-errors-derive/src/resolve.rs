@@ -45,6 +45,9 @@ pub struct Mapped {
     pub retry_after: Option<RetryAfter>,
     /// Indices into the variant's fields, in declaration order.
     pub details: Vec<usize>,
+    /// The warning a default code from generic words gets (see
+    /// [`valid::generic_default_code`]).
+    pub generic_code: Option<String>,
     /// The fields a text the model reads shows (`#[message]`, `#[hint]`, or `Display` when
     /// there is no `#[message]`), in declaration order; none when the variant is masked. The
     /// generated code checks that none is a `ToolError`, which only the type checker knows.
@@ -125,6 +128,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
     let retryable = resolve_retryable(input, variant, channel, errors);
     let masked = resolve_masked(input, variant);
     let code = resolve_code(variant, errors);
+    let generic_code = valid::generic_default_code(variant, &code);
     let message = variant
         .attrs
         .message
@@ -162,6 +166,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         hint,
         retry_after,
         details,
+        generic_code,
         shown_to_model,
     }))
 }

@@ -323,6 +323,63 @@ pub fn check_default_code(variant: &Variant, code: &str, errors: &mut Errors) {
     }
 }
 
+/// Words that say only that something failed, or where: a stable code made of them alone
+/// (`OTHER`, `API_ERROR`, `DATABASE`) tells an agent nothing it can act on.
+const GENERIC_WORDS: &[&str] = &[
+    "API",
+    "BACKEND",
+    "CLIENT",
+    "DATABASE",
+    "DB",
+    "DESERIALIZE",
+    "ERROR",
+    "ERR",
+    "FAILED",
+    "FAILURE",
+    "GENERIC",
+    "HTTP",
+    "INTERNAL",
+    "INVALID",
+    "IO",
+    "JSON",
+    "MISC",
+    "NETWORK",
+    "OTHER",
+    "PARSE",
+    "QUERY",
+    "REQUEST",
+    "RESPONSE",
+    "SERDE",
+    "SERIALIZE",
+    "SERVER",
+    "SQL",
+    "UNEXPECTED",
+    "UNKNOWN",
+    "UPSTREAM",
+];
+
+/// Warning: without `#[code]`, a name made only of generic words (`Other`, `Api`, `Io`,
+/// `RequestError`) gives a stable code the agent reads as a contract but that says nothing.
+/// The message for the warning the generated code raises, or `None` when the code says
+/// something.
+pub fn generic_default_code(variant: &Variant, code: &str) -> Option<String> {
+    if variant.attrs.code.is_some() || !says_nothing(code) {
+        return None;
+    }
+    Some(format!(
+        "the stable code `{code}` comes from the name `{}` and says nothing an agent can act \
+         on: name what failed with `#[code(\"...\")]`, or keep this code with \
+         `#[code(\"{code}\")]` (a stable code is a contract: renaming the variant renames \
+         its code)",
+        variant.ident
+    ))
+}
+
+/// Whether every word of `code` is one of [`GENERIC_WORDS`].
+fn says_nothing(code: &str) -> bool {
+    code.split('_').all(|word| GENERIC_WORDS.contains(&word))
+}
+
 /// What is wrong with a stable code, if anything.
 fn code_problem(code: &str) -> Option<&'static str> {
     if code.is_empty() {
@@ -672,6 +729,30 @@ mod tests {
             assert!(check_protocol_code(code, Span::call_site(), &mut errors).is_none());
             let message = errors.finish().unwrap_err().to_string();
             assert!(message.contains("no tool error can say"), "{message}");
+        }
+    }
+
+    #[test]
+    fn codes_of_generic_words_alone_say_nothing() {
+        for name in [
+            "Other",
+            "Api",
+            "Io",
+            "Database",
+            "RequestError",
+            "HTTPError",
+            "Internal",
+        ] {
+            assert!(says_nothing(&upper_snake(name)), "{name}");
+        }
+        for name in [
+            "Timeout",
+            "LedgerDown",
+            "UnknownDepartment",
+            "ApiKeyExpired",
+            "Error2",
+        ] {
+            assert!(!says_nothing(&upper_snake(name)), "{name}");
         }
     }
 }

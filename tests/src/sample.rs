@@ -59,6 +59,7 @@ pub enum SampleError {
     },
     #[error("database error: {0}")]
     #[category(internal)]
+    #[code("INTERNAL")]
     Internal(#[source] std::io::Error),
     #[error("start_time is after end_time")]
     #[protocol(-32602)]
@@ -70,6 +71,7 @@ pub enum SampleError {
     },
     #[error("internal error: {0}")]
     #[protocol(internal_error)]
+    #[code("INTERNAL_ERROR")]
     InternalError(String),
     #[error("resource not found")]
     #[protocol(resource_not_found)]

@@ -21,6 +21,7 @@ struct DriverError(String);
 enum Leaky {
     #[error("query failed on {dsn}")]
     #[category(internal)]
+    #[code("INTERNAL")]
     Internal {
         dsn: String,
         #[source]

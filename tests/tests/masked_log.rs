@@ -14,6 +14,7 @@ enum StoreError {
 
     #[error("upstream said: {said}")]
     #[category(internal)]
+    #[code("UPSTREAM")]
     Upstream {
         said: String,
         #[source]

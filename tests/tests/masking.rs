@@ -21,6 +21,7 @@ struct ConnectError {
 enum OrderError {
     #[error("query `SELECT * FROM orders WHERE card = '{card}'` failed")]
     #[category(internal)]
+    #[code("QUERY")]
     Query {
         #[detail]
         card: String,

@@ -6,16 +6,16 @@ use mcp_errors_core::ToolError;
 
 #[derive(Debug, thiserror::Error, ToolError)]
 pub enum StoreError {
-    #[error("database error: {0}")]
+    #[error("disk full: {0}")]
     #[category(internal)]
-    Database(#[source] std::io::Error),
+    DiskFull(#[source] std::io::Error),
 }
 
 #[derive(Debug, thiserror::Error, ToolError)]
 pub enum BookingError {
     #[error("booking failed: {0}")]
     #[category(validation)]
-    Failed(StoreError),
+    NotBooked(StoreError),
 
     #[error("seat taken")]
     #[category(conflict)]
