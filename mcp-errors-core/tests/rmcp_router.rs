@@ -136,18 +136,6 @@ impl<T: Debug + Display> ToolError for Upstream<T> {
     fn descriptor(&self) -> &'static ErrorDescriptor {
         &UPSTREAM[0]
     }
-    fn message(&self) -> String {
-        self.to_string()
-    }
-    fn hint(&self) -> Option<Cow<'static, str>> {
-        None
-    }
-    fn details(&self) -> Details {
-        Details::new()
-    }
-    fn retry_after(&self) -> Option<Duration> {
-        None
-    }
 }
 
 impl<T: Debug> From<Upstream<T>> for ToolFailure

@@ -393,15 +393,7 @@ impl RetryPolicy {
             }
             return self.text_read(category, error.retry_after, false, attempt, jitter);
         }
-        match category {
-            Category::Validation | Category::NotFound => Decision::FixInput,
-            Category::Conflict => Decision::RereadState,
-            Category::Business => Decision::ExplainToUser,
-            Category::Unauthenticated => Decision::Reauthenticate,
-            Category::Permission => escalate(EscalationReason::Permission),
-            Category::Internal => escalate(EscalationReason::Internal),
-            Category::RateLimited | Category::Transient => self.reliability(error, attempt, jitter),
-        }
+        by_category(category, || self.reliability(error, attempt, jitter))
     }
 
     /// What a category read from text (by the built-in rules or the profile's) leads to: the
@@ -416,24 +408,16 @@ impl RetryPolicy {
         attempt: Attempt,
         jitter: &mut Jitter,
     ) -> Decision {
-        match category {
-            Category::Validation | Category::NotFound => Decision::FixInput,
-            Category::Conflict => Decision::RereadState,
-            Category::Business => Decision::ExplainToUser,
-            Category::Unauthenticated => Decision::Reauthenticate,
-            Category::Permission => escalate(EscalationReason::Permission),
-            Category::Internal => escalate(EscalationReason::Internal),
-            Category::RateLimited | Category::Transient if on_success => {
+        by_category(category, || {
+            if on_success {
                 escalate(EscalationReason::NotRetryable)
-            }
-            Category::RateLimited | Category::Transient if !attempt.idempotent => {
+            } else if !attempt.idempotent {
                 Decision::CheckState
-            }
-            Category::RateLimited | Category::Transient => {
+            } else {
                 let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
                 self.retry(attempt, retry_after, cost, jitter)
             }
-        }
+        })
     }
 
     /// The decision for a success whose text is plainly a failure, when a rule reads what
@@ -557,6 +541,20 @@ fn state_only(result: &ResultJson) -> Option<String> {
 fn wait_until(not_before: u64) -> Option<Duration> {
     let now = crate::wire::epoch_millis(std::time::SystemTime::now());
     (not_before > now).then(|| Duration::from_millis(not_before - now))
+}
+
+/// What a failure of `category` leads to; `passing` decides for a fault that may pass
+/// (`rate_limited`, `transient`), which depends on where the category was read.
+fn by_category(category: Category, passing: impl FnOnce() -> Decision) -> Decision {
+    match category {
+        Category::Validation | Category::NotFound => Decision::FixInput,
+        Category::Conflict => Decision::RereadState,
+        Category::Business => Decision::ExplainToUser,
+        Category::Unauthenticated => Decision::Reauthenticate,
+        Category::Permission => escalate(EscalationReason::Permission),
+        Category::Internal => escalate(EscalationReason::Internal),
+        Category::RateLimited | Category::Transient => passing(),
+    }
 }
 
 fn escalate(reason: EscalationReason) -> Decision {
