@@ -672,10 +672,16 @@ fn official_2026_07_28_examples_classify_as_expected() {
         let text = std::fs::read_to_string(examples.join(folder).join(file)).unwrap();
         serde_json::from_str(&text).unwrap()
     };
+    // "Invalid departure date: must be in the future": input the model can fix, read from
+    // the text.
     let error = read("CallToolResult", "invalid-tool-input-error.json");
     assert!(matches!(
         both(&ok(error)),
-        Outcome::ExecutionError(ExecutionErrorInfo { category: None, .. })
+        Outcome::ExecutionError(ExecutionErrorInfo {
+            category: Some(Category::Validation),
+            source: ErrorSource::TextRule,
+            ..
+        })
     ));
     for file in [
         "result-with-array-structured-content.json",
