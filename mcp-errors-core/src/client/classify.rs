@@ -8,6 +8,8 @@
 //! The reading rules, the same for both, so that `classify_bytes(bytes)` equals
 //! `classify(&serde_json::from_slice(bytes)?)` for every JSON text:
 //!
+//! - JSON that serde_json refuses as a `Value` (a number out of the range of `f64`, nesting
+//!   128 levels deep) is not JSON to [`classify_bytes`] either, wherever it is.
 //! - A key written twice in an object counts with its last value, as in a
 //!   [`serde_json::Value`] (which keeps only the last). An earlier value, of whatever type,
 //!   is not looked at.
@@ -113,7 +115,11 @@ pub fn classify(response: &Value) -> Outcome {
 ///
 /// It reads the bytes straight into borrowed typed views, without building a
 /// [`serde_json::Value`]; a successful result is kept as its raw JSON text
-/// ([`ResultJson`]). Bytes that are not one JSON value are [`Outcome::Invalid`].
+/// ([`ResultJson`]). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
+/// bytes that serde_json refuses to parse into a `Value` although they are JSON (a number
+/// out of the range of `f64` such as `1e400`, nesting 128 levels deep), as
+/// [`InvalidReason::NotJson`] with serde_json's message: a caller who parses them for
+/// [`classify`] gets that error.
 ///
 /// ```
 /// use mcp_errors_core::client::{InvalidReason, Outcome, classify_bytes};
@@ -146,6 +152,9 @@ pub fn classify_bytes(response: &[u8]) -> Outcome {
             *slot = map.next_value()?;
             Ok(true)
         }
+    }
+    if let Some(refused) = refused_as_value(response) {
+        return Outcome::Invalid(refused);
     }
     match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
         Ok(Obj(e)) => match (e.jsonrpc, e.result, e.error) {
@@ -186,10 +195,90 @@ pub fn classify_result(result: &Value) -> Outcome {
 
 /// [`classify_result`] from raw bytes.
 pub fn classify_result_bytes(result: &[u8]) -> Outcome {
+    if let Some(refused) = refused_as_value(result) {
+        return Outcome::Invalid(refused);
+    }
     match serde_json::from_slice::<&RawValue>(result) {
         Ok(raw) => raw_result_outcome(raw),
         Err(e) => Outcome::Invalid(not_parsed(result, &e)),
     }
+}
+
+/// Why serde_json refuses `input` as a [`Value`] when it may although the borrowed reading
+/// accepts it, so that bytes a caller cannot parse for [`classify`] are not JSON to
+/// [`classify_bytes`] either. The borrowed reading skips what it does not decode without
+/// checking what a `Value` needs, so [`may_refuse_as_value`] looks for it first, and only
+/// then are the bytes parsed into a `Value`.
+fn refused_as_value(input: &[u8]) -> Option<InvalidReason> {
+    if !may_refuse_as_value(input) {
+        return None;
+    }
+    serde_json::from_slice::<Value>(input)
+        .err()
+        .map(|e| not_parsed(input, &e))
+}
+
+/// Whether `input` holds something serde_json's reading of a [`Value`] may refuse: nesting
+/// deeper than 100 arrays or objects (serde_json stops before 128), a number that may not fit
+/// an `f64` (`1e400`), or a `\u` escape of a UTF-16 surrogate (a lone one is refused). One
+/// pass over the bytes, building nothing; the answer is only a guess on bytes that are not
+/// JSON, which the parse then refuses anyway.
+fn may_refuse_as_value(input: &[u8]) -> bool {
+    const DEEPEST: usize = 100;
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&byte) = input.get(i) {
+        match byte {
+            b'"' => {
+                i += 1;
+                while let Some(&byte) = input.get(i) {
+                    match byte {
+                        b'"' => break,
+                        b'\\' => {
+                            let escape = input.get(i + 1..i + 4).unwrap_or_default();
+                            if let [b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'] =
+                                escape
+                            {
+                                return true;
+                            }
+                            i += 2;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > DEEPEST {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while input
+                    .get(i)
+                    .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    i += 1;
+                }
+                let number = &input[start..i];
+                if number.len() > 15 || number.iter().any(|b| matches!(b, b'e' | b'E')) {
+                    let fits = std::str::from_utf8(number)
+                        .ok()
+                        .and_then(|n| n.parse::<f64>().ok())
+                        .is_some_and(|n| n.abs() < 1e300);
+                    if !fits {
+                        return true;
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 fn not_parsed(input: &[u8], error: &serde_json::Error) -> InvalidReason {
