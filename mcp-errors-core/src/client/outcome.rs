@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::classify::classify;
 use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
@@ -178,16 +177,6 @@ impl Outcome {
             Outcome::InputRequired(_) => "input_required",
             Outcome::Invalid(_) => "invalid",
             Outcome::Unknown(_) => "unknown",
-        }
-    }
-}
-
-/// A call function may return the response [`Value`] or the reason it got none.
-impl From<Result<Value, UnknownCause>> for Outcome {
-    fn from(response: Result<Value, UnknownCause>) -> Self {
-        match response {
-            Ok(value) => classify(&value),
-            Err(cause) => Outcome::Unknown(cause),
         }
     }
 }
