@@ -155,25 +155,9 @@ pub fn classify_bytes(response: &[u8]) -> Outcome {
         return Outcome::Invalid(refused);
     }
     match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
-        Ok(Obj(e)) => match (e.jsonrpc, e.result, e.error) {
-            (Some(jsonrpc), Some(result), None) if is_v2(jsonrpc) => raw_result_outcome(result),
-            (jsonrpc, result, error) => envelope(jsonrpc, result, error),
-        },
+        Ok(Obj(e)) => envelope(e.jsonrpc, e.result, e.error),
         Err(e) => Outcome::Invalid(not_parsed(response, &e)),
     }
-}
-
-fn is_v2(jsonrpc: &RawValue) -> bool {
-    jsonrpc
-        .decode::<Text<'_>>()
-        .is_some_and(|Text(v)| v == "2.0")
-}
-
-/// [`result_outcome`] of raw JSON: first one typed pass over the whole result, which reads
-/// any well-formed finished result; anything else (malformed, `input_required`) is read
-/// again part by part, for the exact reason.
-fn raw_result_outcome(result: &RawValue) -> Outcome {
-    single_pass(result).unwrap_or_else(|| result_outcome(result))
 }
 
 /// Classifies a bare `CallToolResult` object (the `result` member of a response), for
@@ -197,7 +181,7 @@ pub fn classify_result_bytes(result: &[u8]) -> Outcome {
         return Outcome::Invalid(refused);
     }
     match serde_json::from_slice::<&RawValue>(result) {
-        Ok(raw) => raw_result_outcome(raw),
+        Ok(raw) => result_outcome(raw),
         Err(e) => Outcome::Invalid(not_parsed(result, &e)),
     }
 }
@@ -617,85 +601,6 @@ fn complete<'a, N: ResultNode<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         Outcome::Empty(result.keep())
     } else {
         Outcome::Ready(result.keep())
-    }
-}
-
-/// The single pass of [`raw_result_outcome`]: `None` when the result is not a well-formed
-/// finished result whose every member read here has the expected type (the part by part
-/// reading then gives the reason, or reads a repeated member whose earlier value has another
-/// type).
-fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
-    #[derive(Default)]
-    struct Meta<'a> {
-        error: Option<&'a RawValue>,
-        empty: Member<bool>,
-        tool_failure: Option<&'a RawValue>,
-    }
-    impl<'de> ObjectView<'de> for Meta<'de> {
-        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-            match key {
-                META_KEY => self.error = map.next_value()?,
-                EMPTY_META_KEY => self.empty = map.next_value()?,
-                TOOL_FAILURE_META_KEY => self.tool_failure = map.next_value()?,
-                _ => return Ok(false),
-            }
-            Ok(true)
-        }
-    }
-    #[derive(Default)]
-    struct Finished<'a> {
-        result_type: Member<Text<'a>>,
-        is_error: Member<bool>,
-        content: Option<Vec<Obj<Block<'a>>>>,
-        structured_content: Option<&'a RawValue>,
-        meta: Option<Obj<Meta<'a>>>,
-    }
-    impl<'de> ObjectView<'de> for Finished<'de> {
-        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-            match key {
-                "resultType" => self.result_type = map.next_value()?,
-                "isError" => self.is_error = map.next_value()?,
-                "content" => self.content = map.next_value()?,
-                "structuredContent" => self.structured_content = map.next_value()?,
-                "_meta" => self.meta = map.next_value()?,
-                _ => return Ok(false),
-            }
-            Ok(true)
-        }
-    }
-    let Obj(finished) = result.decode::<Obj<Finished<'a>>>()?;
-    let complete = finished
-        .result_type
-        .strict()
-        .ok()?
-        .is_none_or(|Text(t)| t == RESULT_TYPE_COMPLETE);
-    if !complete {
-        return None;
-    }
-    let blocks = match finished.content {
-        Some(blocks) => blocks,
-        None if matches!(finished.is_error, Member::Is(true)) => Vec::new(),
-        None => return None,
-    };
-    let texts = block_texts(blocks).ok()?;
-    let meta = finished.meta.map(|Obj(meta)| meta);
-    if finished.is_error.strict().ok()? == Some(true) {
-        let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
-        let draft = meta
-            .as_ref()
-            .and_then(|m| m.tool_failure)
-            .and_then(loose_draft);
-        return Some(Outcome::ExecutionError(tool_error(
-            &texts,
-            meta_error,
-            draft,
-            finished.structured_content,
-        )));
-    }
-    if meta.and_then(|m| m.empty.ok()) == Some(true) {
-        Some(Outcome::Empty(result.keep()))
-    } else {
-        Some(Outcome::Ready(result.keep()))
     }
 }
 
