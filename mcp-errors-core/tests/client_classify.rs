@@ -764,15 +764,6 @@ fn a_number_in_a_result_means_the_same_through_both_entry_points() {
     }
 }
 
-#[test]
-fn to_value_reports_json_that_serde_json_cannot_hold() {
-    let bytes =
-        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":1e400}}}"#;
-    let result = ready(classify_bytes(bytes));
-    assert!(result.to_value().is_err());
-    assert!(result.get().contains("1e400"));
-}
-
 /// Every member the classifier reads, repeated: the last occurrence wins, as in
 /// `serde_json::Value`, in both entry points.
 #[test]
@@ -1156,4 +1147,82 @@ fn a_json_description_without_a_category_is_read_by_the_text_rules() {
         (e.category, e.source),
         (Some(Category::Business), ErrorSource::TextJson)
     );
+}
+
+/// `[[...[0]...]]`, nested `depth` times.
+fn nested(depth: usize) -> String {
+    format!("{}0{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+/// Results holding `json` (which serde_json cannot hold as a `Value`) in a success, in a
+/// tool error's payloads and in the envelope, each as a whole response.
+fn responses_holding(json: &str) -> Vec<String> {
+    let result = |result: String| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+    vec![
+        result(format!(
+            r#"{{"content":[],"structuredContent":{{"n":{json}}}}}"#
+        )),
+        result(format!(
+            r#"{{"content":[{{"type":"image","data":{json}}}]}}"#
+        )),
+        result(format!(
+            r#"{{"content":[],"isError":true,"_meta":{{"{META_KEY}":{{"code":"X","message":"m","details":{{"n":{json}}}}}}}}}"#
+        )),
+        result(format!(
+            r#"{{"content":[],"isError":true,"_meta":{{"{META_KEY}":{{"code":"X"}},"other":{json}}}}}"#
+        )),
+        result(format!(
+            r#"{{"content":[],"isError":true,"structuredContent":{{"code":"X","extra":{json}}}}}"#
+        )),
+        format!(r#"{{"jsonrpc":"2.0","id":{json},"result":{{"content":[]}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[]}},"extra":{json}}}"#),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32603,"message":"m","data":{json}}}}}"#
+        ),
+    ]
+}
+
+#[test]
+fn json_that_serde_json_cannot_hold_as_a_value_is_not_json_from_bytes() {
+    for json in ["1e400", "-1e400", &"9".repeat(400), &nested(200)] {
+        for response in responses_holding(json) {
+            assert!(
+                serde_json::from_str::<Value>(&response).is_err(),
+                "serde_json parses {response}"
+            );
+            assert!(
+                matches!(
+                    classify_bytes(response.as_bytes()),
+                    Outcome::Invalid(InvalidReason::NotJson(_))
+                ),
+                "{response}: {:?}",
+                classify_bytes(response.as_bytes())
+            );
+        }
+        let result = format!(r#"{{"content":[],"structuredContent":{json}}}"#);
+        assert!(matches!(
+            classify_result_bytes(result.as_bytes()),
+            Outcome::Invalid(InvalidReason::NotJson(_))
+        ));
+    }
+}
+
+#[test]
+fn json_that_serde_json_holds_as_a_value_classifies_alike_from_bytes() {
+    for json in [
+        "1e300",
+        "-1.7976931348623157e308",
+        "1e-400",
+        &"9".repeat(300),
+        &nested(100),
+    ] {
+        for response in responses_holding(json) {
+            let value: Value = serde_json::from_str(&response).unwrap();
+            assert_eq!(
+                classify_bytes(response.as_bytes()),
+                classify(&value),
+                "{response}"
+            );
+        }
+    }
 }

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, ErrorSource, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy,
-    UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
+    Attempt, Decision, ErrorSource, EscalationReason, InvalidReason, Jitter, Outcome, RetryBudget,
+    RetryPolicy, UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
 };
 use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{FailureClass, META_KEY};
@@ -424,6 +424,34 @@ fn agree_on_bytes(bytes: &str) -> Result<Outcome, TestCaseError> {
     Ok(from_bytes)
 }
 
+/// Replaces the value of the `nth` member of an object in `value` (counted depth first,
+/// modulo the number of members) with `marker`; `false` when `value` has no member.
+fn replace_member(value: &mut Value, nth: usize, marker: &str) -> bool {
+    fn members(value: &Value) -> usize {
+        match value {
+            Value::Object(o) => o.values().map(|v| 1 + members(v)).sum(),
+            Value::Array(a) => a.iter().map(members).sum(),
+            _ => 0,
+        }
+    }
+    fn walk(value: &mut Value, nth: &mut usize, marker: &str) -> bool {
+        match value {
+            Value::Object(o) => o.values_mut().any(|v| {
+                if *nth == 0 {
+                    *v = Value::String(marker.to_owned());
+                    return true;
+                }
+                *nth -= 1;
+                walk(v, nth, marker)
+            }),
+            Value::Array(a) => a.iter_mut().any(|v| walk(v, nth, marker)),
+            _ => false,
+        }
+    }
+    let count = members(value);
+    count > 0 && walk(value, &mut (nth % count), marker)
+}
+
 fn outcome() -> impl Strategy<Value = Outcome> {
     prop_oneof![
         4 => response_like().prop_map(|v| classify(&v)),
@@ -502,6 +530,34 @@ proptest! {
                 prop_assert!(item.as_str().is_none_or(clean));
             }
         }
+    }
+
+    #[test]
+    fn json_serde_json_cannot_hold_as_a_value_is_not_json_anywhere_in_a_response(
+        response in response_like(),
+        nth in any::<usize>(),
+        deep in any::<bool>(),
+    ) {
+        let mut response = response;
+        let marker = "\u{1}unholdable\u{1}";
+        prop_assume!(replace_member(&mut response, nth, marker));
+        let unholdable = if deep {
+            format!("{}{}", "[".repeat(130), "]".repeat(130))
+        } else {
+            "1e400".to_owned()
+        };
+        let bytes = serde_json::to_string(&response)
+            .unwrap_or_default()
+            .replace(&serde_json::to_string(marker).unwrap_or_default(), &unholdable);
+        prop_assert!(serde_json::from_str::<Value>(&bytes).is_err());
+        prop_assert!(
+            matches!(
+                classify_bytes(bytes.as_bytes()),
+                Outcome::Invalid(InvalidReason::NotJson(_))
+            ),
+            "{}",
+            bytes
+        );
     }
 
     #[test]

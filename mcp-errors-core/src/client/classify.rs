@@ -8,6 +8,8 @@
 //! The reading rules, the same for both, so that `classify_bytes(bytes)` equals
 //! `classify(&serde_json::from_slice(bytes)?)` for every JSON text:
 //!
+//! - JSON that serde_json refuses as a `Value` (a number out of the range of `f64`, nesting
+//!   128 levels deep) is not JSON to [`classify_bytes`] either, wherever it is.
 //! - A key written twice in an object counts with its last value, as in a
 //!   [`serde_json::Value`] (which keeps only the last). An earlier value, of whatever type,
 //!   is not looked at.
@@ -24,23 +26,21 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::time::Duration;
 
-use serde::Deserialize;
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::clean;
-use super::outcome::{ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson};
+use super::described::{loose_draft, loose_error, tool_error};
+use super::lenient::{Member, Node, Obj, ObjectView, Text};
+use super::outcome::{InvalidReason, Outcome, UnknownCause};
+use crate::ErrorCode;
 use crate::wire::{
-    ARGUMENT_ERROR_CODE, EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE,
-    RESULT_TYPE_INPUT_REQUIRED, RMCP_ARGUMENT_ERROR_PREFIX, TOOL_FAILURE_META_KEY,
+    EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
+    TOOL_FAILURE_META_KEY,
 };
-use crate::{Category, ErrorCode, FailureClass};
 
-/// The longest `requestState` the client keeps and sends back, in bytes of UTF-8 once its
-/// JSON escapes are decoded: 1 MiB (stated in [`classify`]'s docs).
 pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
@@ -66,7 +66,7 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)).
 ///
 /// The texts of a failure are cleaned and cut before they are handed on (see
-/// [`ExecutionErrorInfo`]); a successful result is kept as it came (the
+/// [`ExecutionErrorInfo`](super::ExecutionErrorInfo)); a successful result is kept as it came (the
 /// `render` functions clean what they give a model).
 ///
 /// ```
@@ -113,7 +113,11 @@ pub fn classify(response: &Value) -> Outcome {
 ///
 /// It reads the bytes straight into borrowed typed views, without building a
 /// [`serde_json::Value`]; a successful result is kept as its raw JSON text
-/// ([`ResultJson`]). Bytes that are not one JSON value are [`Outcome::Invalid`].
+/// ([`ResultJson`](super::ResultJson)). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
+/// bytes that serde_json refuses to parse into a `Value` although they are JSON (a number
+/// out of the range of `f64` such as `1e400`, nesting 128 levels deep), as
+/// [`InvalidReason::NotJson`] with serde_json's message: a caller who parses them for
+/// [`classify`] gets that error.
 ///
 /// ```
 /// use mcp_errors_core::client::{InvalidReason, Outcome, classify_bytes};
@@ -147,26 +151,13 @@ pub fn classify_bytes(response: &[u8]) -> Outcome {
             Ok(true)
         }
     }
+    if let Some(refused) = refused_as_value(response) {
+        return Outcome::Invalid(refused);
+    }
     match serde_json::from_slice::<Obj<Envelope<'_>>>(response) {
-        Ok(Obj(e)) => match (e.jsonrpc, e.result, e.error) {
-            (Some(jsonrpc), Some(result), None) if is_v2(jsonrpc) => raw_result_outcome(result),
-            (jsonrpc, result, error) => envelope(jsonrpc, result, error),
-        },
+        Ok(Obj(e)) => envelope(e.jsonrpc, e.result, e.error),
         Err(e) => Outcome::Invalid(not_parsed(response, &e)),
     }
-}
-
-fn is_v2(jsonrpc: &RawValue) -> bool {
-    jsonrpc
-        .decode::<Text<'_>>()
-        .is_some_and(|Text(v)| v == "2.0")
-}
-
-/// [`result_outcome`] of raw JSON: first one typed pass over the whole result, which reads
-/// any well-formed finished result; anything else (malformed, `input_required`) is read
-/// again part by part, for the exact reason.
-fn raw_result_outcome(result: &RawValue) -> Outcome {
-    single_pass(result).unwrap_or_else(|| result_outcome(result))
 }
 
 /// Classifies a bare `CallToolResult` object (the `result` member of a response), for
@@ -186,10 +177,90 @@ pub fn classify_result(result: &Value) -> Outcome {
 
 /// [`classify_result`] from raw bytes.
 pub fn classify_result_bytes(result: &[u8]) -> Outcome {
+    if let Some(refused) = refused_as_value(result) {
+        return Outcome::Invalid(refused);
+    }
     match serde_json::from_slice::<&RawValue>(result) {
-        Ok(raw) => raw_result_outcome(raw),
+        Ok(raw) => result_outcome(raw),
         Err(e) => Outcome::Invalid(not_parsed(result, &e)),
     }
+}
+
+/// Why serde_json refuses `input` as a [`Value`] when it may although the borrowed reading
+/// accepts it, so that bytes a caller cannot parse for [`classify`] are not JSON to
+/// [`classify_bytes`] either. The borrowed reading skips what it does not decode without
+/// checking what a `Value` needs, so [`may_refuse_as_value`] looks for it first, and only
+/// then are the bytes parsed into a `Value`.
+fn refused_as_value(input: &[u8]) -> Option<InvalidReason> {
+    if !may_refuse_as_value(input) {
+        return None;
+    }
+    serde_json::from_slice::<Value>(input)
+        .err()
+        .map(|e| not_parsed(input, &e))
+}
+
+/// Whether `input` holds something serde_json's reading of a [`Value`] may refuse: nesting
+/// deeper than 100 arrays or objects (serde_json stops before 128), a number that may not fit
+/// an `f64` (`1e400`), or a `\u` escape of a UTF-16 surrogate (a lone one is refused). One
+/// pass over the bytes, building nothing; the answer is only a guess on bytes that are not
+/// JSON, which the parse then refuses anyway.
+fn may_refuse_as_value(input: &[u8]) -> bool {
+    const DEEPEST: usize = 100;
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&byte) = input.get(i) {
+        match byte {
+            b'"' => {
+                i += 1;
+                while let Some(&byte) = input.get(i) {
+                    match byte {
+                        b'"' => break,
+                        b'\\' => {
+                            let escape = input.get(i + 1..i + 4).unwrap_or_default();
+                            if let [b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'] =
+                                escape
+                            {
+                                return true;
+                            }
+                            i += 2;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > DEEPEST {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while input
+                    .get(i)
+                    .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    i += 1;
+                }
+                let number = &input[start..i];
+                if number.len() > 15 || number.iter().any(|b| matches!(b, b'e' | b'E')) {
+                    let fits = std::str::from_utf8(number)
+                        .ok()
+                        .and_then(|n| n.parse::<f64>().ok())
+                        .is_some_and(|n| n.abs() < 1e300);
+                    if !fits {
+                        return true;
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 fn not_parsed(input: &[u8], error: &serde_json::Error) -> InvalidReason {
@@ -204,7 +275,11 @@ fn not_parsed(input: &[u8], error: &serde_json::Error) -> InvalidReason {
     }
 }
 
-fn envelope<'a, N: Node<'a>>(jsonrpc: Option<N>, result: Option<N>, error: Option<N>) -> Outcome {
+fn envelope<'a, N: ResultNode<'a>>(
+    jsonrpc: Option<N>,
+    result: Option<N>,
+    error: Option<N>,
+) -> Outcome {
     let is_v2 = jsonrpc
         .and_then(|v| v.decode::<Text<'_>>())
         .is_some_and(|Text(v)| v == "2.0");
@@ -219,197 +294,15 @@ fn envelope<'a, N: Node<'a>>(jsonrpc: Option<N>, result: Option<N>, error: Optio
     }
 }
 
-/// A view of a JSON object, read member by member by [`Obj`].
-///
-/// Each call of `read` for a key replaces what an earlier occurrence of that key set, so the
-/// last occurrence wins, as in a [`serde_json::Value`]. The views both entry points decode
-/// read each value as a [`Member`], a raw node or a `Value`, which accept any JSON: a wrong
-/// type in an earlier occurrence cannot fail the object.
-trait ObjectView<'de>: Default {
-    /// Reads the value of `key` from `map` when the view has a use for it; `false` leaves the
-    /// value unread, for [`Obj`] to skip.
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error>;
-}
-
-/// `T` read from a JSON object; anything else (an array too) is an error.
-struct Obj<T>(T);
-
-impl<'de, T: ObjectView<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: ObjectView<'de>> Visitor<'de> for ObjectVisitor<T> {
-            type Value = T;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
-                let mut view = T::default();
-                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-                    if !view.read(&key, &mut map)? {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(view)
-            }
-        }
-        deserializer
-            .deserialize_map(ObjectVisitor(std::marker::PhantomData))
-            .map(Obj)
-    }
-}
-
-/// The value of one member, read as `T` whatever JSON it holds: reading it fails only on
-/// malformed JSON. The caller decides what `null` and another type mean.
-#[derive(Default)]
-enum Member<T> {
-    #[default]
-    Absent,
-    Null,
-    OtherType,
-    Is(T),
-}
-
-impl<T> Member<T> {
-    /// The value when it has the type, `None` otherwise (the lenient reading).
-    fn ok(self) -> Option<T> {
-        match self {
-            Member::Is(value) => Some(value),
-            Member::Absent | Member::Null | Member::OtherType => None,
-        }
-    }
-
-    /// `Ok(None)` when absent or `null`, `Err(())` when of another type (the strict reading).
-    fn strict(self) -> Result<Option<T>, ()> {
-        match self {
-            Member::Is(value) => Ok(Some(value)),
-            Member::Absent | Member::Null => Ok(None),
-            Member::OtherType => Err(()),
+/// A call function may return the response [`Value`] or the reason it got none.
+impl From<Result<Value, UnknownCause>> for Outcome {
+    fn from(response: Result<Value, UnknownCause>) -> Self {
+        match response {
+            Ok(value) => classify(&value),
+            Err(cause) => Outcome::Unknown(cause),
         }
     }
 }
-
-/// A JSON scalar a [`Member`] can hold. Each method answers one kind of JSON value; the
-/// kinds a type does not accept keep the default, `None` (another type).
-trait Scalar<'de>: Sized {
-    fn from_str(_: Cow<'de, str>) -> Option<Self> {
-        None
-    }
-    fn from_bool(_: bool) -> Option<Self> {
-        None
-    }
-    fn from_u64(_: u64) -> Option<Self> {
-        None
-    }
-    fn from_i64(_: i64) -> Option<Self> {
-        None
-    }
-    fn from_f64(_: f64) -> Option<Self> {
-        None
-    }
-}
-
-impl<'de> Scalar<'de> for Text<'de> {
-    fn from_str(text: Cow<'de, str>) -> Option<Self> {
-        Some(Text(text))
-    }
-}
-
-impl Scalar<'_> for bool {
-    fn from_bool(flag: bool) -> Option<Self> {
-        Some(flag)
-    }
-}
-
-/// A JSON-RPC code is a 32-bit integer; `1.0` is not one, as for [`ErrorCode`]'s own
-/// `Deserialize`.
-impl Scalar<'_> for ErrorCode {
-    fn from_u64(n: u64) -> Option<Self> {
-        i32::try_from(n).ok().map(ErrorCode)
-    }
-    fn from_i64(n: i64) -> Option<Self> {
-        i32::try_from(n).ok().map(ErrorCode)
-    }
-}
-
-/// A whole, non-negative number of milliseconds. A float is read when it is a whole number
-/// that fits a `u64` (JavaScript servers write `2000.0`, and `2e3` parses as a float); a
-/// fraction of a millisecond or a negative wait is no wait the server meant.
-struct Millis(u64);
-
-impl Scalar<'_> for Millis {
-    fn from_u64(n: u64) -> Option<Self> {
-        Some(Millis(n))
-    }
-    fn from_i64(n: i64) -> Option<Self> {
-        u64::try_from(n).ok().map(Millis)
-    }
-    fn from_f64(n: f64) -> Option<Self> {
-        // 2^64: the first float above u64::MAX.
-        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
-        if n.fract() == 0.0 && (0.0..LIMIT).contains(&n) {
-            Some(Millis(n as u64))
-        } else {
-            None
-        }
-    }
-}
-
-impl<'de, T: Scalar<'de>> Deserialize<'de> for Member<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MemberVisitor<T>(std::marker::PhantomData<T>);
-        impl<T> MemberVisitor<T> {
-            fn typed(value: Option<T>) -> Member<T> {
-                value.map_or(Member::OtherType, Member::Is)
-            }
-        }
-        impl<'de, T: Scalar<'de>> Visitor<'de> for MemberVisitor<T> {
-            type Value = Member<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_unit<E>(self) -> Result<Member<T>, E> {
-                Ok(Member::Null)
-            }
-            fn visit_none<E>(self) -> Result<Member<T>, E> {
-                Ok(Member::Null)
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_bool(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_u64(v)))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_i64(v)))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_f64(v)))
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_str(Cow::Borrowed(v))))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_str(Cow::Owned(v.to_owned()))))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Member<T>, E> {
-                Ok(Self::typed(T::from_str(Cow::Owned(v))))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member<T>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Member::OtherType)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member<T>, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Member::OtherType)
-            }
-        }
-        deserializer.deserialize_any(MemberVisitor(std::marker::PhantomData))
-    }
-}
-
-/// A string that borrows from the input when it has no escapes.
-#[derive(Deserialize)]
-struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
 
 fn protocol_error<'a, N: Node<'a>>(error: N) -> Outcome {
     #[derive(Default)]
@@ -464,25 +357,15 @@ struct MetaParts<N> {
     tool_failure: Option<N>,
 }
 
-/// A borrowed piece of JSON: `&RawValue` or `&Value`.
-trait Node<'a>: Copy + 'a {
-    fn decode<T: Deserialize<'a>>(self) -> Option<T>;
-    fn keep(self) -> ResultJson;
+/// A node a result is read from: its members, and those of its `_meta`.
+trait ResultNode<'a>: Node<'a> {
     /// `None` when the node is not an object.
     fn parts(self) -> Option<Parts<Self>>;
     /// `None` when the node is not an object.
     fn meta_parts(self) -> Option<MetaParts<Self>>;
 }
 
-impl<'a> Node<'a> for &'a RawValue {
-    fn decode<T: Deserialize<'a>>(self) -> Option<T> {
-        serde_json::from_str(self.get()).ok()
-    }
-
-    fn keep(self) -> ResultJson {
-        ResultJson::from_raw(self)
-    }
-
+impl<'a> ResultNode<'a> for &'a RawValue {
     fn parts(self) -> Option<Parts<Self>> {
         #[derive(Default)]
         struct RawParts<'a> {
@@ -559,15 +442,7 @@ impl<'a> Node<'a> for &'a RawValue {
     }
 }
 
-impl<'a> Node<'a> for &'a Value {
-    fn decode<T: Deserialize<'a>>(self) -> Option<T> {
-        T::deserialize(self).ok()
-    }
-
-    fn keep(self) -> ResultJson {
-        ResultJson::from_value(self)
-    }
-
+impl<'a> ResultNode<'a> for &'a Value {
     fn parts(self) -> Option<Parts<Self>> {
         let o = self.as_object()?;
         let get = |key: &str| o.get(key).filter(|v| !v.is_null());
@@ -596,7 +471,7 @@ fn malformed(reason: &str) -> Outcome {
     Outcome::Invalid(InvalidReason::MalformedResult(reason.to_owned()))
 }
 
-fn result_outcome<'a, N: Node<'a>>(result: N) -> Outcome {
+fn result_outcome<'a, N: ResultNode<'a>>(result: N) -> Outcome {
     let Some(parts) = result.parts() else {
         return malformed("the result is not a JSON object");
     };
@@ -614,7 +489,7 @@ fn result_outcome<'a, N: Node<'a>>(result: N) -> Outcome {
     }
 }
 
-fn input_required<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
+fn input_required<'a, N: ResultNode<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     if let Some(requests) = parts.input_requests
         && requests.decode::<HashMap<Text<'_>, IgnoredAny>>().is_none()
     {
@@ -635,18 +510,6 @@ fn input_required<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         return malformed("an input_required result needs inputRequests or requestState");
     }
     Outcome::InputRequired(result.keep())
-}
-
-impl PartialEq for Text<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-impl Eq for Text<'_> {}
-impl std::hash::Hash for Text<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
 }
 
 /// One content block: its `type`, and its `text` when it is a string.
@@ -686,7 +549,7 @@ fn block_texts<'a>(blocks: Vec<Obj<Block<'a>>>) -> Result<Vec<Option<Cow<'a, str
         .collect()
 }
 
-fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
+fn complete<'a, N: ResultNode<'a>>(result: N, parts: &Parts<N>) -> Outcome {
     let failed = parts
         .is_error
         .is_some_and(|node| node.decode::<bool>() == Some(true));
@@ -738,404 +601,6 @@ fn complete<'a, N: Node<'a>>(result: N, parts: &Parts<N>) -> Outcome {
         Outcome::Empty(result.keep())
     } else {
         Outcome::Ready(result.keep())
-    }
-}
-
-/// Any of the error shapes this crate reads: this project's payload, `{code, retryable,
-/// message}`, `{errorCategory, isRetryable, description}`. Each field is read leniently (see
-/// the module docs): of the wrong type, it is as if absent.
-#[derive(Default)]
-struct LooseError<'a> {
-    code: Member<Text<'a>>,
-    category: Member<Text<'a>>,
-    error_category: Member<Text<'a>>,
-    retryable: Member<bool>,
-    is_retryable: Member<bool>,
-    message: Member<Text<'a>>,
-    description: Member<Text<'a>>,
-    hint: Member<Text<'a>>,
-    retry_after_ms: Member<Millis>,
-    details: Option<Map<String, Value>>,
-    correlation_id: Member<Text<'a>>,
-}
-
-impl<'de> ObjectView<'de> for LooseError<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-        match key {
-            "code" => self.code = map.next_value()?,
-            "category" => self.category = map.next_value()?,
-            "errorCategory" => self.error_category = map.next_value()?,
-            "retryable" => self.retryable = map.next_value()?,
-            "isRetryable" => self.is_retryable = map.next_value()?,
-            "message" => self.message = map.next_value()?,
-            "description" => self.description = map.next_value()?,
-            "hint" => self.hint = map.next_value()?,
-            "retryAfterMs" => self.retry_after_ms = map.next_value()?,
-            "details" => {
-                self.details = match map.next_value()? {
-                    Value::Object(details) => Some(details),
-                    _ => None,
-                }
-            }
-            "correlationId" => self.correlation_id = map.next_value()?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-}
-
-/// An error description read from a [`LooseError`]: each field its valid value, the first
-/// name of a field before its alias.
-struct Described<'a> {
-    code: Option<Cow<'a, str>>,
-    category: Option<Cow<'a, str>>,
-    retryable: Option<bool>,
-    message: Option<Cow<'a, str>>,
-    hint: Option<Cow<'a, str>>,
-    retry_after: Option<Duration>,
-    details: Option<Map<String, Value>>,
-    correlation_id: Option<Cow<'a, str>>,
-}
-
-impl<'a> Described<'a> {
-    /// `None` when the description says nothing: no code, category or message.
-    fn read(loose: LooseError<'a>) -> Option<Self> {
-        let text = |member: Member<Text<'a>>| member.ok().map(|Text(t)| t);
-        let described = Described {
-            code: text(loose.code),
-            category: text(loose.category).or_else(|| text(loose.error_category)),
-            retryable: loose.retryable.ok().or_else(|| loose.is_retryable.ok()),
-            message: text(loose.message).or_else(|| text(loose.description)),
-            hint: text(loose.hint),
-            retry_after: loose
-                .retry_after_ms
-                .ok()
-                .map(|Millis(ms)| Duration::from_millis(ms)),
-            details: loose.details,
-            correlation_id: text(loose.correlation_id),
-        };
-        let says_something =
-            described.code.is_some() || described.category.is_some() || described.message.is_some();
-        says_something.then_some(described)
-    }
-}
-
-/// A node read as an error description, when it is an object that says something.
-fn loose_error<'a, N: Node<'a>>(node: N) -> Option<Described<'a>> {
-    node.decode::<Obj<LooseError<'a>>>()
-        .and_then(|Obj(e)| Described::read(e))
-}
-
-/// The single pass of [`raw_result_outcome`]: `None` when the result is not a well-formed
-/// finished result whose every member read here has the expected type (the part by part
-/// reading then gives the reason, or reads a repeated member whose earlier value has another
-/// type).
-fn single_pass<'a>(result: &'a RawValue) -> Option<Outcome> {
-    #[derive(Default)]
-    struct Meta<'a> {
-        error: Option<&'a RawValue>,
-        empty: Member<bool>,
-        tool_failure: Option<&'a RawValue>,
-    }
-    impl<'de> ObjectView<'de> for Meta<'de> {
-        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-            match key {
-                META_KEY => self.error = map.next_value()?,
-                EMPTY_META_KEY => self.empty = map.next_value()?,
-                TOOL_FAILURE_META_KEY => self.tool_failure = map.next_value()?,
-                _ => return Ok(false),
-            }
-            Ok(true)
-        }
-    }
-    #[derive(Default)]
-    struct Finished<'a> {
-        result_type: Member<Text<'a>>,
-        is_error: Member<bool>,
-        content: Option<Vec<Obj<Block<'a>>>>,
-        structured_content: Option<&'a RawValue>,
-        meta: Option<Obj<Meta<'a>>>,
-    }
-    impl<'de> ObjectView<'de> for Finished<'de> {
-        fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-            match key {
-                "resultType" => self.result_type = map.next_value()?,
-                "isError" => self.is_error = map.next_value()?,
-                "content" => self.content = map.next_value()?,
-                "structuredContent" => self.structured_content = map.next_value()?,
-                "_meta" => self.meta = map.next_value()?,
-                _ => return Ok(false),
-            }
-            Ok(true)
-        }
-    }
-    let Obj(finished) = result.decode::<Obj<Finished<'a>>>()?;
-    let complete = finished
-        .result_type
-        .strict()
-        .ok()?
-        .is_none_or(|Text(t)| t == RESULT_TYPE_COMPLETE);
-    if !complete {
-        return None;
-    }
-    let blocks = match finished.content {
-        Some(blocks) => blocks,
-        None if matches!(finished.is_error, Member::Is(true)) => Vec::new(),
-        None => return None,
-    };
-    let texts = block_texts(blocks).ok()?;
-    let meta = finished.meta.map(|Obj(meta)| meta);
-    if finished.is_error.strict().ok()? == Some(true) {
-        let meta_error = meta.as_ref().and_then(|m| m.error).and_then(loose_error);
-        let draft = meta
-            .as_ref()
-            .and_then(|m| m.tool_failure)
-            .and_then(loose_draft);
-        return Some(Outcome::ExecutionError(tool_error(
-            &texts,
-            meta_error,
-            draft,
-            finished.structured_content,
-        )));
-    }
-    if meta.and_then(|m| m.empty.ok()) == Some(true) {
-        Some(Outcome::Empty(result.keep()))
-    } else {
-        Some(Outcome::Ready(result.keep()))
-    }
-}
-
-/// The failure `tool_error_as_sent` reads, with every text cleaned and cut as the server side
-/// cleans and cuts its own ([`clean::execution_error`]): whatever shape it came in, a
-/// failure's texts reach a model only through here.
-fn tool_error<'a, N: Node<'a>>(
-    texts: &[Option<Cow<'a, str>>],
-    meta_error: Option<Described<'a>>,
-    draft: Option<Drafted<'_>>,
-    structured: Option<N>,
-) -> ExecutionErrorInfo {
-    clean::execution_error(tool_error_as_sent(texts, meta_error, draft, structured))
-}
-
-fn tool_error_as_sent<'a, N: Node<'a>>(
-    texts: &[Option<Cow<'a, str>>],
-    meta_error: Option<Described<'a>>,
-    draft: Option<Drafted<'_>>,
-    structured: Option<N>,
-) -> ExecutionErrorInfo {
-    let mut text = String::new();
-    for t in texts.iter().flatten() {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(t);
-    }
-    match (meta_error, draft) {
-        (Some(described), draft) => {
-            let error = build(described, text, ErrorSource::Meta);
-            return match draft {
-                Some(draft) => draft.complete(error),
-                None => error,
-            };
-        }
-        (None, Some(draft)) => return draft.build(text),
-        (None, None) => {}
-    }
-    if let Some(described) = structured.and_then(loose_error) {
-        return build(described, text, ErrorSource::StructuredContent);
-    }
-    let first_text = texts.iter().flatten().next();
-    if let Some(first) = first_text
-        && let Ok(Obj(loose)) = serde_json::from_str::<Obj<LooseError<'_>>>(first.trim())
-        && let Some(described) = Described::read(loose)
-    {
-        return build(described, text, ErrorSource::TextJson);
-    }
-    // rmcp's router answers arguments that do not deserialize with this text alone.
-    if first_text.is_some_and(|first| first.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)) {
-        return ExecutionErrorInfo::from_text(text)
-            .with_code(ARGUMENT_ERROR_CODE)
-            .with_category(Category::Validation)
-            .with_retryable(false);
-    }
-    if let Some(reading) = super::text::read(&text) {
-        let mut error = ExecutionErrorInfo::from_text(text).with_category(reading.category);
-        error.retry_after = reading.retry_after;
-        error.source = ErrorSource::TextRule;
-        return error;
-    }
-    ExecutionErrorInfo::from_text(text)
-}
-
-fn build(described: Described<'_>, text: String, source: ErrorSource) -> ExecutionErrorInfo {
-    let category = described.category.and_then(|c| {
-        c.parse::<Category>()
-            .or_else(|_| c.to_ascii_lowercase().parse())
-            .ok()
-    });
-    let code = described.code.map(Cow::into_owned);
-    let message = match (described.message, &code) {
-        (Some(m), _) => m.into_owned(),
-        (None, _) if !text.is_empty() => text.clone(),
-        (None, Some(code)) => code.clone(),
-        (None, None) => String::new(),
-    };
-    // A description in `structuredContent` or a JSON text that names no category (`{"message":
-    // "Not Found", "status": "404"}`): the text rules read its message, then its text, and
-    // what they read is marked as read from text. The description's own `retryable` and
-    // retry-after win over the category's default and the text's.
-    let mut source = source;
-    let mut retry_after = described.retry_after;
-    let category = match category {
-        None if source != ErrorSource::Meta => {
-            let reading = super::text::read(&message).or_else(|| super::text::read(&text));
-            if let Some(reading) = reading {
-                source = ErrorSource::TextRule;
-                retry_after = retry_after.or(reading.retry_after);
-            }
-            reading.map(|r| r.category)
-        }
-        category => category,
-    };
-    let retryable = described
-        .retryable
-        .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
-    ExecutionErrorInfo {
-        code,
-        category,
-        retryable,
-        retry_after,
-        message,
-        hint: described.hint.map(Cow::into_owned),
-        details: described.details,
-        correlation_id: described.correlation_id.map(Cow::into_owned),
-        text,
-        source,
-        failure_class: category.map(Category::failure_class),
-        retry_not_before: None,
-    }
-}
-
-/// The draft tool-failure entry (SEP-3313), each field read leniently like an error
-/// description's.
-#[derive(Default)]
-struct LooseDraft<'a> {
-    class: Member<Text<'a>>,
-    code: Member<Text<'a>>,
-    retryable: Member<bool>,
-    retry_not_before: Member<Millis>,
-    correlation_id: Member<Text<'a>>,
-    agent_guidance: Member<Text<'a>>,
-}
-
-impl<'de> ObjectView<'de> for LooseDraft<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
-        match key {
-            "class" => self.class = map.next_value()?,
-            "code" => self.code = map.next_value()?,
-            "retryable" => self.retryable = map.next_value()?,
-            "retryNotBefore" => self.retry_not_before = map.next_value()?,
-            "correlationId" => self.correlation_id = map.next_value()?,
-            "agentGuidance" => self.agent_guidance = map.next_value()?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-}
-
-/// The draft entry as read: `None` when it names neither a known class nor a code.
-struct Drafted<'a> {
-    class: Option<FailureClass>,
-    code: Option<Cow<'a, str>>,
-    retryable: bool,
-    retry_not_before: Option<u64>,
-    correlation_id: Option<Cow<'a, str>>,
-    agent_guidance: Option<Cow<'a, str>>,
-}
-
-fn loose_draft<'a, N: Node<'a>>(node: N) -> Option<Drafted<'a>> {
-    let Obj(loose) = node.decode::<Obj<LooseDraft<'a>>>()?;
-    let text = |member: Member<Text<'a>>| member.ok().map(|Text(t)| t);
-    let class = text(loose.class).and_then(|c| match &*c {
-        "capability" => Some(FailureClass::Capability),
-        "governance" => Some(FailureClass::Governance),
-        "reliability" => Some(FailureClass::Reliability),
-        _ => None,
-    });
-    let code = text(loose.code);
-    if class.is_none() && code.is_none() {
-        return None;
-    }
-    Some(Drafted {
-        class,
-        code,
-        // The draft: `retryable` means something on a reliability failure only.
-        retryable: class == Some(FailureClass::Reliability) && loose.retryable.ok() == Some(true),
-        retry_not_before: loose.retry_not_before.ok().map(|Millis(ms)| ms),
-        correlation_id: text(loose.correlation_id),
-        agent_guidance: text(loose.agent_guidance),
-    })
-}
-
-/// The category a code the draft recommends stands for, when the code's class is the entry's
-/// class: a contradicting entry (`retryable_transient_error` in the capability class) keeps
-/// only its class, so it is never retried.
-fn draft_category(code: &str, class: Option<FailureClass>) -> Option<Category> {
-    let category = match code {
-        "invalid_input" => Category::Validation,
-        "resource_not_found" => Category::NotFound,
-        "retryable_transient_error" => Category::Transient,
-        "auth_required" => Category::Unauthenticated,
-        "permission_denied" => Category::Permission,
-        _ => return None,
-    };
-    (Some(category.failure_class()) == class).then_some(category)
-}
-
-impl Drafted<'_> {
-    /// A failure described by the draft entry alone.
-    fn build(self, text: String) -> ExecutionErrorInfo {
-        let category = self
-            .code
-            .as_deref()
-            .and_then(|code| draft_category(code, self.class));
-        let code = self.code.map(Cow::into_owned);
-        let message = match (&code, text.is_empty()) {
-            (_, false) => text.clone(),
-            (Some(code), true) => code.clone(),
-            (None, true) => String::new(),
-        };
-        ExecutionErrorInfo {
-            code,
-            category,
-            retryable: self.retryable,
-            // The wait until `retryNotBefore` is the policy's to take when it decides, so the
-            // outcome does not depend on the time it was read.
-            retry_after: None,
-            message,
-            hint: self.agent_guidance.map(Cow::into_owned),
-            details: None,
-            correlation_id: self.correlation_id.map(Cow::into_owned),
-            text,
-            source: ErrorSource::DraftToolFailure,
-            failure_class: self.class,
-            retry_not_before: self.retry_not_before,
-        }
-    }
-
-    /// `error`, read from this crate's payload, with what only the draft entry says: the
-    /// class when the category is unknown, the correlation id and the guidance when the
-    /// payload has none, and `retryNotBefore`.
-    fn complete(self, mut error: ExecutionErrorInfo) -> ExecutionErrorInfo {
-        error.failure_class = error.failure_class.or(self.class);
-        if error.correlation_id.is_none() {
-            error.correlation_id = self.correlation_id.map(Cow::into_owned);
-        }
-        if error.hint.is_none() {
-            error.hint = self.agent_guidance.map(Cow::into_owned);
-        }
-        error.retry_not_before = self.retry_not_before;
-        error
     }
 }
 

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::classify::classify;
 use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
@@ -182,16 +181,6 @@ impl Outcome {
     }
 }
 
-/// A call function may return the response [`Value`] or the reason it got none.
-impl From<Result<Value, UnknownCause>> for Outcome {
-    fn from(response: Result<Value, UnknownCause>) -> Self {
-        match response {
-            Ok(value) => classify(&value),
-            Err(cause) => Outcome::Unknown(cause),
-        }
-    }
-}
-
 /// A JSON value kept as the exact text it arrived in, without building a
 /// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](super::classify_bytes)
 /// cheap on success). Parse it when you need it.
@@ -201,9 +190,7 @@ impl From<Result<Value, UnknownCause>> for Outcome {
 /// spelling of a number (`1.50` or `15e-1`) do not count, an integer and a float are
 /// different numbers (`3` and `3.0`), and a key written twice counts with its last value. So the result [`classify_bytes`](super::classify_bytes) keeps from bytes
 /// equals the one [`classify`](super::classify) keeps from the same bytes parsed. Comparing
-/// parses both texts; text that serde_json cannot hold as a `Value` (a number such as `1e400`
-/// that no `f64` holds) is equal only to the same text. [`get`](Self::get) still gives the
-/// text as it came.
+/// parses both texts. [`get`](Self::get) still gives the text as it came.
 ///
 /// ```
 /// use mcp_errors_core::client::{Outcome, classify_bytes};
@@ -245,10 +232,11 @@ impl ResultJson {
     ///
     /// # Errors
     ///
-    /// When the text holds what a `Value` cannot: [`classify_bytes`](super::classify_bytes)
-    /// keeps a result without reading its numbers, and a number out of the range of `f64`
-    /// (`1e400`) is valid JSON that serde_json refuses to parse. serde_json also refuses JSON
-    /// nested more than 128 levels deep.
+    /// When the text holds what a `Value` cannot. A `ResultJson` this crate hands out never
+    /// does: [`classify_bytes`](super::classify_bytes) reads bytes serde_json refuses as a
+    /// `Value` (a number out of the range of `f64` such as `1e400`, nesting 128 levels deep)
+    /// as [`InvalidReason::NotJson`], and deserializing a `ResultJson` goes through a
+    /// `Value`.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_str(self.0.get())
     }
