@@ -3,8 +3,9 @@
 //! the outcome through the default policy's first decision, which must be safe.
 //!
 //! Unsafe is a `Retry` of a call its label says is not idempotent and may have run, or a
-//! `Done` for an answer labelled as a failure whose outcome is a success not flagged as
-//! looking like a failure ([`Outcome::looks_like_failure`]). The cases where
+//! `Done` for an answer labelled as a failure (`done` is neither its labelled decision nor one
+//! of the alternatives, or its text plainly says it failed) whose outcome is a success not
+//! flagged as looking like a failure ([`Outcome::looks_like_failure`]). The cases where
 //! today's rules decide `Done` on a failure are listed in `tests/corpus/KNOWN_UNSAFE`; a case
 //! not listed that is unsafe fails the test, and so does a listed case that has become safe.
 //!
@@ -216,7 +217,11 @@ fn unsafe_because(case: &Case, outcome: &Outcome, decision: &Decision) -> Option
     if retries && !labels.idempotent && labels.may_have_run {
         return Some("retries a call that is not idempotent and may have run");
     }
-    let labelled_failure = labels.decision != "done" || labels.looks_like_failure;
+    // A failure by its labels: `done` is neither the labelled decision nor one as defensible,
+    // or the text plainly says it failed.
+    let done_defensible =
+        labels.decision == "done" || labels.alternatives.iter().any(|a| a == "done");
+    let labelled_failure = !done_defensible || labels.looks_like_failure;
     if *decision == Decision::Done
         && labelled_failure
         && outcome.is_success()
