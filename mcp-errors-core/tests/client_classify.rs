@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{HOSTILE, HOSTILE_CLEANED, both, model_safe, ok};
 use mcp_errors_core::client::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
+    Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
 };
 use mcp_errors_core::mask::{
@@ -19,10 +19,10 @@ use mcp_errors_core::{
 };
 use serde_json::{Value, json};
 
-fn tool_error(response: &Value) -> ExecutionErrorInfo {
+fn execution_error(response: &Value) -> ExecutionError {
     match both(response) {
         Outcome::ExecutionError(e) => e,
-        other => panic!("expected a tool error, got {other:?}"),
+        other => panic!("expected an execution error, got {other:?}"),
     }
 }
 
@@ -99,7 +99,7 @@ fn this_projects_payload_in_meta_is_read_in_full() {
             "retryAfterMs": 1500, "details": {"seat": "A1"}, "correlationId": "c-1"
         }}
     }));
-    let e = tool_error(&response);
+    let e = execution_error(&response);
     assert_eq!(e.code.as_deref(), Some("SEAT_TAKEN"));
     assert_eq!(e.category, Some(Category::Conflict));
     assert!(!e.retryable);
@@ -109,7 +109,7 @@ fn this_projects_payload_in_meta_is_read_in_full() {
     assert_eq!(e.details.unwrap()["seat"], "A1");
     assert_eq!(e.correlation_id.as_deref(), Some("c-1"));
     assert_eq!(e.text, "SEAT_TAKEN: seat A1 is taken. Not retryable.");
-    assert_eq!(e.source, ErrorSource::Meta);
+    assert_eq!(e.evidence, Evidence::Meta);
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn the_payload_written_by_the_server_side_round_trips() {
     let ToolFailure::Execution(result) = failure else {
         unreachable!()
     };
-    let e = tool_error(&ok(serde_json::to_value(&result).unwrap()));
+    let e = execution_error(&ok(serde_json::to_value(&result).unwrap()));
     assert_eq!(e.category, Some(Category::Transient));
     assert_eq!(e.retry_after, Some(Duration::from_secs(2)));
     assert_eq!(e.text, payload.to_text());
@@ -137,9 +137,9 @@ fn this_projects_payload_in_structured_content_is_read() {
         "structuredContent": {"code": "RATE_LIMITED", "category": "rate_limited",
                               "retryable": true, "message": "slow down"}
     }));
-    let e = tool_error(&response);
+    let e = execution_error(&response);
     assert_eq!(e.category, Some(Category::RateLimited));
-    assert_eq!(e.source, ErrorSource::StructuredContent);
+    assert_eq!(e.evidence, Evidence::StructuredContent);
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn meta_wins_over_structured_content() {
         "_meta": {META_KEY: {"code": "FROM_META", "category": "validation",
                              "retryable": false, "message": "meta"}}
     }));
-    assert_eq!(tool_error(&response).code.as_deref(), Some("FROM_META"));
+    assert_eq!(execution_error(&response).code.as_deref(), Some("FROM_META"));
 }
 
 #[test]
@@ -160,11 +160,11 @@ fn the_foreign_structured_shape_has_no_category_and_keeps_its_retryable() {
         "content": [{"type": "text", "text": "upstream busy"}],
         "structuredContent": {"code": "UPSTREAM_BUSY", "retryable": true, "message": "upstream busy"}
     }));
-    let e = tool_error(&response);
+    let e = execution_error(&response);
     assert_eq!(e.code.as_deref(), Some("UPSTREAM_BUSY"));
     assert_eq!(e.category, None);
     assert!(e.retryable);
-    assert_eq!(e.source, ErrorSource::StructuredContent);
+    assert_eq!(e.evidence, Evidence::StructuredContent);
 }
 
 #[test]
@@ -179,11 +179,11 @@ fn json_in_the_text_with_error_category_is_read_for_each_foreign_category() {
                           "description": format!("{name} failure")})
         .to_string();
         let response = ok(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
-        let e = tool_error(&response);
+        let e = execution_error(&response);
         assert_eq!(e.category, Some(category), "{name}");
         assert_eq!(e.retryable, name == "transient");
         assert_eq!(e.message, format!("{name} failure"));
-        assert_eq!(e.source, ErrorSource::TextJson);
+        assert_eq!(e.evidence, Evidence::TextJson);
         assert_eq!(e.text, text);
     }
 }
@@ -195,21 +195,21 @@ fn is_retryable_in_the_text_overrides_the_category_default() {
         let text = json!({"errorCategory": name, "isRetryable": is_retryable, "description": "d"})
             .to_string();
         let response = ok(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
-        let e = tool_error(&response);
+        let e = execution_error(&response);
         assert_ne!(
             e.category.map(Category::retryable_by_default),
             Some(is_retryable),
             "{name}"
         );
         assert_eq!(e.retryable, is_retryable, "{name}");
-        assert_eq!(e.source, ErrorSource::TextJson, "{name}");
+        assert_eq!(e.evidence, Evidence::TextJson, "{name}");
     }
 }
 
 #[test]
 fn an_upper_case_foreign_category_is_still_recognised() {
     let text = r#"{"errorCategory": "TRANSIENT", "description": "busy"}"#;
-    let e = tool_error(&ok(
+    let e = execution_error(&ok(
         json!({"isError": true, "content": [{"type": "text", "text": text}]}),
     ));
     assert_eq!(e.category, Some(Category::Transient));
@@ -218,17 +218,17 @@ fn an_upper_case_foreign_category_is_still_recognised() {
 }
 
 #[test]
-fn plain_text_is_a_tool_error_of_unknown_category_not_retryable() {
+fn plain_text_is_an_execution_error_of_unknown_category_not_retryable() {
     let response = ok(json!({"isError": true, "content": [
         {"type": "text", "text": "Departure date refused"},
         {"type": "text", "text": "must be in the future"}
     ]}));
-    let e = tool_error(&response);
+    let e = execution_error(&response);
     assert_eq!(e.category, None);
     assert_eq!(e.code, None);
     assert!(!e.retryable);
     assert_eq!(e.message, "Departure date refused\nmust be in the future");
-    assert_eq!(e.source, ErrorSource::PlainText);
+    assert_eq!(e.evidence, Evidence::PlainText);
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn an_unknown_category_name_keeps_the_code_but_no_category() {
     let response = ok(json!({"isError": true, "content": [],
         "_meta": {META_KEY: {"code": "QUOTA", "category": "quota_exceeded",
                              "retryable": false, "message": "over quota"}}}));
-    let e = tool_error(&response);
+    let e = execution_error(&response);
     assert_eq!((e.code.as_deref(), e.category), (Some("QUOTA"), None));
 }
 
@@ -245,8 +245,8 @@ fn a_malformed_payload_falls_back_to_the_next_shape() {
     let response = ok(json!({"isError": true,
         "content": [{"type": "text", "text": "plain words"}],
         "_meta": {META_KEY: {"code": 5, "retryable": "yes"}}}));
-    let e = tool_error(&response);
-    assert_eq!(e.source, ErrorSource::PlainText);
+    let e = execution_error(&response);
+    assert_eq!(e.evidence, Evidence::PlainText);
     assert_eq!(e.message, "plain words");
 }
 
@@ -266,24 +266,24 @@ fn a_description_without_a_message_is_still_read_from_each_place() {
                     json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
                           "_meta": {META_KEY: description.clone()}}),
                 ),
-                ErrorSource::Meta,
+                Evidence::Meta,
             ),
             (
                 ok(
                     json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
                           "structuredContent": description.clone()}),
                 ),
-                ErrorSource::StructuredContent,
+                Evidence::StructuredContent,
             ),
             (
                 ok(json!({"isError": true,
                           "content": [{"type": "text", "text": description.to_string()}]})),
-                ErrorSource::TextJson,
+                Evidence::TextJson,
             ),
         ];
         for (response, source) in places {
-            let e = tool_error(&response);
-            assert_eq!(e.source, source, "{description} in {source:?}");
+            let e = execution_error(&response);
+            assert_eq!(e.evidence, source, "{description} in {source:?}");
             assert_eq!(e.code.as_deref(), code, "{description} in {source:?}");
             assert_eq!(e.category, category, "{description} in {source:?}");
             // A transient category without a retryable flag is retryable by default.
@@ -309,8 +309,8 @@ fn a_meta_payload_that_says_nothing_leaves_the_structured_description_in_force()
             "structuredContent": {"code": "BUSY", "category": "transient", "message": "busy"},
             "_meta": {META_KEY: silent.clone()}
         }));
-        let e = tool_error(&response);
-        assert_eq!(e.source, ErrorSource::StructuredContent, "{silent}");
+        let e = execution_error(&response);
+        assert_eq!(e.evidence, Evidence::StructuredContent, "{silent}");
         assert_eq!(e.code.as_deref(), Some("BUSY"), "{silent}");
         assert_eq!(e.category, Some(Category::Transient), "{silent}");
     }
@@ -319,8 +319,8 @@ fn a_meta_payload_that_says_nothing_leaves_the_structured_description_in_force()
         json!({"isError": true, "content": [{"type": "text", "text": "busy"}],
                           "_meta": {META_KEY: {"retryable": true}}}),
     );
-    let e = tool_error(&alone);
-    assert_eq!(e.source, ErrorSource::PlainText);
+    let e = execution_error(&alone);
+    assert_eq!(e.evidence, Evidence::PlainText);
     assert!(!e.retryable);
 }
 
@@ -329,17 +329,17 @@ fn without_a_message_the_text_is_the_message_then_the_code() {
     let with_text = ok(json!({"isError": true,
         "content": [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}],
         "_meta": {META_KEY: {"code": "BUSY", "category": "transient"}}}));
-    assert_eq!(tool_error(&with_text).message, "first\nsecond");
+    assert_eq!(execution_error(&with_text).message, "first\nsecond");
     let without_text = ok(json!({"isError": true, "content": [],
         "_meta": {META_KEY: {"code": "BUSY", "category": "transient"}}}));
-    assert_eq!(tool_error(&without_text).message, "BUSY");
+    assert_eq!(execution_error(&without_text).message, "BUSY");
     let category_only = ok(json!({"isError": true, "content": [],
         "_meta": {META_KEY: {"category": "transient"}}}));
-    assert_eq!(tool_error(&category_only).message, "");
+    assert_eq!(execution_error(&category_only).message, "");
     let with_message = ok(json!({"isError": true,
         "content": [{"type": "text", "text": "the text"}],
         "_meta": {META_KEY: {"code": "BUSY", "message": "the message"}}}));
-    assert_eq!(tool_error(&with_message).message, "the message");
+    assert_eq!(execution_error(&with_message).message, "the message");
 }
 
 #[test]
@@ -511,7 +511,7 @@ fn bytes_that_are_not_json_are_invalid() {
 fn escaped_strings_are_read_like_plain_ones() {
     let bytes = br#"{"jsonrpc":"2\u002e0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"a\nb \u00e9"}]}}"#;
     let Outcome::ExecutionError(e) = classify_bytes(bytes) else {
-        panic!("not a tool error")
+        panic!("not an execution error")
     };
     assert_eq!(e.text, "a\nb \u{e9}");
 }
@@ -677,9 +677,9 @@ fn official_2026_07_28_examples_classify_as_expected() {
     let error = read("CallToolResult", "invalid-tool-input-error.json");
     assert!(matches!(
         both(&ok(error)),
-        Outcome::ExecutionError(ExecutionErrorInfo {
+        Outcome::ExecutionError(ExecutionError {
             category: Some(Category::Validation),
-            source: ErrorSource::TextRule,
+            evidence: Evidence::TextRule,
             ..
         })
     ));
@@ -720,7 +720,7 @@ fn both_bytes(bytes: &str) -> Outcome {
     from_bytes
 }
 
-fn ready(outcome: Outcome) -> ResultJson {
+fn ready(outcome: Outcome) -> RawResult {
     match outcome {
         Outcome::Ready(result) => result,
         other => panic!("expected ready, got {other:?}"),
@@ -777,7 +777,7 @@ fn a_repeated_key_reads_as_its_last_value() {
     };
     let error = |bytes: &str| match both_bytes(bytes) {
         Outcome::ExecutionError(e) => e,
-        other => panic!("expected a tool error, got {other:?} for {bytes}"),
+        other => panic!("expected an execution error, got {other:?} for {bytes}"),
     };
 
     // The envelope.
@@ -855,7 +855,7 @@ fn a_repeated_key_reads_as_its_last_value() {
     assert_eq!(e.retry_after, Some(Duration::from_millis(2)));
     assert_eq!(e.details.map(Value::Object), Some(json!({"b": 2})));
     assert_eq!(e.correlation_id.as_deref(), Some("c2"));
-    assert_eq!(e.source, ErrorSource::Meta);
+    assert_eq!(e.evidence, Evidence::Meta);
 
     // The same payload in structuredContent.
     let bytes = result(
@@ -863,7 +863,7 @@ fn a_repeated_key_reads_as_its_last_value() {
     );
     let e = error(&bytes);
     assert_eq!((e.code.as_deref(), e.retryable), (Some("B"), false));
-    assert_eq!(e.source, ErrorSource::StructuredContent);
+    assert_eq!(e.evidence, Evidence::StructuredContent);
 }
 
 /// `category` and `errorCategory` (and `retryable` and `isRetryable`, `message` and
@@ -878,7 +878,7 @@ fn the_first_name_of_a_payload_field_wins_over_its_alias() {
             r#"{{"jsonrpc":"2.0","id":1,"result":{{"isError":true,"content":[],"structuredContent":{payload}}}}}"#
         );
         let Outcome::ExecutionError(e) = both_bytes(&bytes) else {
-            panic!("not a tool error")
+            panic!("not an execution error")
         };
         assert_eq!(e.category, Some(Category::Transient), "{payload}");
         assert!(!e.retryable, "{payload}");
@@ -887,18 +887,18 @@ fn the_first_name_of_a_payload_field_wins_over_its_alias() {
     // An alias is read when the first name is absent or of the wrong type.
     let bytes = r#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[],"structuredContent":{"category":5,"errorCategory":"transient"}}}"#;
     let Outcome::ExecutionError(e) = both_bytes(bytes) else {
-        panic!("not a tool error")
+        panic!("not an execution error")
     };
     assert_eq!(e.category, Some(Category::Transient));
 }
 
-fn rate_limited_with(field: &str) -> ExecutionErrorInfo {
+fn rate_limited_with(field: &str) -> ExecutionError {
     let bytes = format!(
         r#"{{"jsonrpc":"2.0","id":1,"result":{{"isError":true,"content":[{{"type":"text","text":"RATE_LIMITED: slow down."}}],"_meta":{{"rs.mcp-errors/error":{{"code":"RATE_LIMITED","category":"rate_limited","message":"slow down",{field}}}}}}}}}"#
     );
     match both_bytes(&bytes) {
         Outcome::ExecutionError(e) => e,
-        other => panic!("expected a tool error, got {other:?}"),
+        other => panic!("expected an execution error, got {other:?}"),
     }
 }
 
@@ -916,7 +916,7 @@ fn a_wrongly_typed_payload_field_is_as_if_absent_and_the_rest_is_kept() {
         r#""retryable":null"#,
     ] {
         let e = rate_limited_with(field);
-        assert_eq!(e.source, ErrorSource::Meta, "{field}");
+        assert_eq!(e.evidence, Evidence::Meta, "{field}");
         assert_eq!(e.code.as_deref(), Some("RATE_LIMITED"), "{field}");
         assert_eq!(e.category, Some(Category::RateLimited), "{field}");
         // Absent `retryable`: the category's default, retryable for rate_limited.
@@ -932,7 +932,7 @@ fn a_wrongly_typed_payload_field_is_as_if_absent_and_the_rest_is_kept() {
     // Later keys replace earlier ones: code and category are now of the wrong type.
     assert_eq!((e.code, e.category), (None, None));
     assert_eq!(e.hint.as_deref(), Some("wait"));
-    assert_eq!(e.source, ErrorSource::Meta);
+    assert_eq!(e.evidence, Evidence::Meta);
 }
 
 #[test]
@@ -955,7 +955,7 @@ fn a_retry_after_written_as_a_whole_float_is_read_in_milliseconds() {
 #[test]
 fn rmcps_text_for_arguments_that_do_not_deserialize_is_a_validation_failure() {
     let text = "failed to deserialize parameters: invalid type: integer `5`, expected a string";
-    let error = tool_error(&ok(json!({
+    let error = execution_error(&ok(json!({
         "content": [{"type": "text", "text": text}],
         "isError": true
     })));
@@ -972,12 +972,12 @@ fn rmcps_text_for_arguments_that_do_not_deserialize_is_a_validation_failure() {
     assert_eq!(decision, mcp_errors_core::client::Decision::FixInput);
 
     // Only at the start of the first text block, and a payload of ours still wins.
-    let elsewhere = tool_error(&ok(json!({
+    let elsewhere = execution_error(&ok(json!({
         "content": [{"type": "text", "text": format!("note: {text}")}],
         "isError": true
     })));
     assert_eq!(elsewhere.code, None);
-    let described = tool_error(&ok(json!({
+    let described = execution_error(&ok(json!({
         "content": [{"type": "text", "text": text}],
         "isError": true,
         "_meta": {META_KEY: {"code": "SEAT_ID", "category": "not_found", "message": "no seat"}}
@@ -998,24 +998,24 @@ fn a_foreign_failures_texts_are_cleaned_and_cut_in_every_shape() {
     let text = format!("{HOSTILE}{}", "t".repeat(100_000));
     let shapes = [
         (
-            ErrorSource::Meta,
+            Evidence::Meta,
             json!({"isError": true, "content": [{"type": "text", "text": text}],
                                    "_meta": {META_KEY: described}}),
         ),
         (
-            ErrorSource::StructuredContent,
+            Evidence::StructuredContent,
             json!({"isError": true,
             "content": [{"type": "text", "text": text}], "structuredContent": described}),
         ),
         (
-            ErrorSource::TextJson,
+            Evidence::TextJson,
             json!({"isError": true,
             "content": [{"type": "text", "text": described.to_string()}]}),
         ),
     ];
     for (source, result) in shapes {
-        let e = tool_error(&ok(result));
-        assert_eq!(e.source, source);
+        let e = execution_error(&ok(result));
+        assert_eq!(e.evidence, source);
         assert_eq!(
             e.code.as_deref(),
             Some(format!("BAD{HOSTILE_CLEANED}").as_str())
@@ -1037,12 +1037,12 @@ fn a_foreign_failures_texts_are_cleaned_and_cut_in_every_shape() {
     }
 
     // Text alone, and the draft entry.
-    let plain = tool_error(&ok(
+    let plain = execution_error(&ok(
         json!({"isError": true, "content": [{"type": "text", "text": text}]}),
     ));
     assert!(plain.message.starts_with(HOSTILE_CLEANED) && model_safe(&plain.text));
     assert_eq!(plain.message.chars().count(), MAX_MESSAGE_CHARS);
-    let draft = tool_error(&ok(
+    let draft = execution_error(&ok(
         json!({"isError": true, "content": [{"type": "text", "text": text}],
         "_meta": {TOOL_FAILURE_META_KEY: {"class": "capability", "code": "invalid_input",
                                           "agentGuidance": format!("{HOSTILE}{long_hint}"),
@@ -1076,7 +1076,7 @@ fn details_nested_deeper_than_the_limit_are_cut() {
     for _ in 0..(MAX_DETAIL_DEPTH + 8) {
         deep = json!([deep]);
     }
-    let e = tool_error(&ok(
+    let e = execution_error(&ok(
         json!({"isError": true, "content": [{"type": "text", "text": "x"}],
         "_meta": {META_KEY: {"code": "DEEP", "category": "internal", "message": "m",
                              "details": {"deep": deep}}}}),
@@ -1092,7 +1092,7 @@ fn details_nested_deeper_than_the_limit_are_cut() {
 }
 
 #[test]
-fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_invalid() {
+fn a_failure_without_content_is_an_execution_error_and_a_success_without_content_is_invalid() {
     for content in [None, Some(Value::Null)] {
         let mut result = json!({"isError": true, "_meta": {META_KEY: {
             "code": "SEAT_TAKEN", "category": "conflict", "retryable": false, "message": "taken"
@@ -1100,7 +1100,7 @@ fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_in
         if let Some(content) = &content {
             result["content"] = content.clone();
         }
-        let e = tool_error(&ok(result));
+        let e = execution_error(&ok(result));
         assert_eq!(e.category, Some(Category::Conflict), "{content:?}");
         assert_eq!(e.text, "");
     }
@@ -1124,28 +1124,28 @@ fn a_failure_without_content_is_a_tool_error_and_a_success_without_content_is_in
 #[test]
 fn a_json_description_without_a_category_is_read_by_the_text_rules() {
     let github = r#"{"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}"#;
-    let e = tool_error(&ok(
+    let e = execution_error(&ok(
         json!({"isError": true, "content": [{"type": "text", "text": github}]}),
     ));
     assert_eq!(e.category, Some(Category::NotFound));
-    assert_eq!(e.source, ErrorSource::TextRule);
+    assert_eq!(e.evidence, Evidence::TextRule);
     assert_eq!(e.message, "Not Found");
 
     // The description's own `retryable` wins over the category's default.
-    let e = tool_error(&ok(json!({"isError": true,
+    let e = execution_error(&ok(json!({"isError": true,
         "content": [{"type": "text", "text": "upstream down"}],
         "structuredContent": {"code": "UPSTREAM", "retryable": false,
                               "message": "connect ECONNREFUSED 10.0.0.1:443"}})));
     assert_eq!(e.category, Some(Category::Transient));
     assert_eq!((e.code.as_deref(), e.retryable), (Some("UPSTREAM"), false));
-    assert_eq!(e.source, ErrorSource::TextRule);
+    assert_eq!(e.evidence, Evidence::TextRule);
 
     // A description that names its category keeps it, whatever its text says.
-    let e = tool_error(&ok(json!({"isError": true,
+    let e = execution_error(&ok(json!({"isError": true,
         "content": [{"type": "text", "text": "{\"errorCategory\": \"business\", \"description\": \"not found\"}"}]})));
     assert_eq!(
-        (e.category, e.source),
-        (Some(Category::Business), ErrorSource::TextJson)
+        (e.category, e.evidence),
+        (Some(Category::Business), Evidence::TextJson)
     );
 }
 
@@ -1155,7 +1155,7 @@ fn nested(depth: usize) -> String {
 }
 
 /// Results holding `json` (which serde_json cannot hold as a `Value`) in a success, in a
-/// tool error's payloads and in the envelope, each as a whole response.
+/// execution error's payloads and in the envelope, each as a whole response.
 fn responses_holding(json: &str) -> Vec<String> {
     let result = |result: String| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
     vec![

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, ErrorSource,
+    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, Evidence,
     EscalationReason, Jitter, Outcome, PeerProfile, RetryBudget, RetryPolicy, ToolAnnotations,
     UnknownCause, classify, classify_bytes,
 };
@@ -581,9 +581,9 @@ fn what_the_sdks_write_is_read_and_decided() {
     ] {
         let outcome = text_error(text);
         let Outcome::ExecutionError(info) = &outcome else {
-            panic!("{text}: not a tool error");
+            panic!("{text}: not an execution error");
         };
-        assert_eq!(info.source, ErrorSource::TextRule, "{text}");
+        assert_eq!(info.evidence, Evidence::TextRule, "{text}");
         assert_eq!(decide_text(&outcome, false), decision, "{text}");
     }
 }

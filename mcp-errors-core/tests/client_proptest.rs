@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, ErrorSource, EscalationReason, InvalidReason, Jitter, Outcome, RetryBudget,
+    Attempt, Decision, Evidence, EscalationReason, InvalidReason, Jitter, Outcome, RetryBudget,
     RetryPolicy, UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
 };
 use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
@@ -654,7 +654,7 @@ proptest! {
                 let retried = matches!(decision, Decision::Retry { .. });
                 prop_assert!(!retried, "retried: {:?}", e);
             }
-            if e.source == ErrorSource::DraftToolFailure && !idempotent {
+            if e.evidence == Evidence::DraftToolFailure && !idempotent {
                 let retried = matches!(decision, Decision::Retry { .. });
                 prop_assert!(!retried, "retried: {:?}", e);
             }

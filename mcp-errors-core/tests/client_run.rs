@@ -112,7 +112,7 @@ fn giving_up_returns_a_full_report() {
         [1, 2, 3]
     );
     assert_eq!(
-        report.last_tool_error().unwrap().code.as_deref(),
+        report.last_execution_error().unwrap().code.as_deref(),
         Some("BUSY")
     );
     assert_eq!(report.partial_results, [json!({"id": 1}), json!({"id": 2})]);

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{MAX_REQUEST_STATE_BYTES, block_on, both, ok};
 use mcp_errors_core::client::{
-    Attempt, CodeMeaning, Decision, ErrorSource, EscalationReason, ExecutionErrorInfo,
+    Attempt, CodeMeaning, Decision, Evidence, EscalationReason, ExecutionError,
     InvalidReason, Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
@@ -31,10 +31,10 @@ fn draft(entry: Value) -> Value {
     }))
 }
 
-fn tool_error(response: &Value) -> ExecutionErrorInfo {
+fn execution_error(response: &Value) -> ExecutionError {
     match both(response) {
         Outcome::ExecutionError(error) => error,
-        other => panic!("expected a tool error, got {other:?}"),
+        other => panic!("expected an execution error, got {other:?}"),
     }
 }
 
@@ -72,11 +72,11 @@ fn now_ms() -> u64 {
 
 #[test]
 fn a_draft_entry_alone_is_read_with_its_class_code_guidance_and_correlation_id() {
-    let error = tool_error(&draft(json!({
+    let error = execution_error(&draft(json!({
         "class": "capability", "code": "capability_unsupported",
         "correlationId": "req-42", "agentGuidance": "use export_csv instead"
     })));
-    assert_eq!(error.source, ErrorSource::DraftToolFailure);
+    assert_eq!(error.evidence, Evidence::DraftToolFailure);
     assert_eq!(error.failure_class, Some(FailureClass::Capability));
     assert_eq!(error.code.as_deref(), Some("capability_unsupported"));
     assert_eq!(error.category, None);
@@ -112,7 +112,7 @@ fn the_draft_codes_with_a_category_take_it_when_their_class_agrees() {
         ("capability", "retryable_transient_error", None),
         ("reliability", "invalid_input", None),
     ] {
-        let error = tool_error(&draft(
+        let error = execution_error(&draft(
             json!({"class": class, "code": code, "correlationId": "c"}),
         ));
         assert_eq!(error.category, category, "{class} {code}");
@@ -231,7 +231,7 @@ fn a_retry_not_before_that_is_now_asks_for_no_wait_of_its_own() {
     // The policy reads the clock microseconds after `now_ms`, most often in the same
     // millisecond; the answer is the same in the next one.
     for _ in 0..5 {
-        let mut error = ExecutionErrorInfo::from_text("busy").with_category(Category::Transient);
+        let mut error = ExecutionError::from_text("busy").with_category(Category::Transient);
         error.retry_not_before = Some(now_ms());
         assert_eq!(
             decide(&Outcome::ExecutionError(error), first()),
@@ -244,7 +244,7 @@ fn a_retry_not_before_that_is_now_asks_for_no_wait_of_its_own() {
 
 #[test]
 fn next_to_this_crates_payload_the_draft_entry_fills_only_what_it_lacks() {
-    let error = tool_error(&ok(json!({
+    let error = execution_error(&ok(json!({
         "content": [{"type": "text", "text": "BUSY: backend busy. Retryable."}],
         "isError": true,
         "_meta": {
@@ -255,7 +255,7 @@ fn next_to_this_crates_payload_the_draft_entry_fills_only_what_it_lacks() {
                                     "retryNotBefore": 5}
         }
     })));
-    assert_eq!(error.source, ErrorSource::Meta);
+    assert_eq!(error.evidence, Evidence::Meta);
     assert_eq!(error.category, Some(Category::Transient));
     assert_eq!(error.failure_class, Some(FailureClass::Reliability));
     assert_eq!(error.code.as_deref(), Some("BUSY"));
@@ -273,12 +273,12 @@ fn an_entry_that_names_no_known_class_or_code_says_nothing() {
         json!([1]),
         json!({"code": 7}),
     ] {
-        let error = tool_error(&draft(entry.clone()));
-        assert_eq!(error.source, ErrorSource::PlainText, "{entry}");
+        let error = execution_error(&draft(entry.clone()));
+        assert_eq!(error.evidence, Evidence::PlainText, "{entry}");
         assert_eq!(error.failure_class, None, "{entry}");
     }
     // A known class without a code still counts; a field of the wrong type is as if absent.
-    let error = tool_error(&draft(json!({"class": "reliability", "retryable": "yes",
+    let error = execution_error(&draft(json!({"class": "reliability", "retryable": "yes",
                                          "correlationId": 3, "agentGuidance": ["x"]})));
     assert_eq!(error.failure_class, Some(FailureClass::Reliability));
     assert_eq!(
@@ -329,8 +329,8 @@ fn what_a_server_writes_with_the_draft_switch_on_reads_back_the_same() {
     let id = entry["correlationId"].as_str().unwrap();
     assert!(mcp_errors_core::mask::is_valid_correlation_id(id), "{id}");
 
-    let error = tool_error(&ok(result.clone()));
-    assert_eq!(error.source, ErrorSource::Meta);
+    let error = execution_error(&ok(result.clone()));
+    assert_eq!(error.evidence, Evidence::Meta);
     assert_eq!(error.failure_class, Some(FailureClass::Reliability));
     assert_eq!(error.retry_not_before, Some(not_before));
     assert_eq!(error.correlation_id.as_deref(), Some(id));
@@ -342,7 +342,7 @@ fn what_a_server_writes_with_the_draft_switch_on_reads_back_the_same() {
     let Outcome::ExecutionError(alone) = &outcome else {
         panic!()
     };
-    assert_eq!(alone.source, ErrorSource::DraftToolFailure);
+    assert_eq!(alone.evidence, Evidence::DraftToolFailure);
     assert_eq!(alone.category, None);
     assert!(matches!(
         decide(&outcome, first().idempotent(true)),

@@ -213,7 +213,7 @@ async fn a_masked_failure_knows_its_tool_client_and_trace_id() {
         .expect_err("an internal failure stops the run");
     assert_eq!(report.attempts.len(), 1);
     let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
-        panic!("expected a tool error: {:?}", report.attempts[0].outcome);
+        panic!("expected an execution error: {:?}", report.attempts[0].outcome);
     };
     assert_eq!(error.code.as_deref(), Some("LEDGER_UNAVAILABLE"));
     let id = error.correlation_id.as_deref().expect("a correlation id");
@@ -246,7 +246,7 @@ async fn wrong_arguments_are_a_coded_validation_failure_to_fix() {
             .expect_err("bad arguments stop the run");
         assert_eq!(report.decision, Decision::FixInput);
         let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
-            panic!("expected a tool error");
+            panic!("expected an execution error");
         };
         assert_eq!(error.code.as_deref(), Some("INVALID_ARGUMENTS"));
         let details = error.details.as_ref().expect("details");

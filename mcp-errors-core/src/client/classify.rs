@@ -32,7 +32,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::clean;
-use super::described::{loose_draft, loose_error, tool_error};
+use super::described::{loose_draft, loose_error, read_execution_error};
 use super::lenient::{Member, Node, Obj, ObjectView, Text};
 use super::outcome::{InvalidReason, Outcome, UnknownCause};
 use crate::ErrorCode;
@@ -51,7 +51,7 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
 /// `resultType` means `"complete"`, as the spec requires of clients.
 ///
-/// A result with `isError: true` and no `content` (or `content: null`) is a tool error with
+/// A result with `isError: true` and no `content` (or `content: null`) is an execution error with
 /// no text, as rmcp reads it: the failure is plain, and its description may still come from
 /// `_meta` or `structuredContent`. A success without `content` stays
 /// [`Outcome::Invalid`], even with `structuredContent` (which rmcp accepts): the schema
@@ -66,12 +66,12 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)).
 ///
 /// The texts of a failure are cleaned and cut before they are handed on (see
-/// [`ExecutionErrorInfo`](super::ExecutionErrorInfo)); a successful result is kept as it came (the
+/// [`ExecutionError`](super::ExecutionError)); a successful result is kept as it came (the
 /// `render` functions clean what they give a model).
 ///
 /// ```
 /// use mcp_errors_core::Category;
-/// use mcp_errors_core::client::{ErrorSource, Outcome, classify};
+/// use mcp_errors_core::client::{Evidence, Outcome, classify};
 /// use serde_json::json;
 ///
 /// let response = json!({
@@ -89,9 +89,9 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// assert_eq!(error.code.as_deref(), Some("RATE_LIMITED"));
 /// assert_eq!(error.category, Some(Category::RateLimited));
 /// assert_eq!(error.retry_after, Some(std::time::Duration::from_secs(2)));
-/// assert_eq!(error.source, ErrorSource::Meta);
+/// assert_eq!(error.evidence, Evidence::Meta);
 ///
-/// // Plain text from any SDK: a tool error of unknown category, not retryable.
+/// // Plain text from any SDK: an execution error of unknown category, not retryable.
 /// let plain = json!({"jsonrpc": "2.0", "id": 8, "result": {
 ///     "content": [{"type": "text", "text": "boom"}], "isError": true
 /// }});
@@ -113,7 +113,7 @@ pub fn classify(response: &Value) -> Outcome {
 ///
 /// It reads the bytes straight into borrowed typed views, without building a
 /// [`serde_json::Value`]; a successful result is kept as its raw JSON text
-/// ([`ResultJson`](super::ResultJson)). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
+/// ([`RawResult`](super::RawResult)). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
 /// bytes that serde_json refuses to parse into a `Value` although they are JSON (a number
 /// out of the range of `f64` such as `1e400`, nesting 128 levels deep), as
 /// [`InvalidReason::NotJson`] with serde_json's message: a caller who parses them for
@@ -586,7 +586,7 @@ fn complete<'a, N: ResultNode<'a>>(result: N, parts: &Parts<N>) -> Outcome {
             .as_ref()
             .and_then(|m| m.tool_failure)
             .and_then(loose_draft);
-        return Outcome::ExecutionError(tool_error(
+        return Outcome::ExecutionError(read_execution_error(
             &texts,
             meta_error,
             draft,

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::outcome::ExecutionErrorInfo;
+use super::outcome::ExecutionError;
 #[cfg(feature = "render")]
 use crate::ErrorPayload;
 use crate::mask::{
@@ -27,7 +27,7 @@ pub(crate) const MAX_TEXT_CHARS: usize = MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 51
 /// hint to [`MAX_HINT_CHARS`], the code to [`MAX_CODE_CHARS`]; details nested deeper than
 /// [`MAX_DETAIL_DEPTH`] are cut, and a correlation id that
 /// [`is_valid_correlation_id`] refuses is dropped.
-pub(crate) fn execution_error(mut error: ExecutionErrorInfo) -> ExecutionErrorInfo {
+pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
     error.code = error
         .code
         .map(|code| mask::clean_owned(code, MAX_CODE_CHARS));

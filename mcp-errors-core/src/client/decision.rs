@@ -87,7 +87,7 @@ pub enum EscalationReason {
     Permission,
     /// An `internal` error.
     Internal,
-    /// A tool error whose category is unknown (plain text, an unknown name): the safe default.
+    /// An execution error whose category is unknown (plain text, an unknown name): the safe default.
     UnknownCategory,
     /// A code missing from the policy's published catalog: the safe default.
     UnknownCode,

@@ -1,6 +1,6 @@
-//! The error descriptions a tool error may carry: this project's payload and the common
+//! The error descriptions an execution error may carry: this project's payload and the common
 //! foreign shapes ([`LooseError`], read into [`Described`]), the draft tool-failure entry
-//! ([`LooseDraft`], read into [`Drafted`]), and the [`ExecutionErrorInfo`] built from them
+//! ([`LooseDraft`], read into [`Drafted`]), and the [`ExecutionError`] built from them
 //! and from the failure's text.
 
 use std::borrow::Cow;
@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::clean;
 use super::lenient::{Member, Millis, Node, Obj, ObjectView, Text};
-use super::outcome::{ErrorSource, ExecutionErrorInfo};
+use super::outcome::{Evidence, ExecutionError};
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
 use crate::{Category, FailureClass};
 
@@ -100,24 +100,24 @@ pub(super) fn loose_error<'a, N: Node<'a>>(node: N) -> Option<Described<'a>> {
         .and_then(|Obj(e)| Described::read(e))
 }
 
-/// The failure `tool_error_as_sent` reads, with every text cleaned and cut as the server side
+/// The failure `as_sent` reads, with every text cleaned and cut as the server side
 /// cleans and cuts its own ([`clean::execution_error`]): whatever shape it came in, a
 /// failure's texts reach a model only through here.
-pub(super) fn tool_error<'a, N: Node<'a>>(
+pub(super) fn read_execution_error<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
     draft: Option<Drafted<'_>>,
     structured: Option<N>,
-) -> ExecutionErrorInfo {
-    clean::execution_error(tool_error_as_sent(texts, meta_error, draft, structured))
+) -> ExecutionError {
+    clean::execution_error(as_sent(texts, meta_error, draft, structured))
 }
 
-fn tool_error_as_sent<'a, N: Node<'a>>(
+fn as_sent<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
     draft: Option<Drafted<'_>>,
     structured: Option<N>,
-) -> ExecutionErrorInfo {
+) -> ExecutionError {
     let mut text = String::new();
     for t in texts.iter().flatten() {
         if !text.is_empty() {
@@ -127,7 +127,7 @@ fn tool_error_as_sent<'a, N: Node<'a>>(
     }
     match (meta_error, draft) {
         (Some(described), draft) => {
-            let error = build(described, text, ErrorSource::Meta);
+            let error = build(described, text, Evidence::Meta);
             return match draft {
                 Some(draft) => draft.complete(error),
                 None => error,
@@ -137,32 +137,32 @@ fn tool_error_as_sent<'a, N: Node<'a>>(
         (None, None) => {}
     }
     if let Some(described) = structured.and_then(loose_error) {
-        return build(described, text, ErrorSource::StructuredContent);
+        return build(described, text, Evidence::StructuredContent);
     }
     let first_text = texts.iter().flatten().next();
     if let Some(first) = first_text
         && let Ok(Obj(loose)) = serde_json::from_str::<Obj<LooseError<'_>>>(first.trim())
         && let Some(described) = Described::read(loose)
     {
-        return build(described, text, ErrorSource::TextJson);
+        return build(described, text, Evidence::TextJson);
     }
     // rmcp's router answers arguments that do not deserialize with this text alone.
     if first_text.is_some_and(|first| first.starts_with(RMCP_ARGUMENT_ERROR_PREFIX)) {
-        return ExecutionErrorInfo::from_text(text)
+        return ExecutionError::from_text(text)
             .with_code(ARGUMENT_ERROR_CODE)
             .with_category(Category::Validation)
             .with_retryable(false);
     }
     if let Some(reading) = super::text::read(&text) {
-        let mut error = ExecutionErrorInfo::from_text(text).with_category(reading.category);
+        let mut error = ExecutionError::from_text(text).with_category(reading.category);
         error.retry_after = reading.retry_after;
-        error.source = ErrorSource::TextRule;
+        error.evidence = Evidence::TextRule;
         return error;
     }
-    ExecutionErrorInfo::from_text(text)
+    ExecutionError::from_text(text)
 }
 
-fn build(described: Described<'_>, text: String, source: ErrorSource) -> ExecutionErrorInfo {
+fn build(described: Described<'_>, text: String, evidence: Evidence) -> ExecutionError {
     let category = described.category.and_then(|c| {
         c.parse::<Category>()
             .or_else(|_| c.to_ascii_lowercase().parse())
@@ -179,13 +179,13 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
     // "Not Found", "status": "404"}`): the text rules read its message, then its text, and
     // what they read is marked as read from text. The description's own `retryable` and
     // retry-after win over the category's default and the text's.
-    let mut source = source;
+    let mut evidence = evidence;
     let mut retry_after = described.retry_after;
     let category = match category {
-        None if source != ErrorSource::Meta => {
+        None if evidence != Evidence::Meta => {
             let reading = super::text::read(&message).or_else(|| super::text::read(&text));
             if let Some(reading) = reading {
-                source = ErrorSource::TextRule;
+                evidence = Evidence::TextRule;
                 retry_after = retry_after.or(reading.retry_after);
             }
             reading.map(|r| r.category)
@@ -195,7 +195,7 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
     let retryable = described
         .retryable
         .unwrap_or_else(|| category.is_some_and(Category::retryable_by_default));
-    ExecutionErrorInfo {
+    ExecutionError {
         code,
         category,
         retryable,
@@ -205,7 +205,7 @@ fn build(described: Described<'_>, text: String, source: ErrorSource) -> Executi
         details: described.details,
         correlation_id: described.correlation_id.map(Cow::into_owned),
         text,
-        source,
+        evidence,
         failure_class: category.map(Category::failure_class),
         retry_not_before: None,
     }
@@ -289,7 +289,7 @@ fn draft_category(code: &str, class: Option<FailureClass>) -> Option<Category> {
 
 impl Drafted<'_> {
     /// A failure described by the draft entry alone.
-    fn build(self, text: String) -> ExecutionErrorInfo {
+    fn build(self, text: String) -> ExecutionError {
         let category = self
             .code
             .as_deref()
@@ -300,7 +300,7 @@ impl Drafted<'_> {
             (Some(code), true) => code.clone(),
             (None, true) => String::new(),
         };
-        ExecutionErrorInfo {
+        ExecutionError {
             code,
             category,
             retryable: self.retryable,
@@ -312,7 +312,7 @@ impl Drafted<'_> {
             details: None,
             correlation_id: self.correlation_id.map(Cow::into_owned),
             text,
-            source: ErrorSource::DraftToolFailure,
+            evidence: Evidence::DraftToolFailure,
             failure_class: self.class,
             retry_not_before: self.retry_not_before,
         }
@@ -321,7 +321,7 @@ impl Drafted<'_> {
     /// `error`, read from this crate's payload, with what only the draft entry says: the
     /// class when the category is unknown, the correlation id and the guidance when the
     /// payload has none, and `retryNotBefore`.
-    fn complete(self, mut error: ExecutionErrorInfo) -> ExecutionErrorInfo {
+    fn complete(self, mut error: ExecutionError) -> ExecutionError {
         error.failure_class = error.failure_class.or(self.class);
         if error.correlation_id.is_none() {
             error.correlation_id = self.correlation_id.map(Cow::into_owned);

@@ -10,7 +10,7 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::outcome::ResultJson;
+use super::outcome::RawResult;
 use crate::ErrorCode;
 
 /// A view of a JSON object, read member by member by [`Obj`].
@@ -222,7 +222,7 @@ pub(super) trait Node<'a>: Copy + 'a {
     /// The node deserialized as `T`, `None` when it is not one.
     fn decode<T: Deserialize<'a>>(self) -> Option<T>;
     /// The node kept as a result.
-    fn keep(self) -> ResultJson;
+    fn keep(self) -> RawResult;
 }
 
 impl<'a> Node<'a> for &'a RawValue {
@@ -230,8 +230,8 @@ impl<'a> Node<'a> for &'a RawValue {
         serde_json::from_str(self.get()).ok()
     }
 
-    fn keep(self) -> ResultJson {
-        ResultJson::from_raw(self)
+    fn keep(self) -> RawResult {
+        RawResult::from_raw(self)
     }
 }
 
@@ -240,7 +240,7 @@ impl<'a> Node<'a> for &'a Value {
         T::deserialize(self).ok()
     }
 
-    fn keep(self) -> ResultJson {
-        ResultJson::from_value(self)
+    fn keep(self) -> RawResult {
+        RawResult::from_value(self)
     }
 }

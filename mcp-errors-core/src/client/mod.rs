@@ -1,7 +1,7 @@
 //! The client side: read what came back from `tools/call`, decide what to do next.
 //!
 //! - [`classify`] / [`classify_bytes`] turn a `tools/call` response into one [`Outcome`]:
-//!   ready, empty, tool error, protocol error, input required, invalid, or (built by the
+//!   ready, empty, execution error, protocol error, input required, invalid, or (built by the
 //!   caller for a local timeout) unknown. They read this project's payload, the draft
 //!   tool-failure entry (SEP-3313, a draft) and the common foreign shapes.
 //! - [`RetryPolicy`] maps an outcome and the attempt to a [`Decision`]: retry after a delay,
@@ -17,10 +17,10 @@
 //!
 //! # Reading plain text
 //!
-//! Most servers send a failure as text alone. When a tool error carries no machine-readable
+//! Most servers send a failure as text alone. When an execution error carries no machine-readable
 //! description, or one that names no category (`{"message": "Not Found", "status": "404"}` in
 //! its text or `structuredContent`), the client's text rules read a category from its message
-//! and text (the outcome then says [`ErrorSource::TextRule`], and a `retryable` the
+//! and text (the outcome then says [`Evidence::TextRule`], and a `retryable` the
 //! description gives still counts); they also read the message of a protocol error `-32603` (and
 //! of codes left to implementations), and the text of a success that
 //! [looks like a failure](Outcome::looks_like_failure). The rules scan a lowercase copy of
@@ -106,7 +106,7 @@ pub use decision::{Decision, EscalationReason};
 #[allow(deprecated)]
 pub use outcome::TIMEOUT_CODES;
 pub use outcome::{
-    ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause,
+    Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause,
 };
 pub use peer::{CodeMeaning, PeerProfile};
 pub use policy::{

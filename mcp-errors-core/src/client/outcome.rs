@@ -35,17 +35,17 @@ use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 pub enum Outcome {
     /// The call succeeded: a `CallToolResult` to use (unless its text
     /// [looks like a failure](Outcome::looks_like_failure)).
-    Ready(ResultJson),
+    Ready(RawResult),
     /// The call succeeded and matched nothing: the server set
     /// [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`.
-    Empty(ResultJson),
+    Empty(RawResult),
     /// The tool ran and failed (`isError: true`), with what could be read of the failure.
-    ExecutionError(ExecutionErrorInfo),
+    ExecutionError(ExecutionError),
     /// The request failed at the protocol level: a JSON-RPC `error` response.
     ProtocolError(JsonRpcError),
     /// The server needs more input before it can finish (`resultType: "input_required"`,
     /// spec 2026-07-28). The whole `InputRequiredResult` is kept.
-    InputRequired(ResultJson),
+    InputRequired(RawResult),
     /// The response fits no known shape; the reason says how.
     Invalid(InvalidReason),
     /// No response: a local timeout or a lost connection. The call may or may not have run.
@@ -139,8 +139,8 @@ impl Outcome {
         }
     }
 
-    /// The category of the failure, whatever channel it came on: a tool error's
-    /// [`category`](ExecutionErrorInfo::category); for a protocol error, what its message
+    /// The category of the failure, whatever channel it came on: an execution error's
+    /// [`category`](ExecutionError::category); for a protocol error, what its message
     /// reads as (`-32602` is `validation` and `-32002` `not_found` when the message says no
     /// more); for a success that [looks like a failure](Self::looks_like_failure), what its
     /// text reads as. `None` otherwise.
@@ -185,7 +185,7 @@ impl Outcome {
 /// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](super::classify_bytes)
 /// cheap on success). Parse it when you need it.
 ///
-/// Two `ResultJson`s are equal when they hold the same JSON value, as two
+/// Two `RawResult`s are equal when they hold the same JSON value, as two
 /// [`serde_json::Value`]s are equal: whitespace, the order of an object's keys and the
 /// spelling of a number (`1.50` or `15e-1`) do not count, an integer and a float are
 /// different numbers (`3` and `3.0`), and a key written twice counts with its last value. So the result [`classify_bytes`](super::classify_bytes) keeps from bytes
@@ -206,18 +206,18 @@ impl Outcome {
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct ResultJson(Box<RawValue>);
+pub struct RawResult(Box<RawValue>);
 
-impl ResultJson {
+impl RawResult {
     pub(crate) fn from_raw(raw: &RawValue) -> Self {
-        ResultJson(raw.to_owned())
+        RawResult(raw.to_owned())
     }
 
     pub(crate) fn from_value(value: &Value) -> Self {
         // Writing a `Value` cannot fail: its keys are strings, its numbers finite, and the
         // text goes into a `String` without being parsed again (so no depth limit applies).
         match serde_json::value::to_raw_value(value) {
-            Ok(raw) => ResultJson(raw),
+            Ok(raw) => RawResult(raw),
             Err(e) => unreachable!("serde_json failed to write a Value: {e}"),
         }
     }
@@ -232,10 +232,10 @@ impl ResultJson {
     ///
     /// # Errors
     ///
-    /// When the text holds what a `Value` cannot. A `ResultJson` this crate hands out never
+    /// When the text holds what a `Value` cannot. A `RawResult` this crate hands out never
     /// does: [`classify_bytes`](super::classify_bytes) reads bytes serde_json refuses as a
     /// `Value` (a number out of the range of `f64` such as `1e400`, nesting 128 levels deep)
-    /// as [`InvalidReason::NotJson`], and deserializing a `ResultJson` goes through a
+    /// as [`InvalidReason::NotJson`], and deserializing a `RawResult` goes through a
     /// `Value`.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_str(self.0.get())
@@ -254,8 +254,8 @@ impl ResultJson {
     }
 }
 
-/// The same JSON value; see [`ResultJson`].
-impl PartialEq for ResultJson {
+/// The same JSON value; see [`RawResult`].
+impl PartialEq for RawResult {
     fn eq(&self, other: &Self) -> bool {
         if self.get() == other.get() {
             return true;
@@ -267,25 +267,26 @@ impl PartialEq for ResultJson {
     }
 }
 
-impl Serialize for ResultJson {
+impl Serialize for RawResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
     }
 }
 
-impl<'de> Deserialize<'de> for ResultJson {
+impl<'de> Deserialize<'de> for RawResult {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // Through `Value`, so this also works inside formats and enums that buffer.
         let value = Value::deserialize(deserializer)?;
-        Ok(ResultJson::from_value(&value))
+        Ok(RawResult::from_value(&value))
     }
 }
 
-/// Where the parsed description of a tool error came from.
+/// What the meaning of an execution error was read from: a machine-readable description
+/// (and where it was), the draft entry, or the text alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum ErrorSource {
+pub enum Evidence {
     /// This project's payload under `_meta["rs.mcp-errors/error"]`.
     Meta,
     /// An object in `structuredContent`: this project's payload or `{code, retryable, message}`.
@@ -306,7 +307,7 @@ pub enum ErrorSource {
     TextRule,
 }
 
-/// A tool-execution failure (`isError: true`) as far as it could be read.
+/// An execution error (`isError: true`) as far as it could be read.
 ///
 /// Fields a shape does not carry are `None`; `retryable` then falls back to the category's
 /// default, and to `false` when the category is unknown.
@@ -325,7 +326,7 @@ pub enum ErrorSource {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct ExecutionErrorInfo {
+pub struct ExecutionError {
     /// The stable code, when the server sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
@@ -355,8 +356,8 @@ pub struct ExecutionErrorInfo {
     pub correlation_id: Option<String>,
     /// The text blocks of the result joined by newlines: what a model reads.
     pub text: String,
-    /// Where the description came from.
-    pub source: ErrorSource,
+    /// What the failure's meaning was read from.
+    pub evidence: Evidence,
     /// The failure class of the draft tool-failure standard (SEP-3313): the category's, or
     /// the draft entry's when the category is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -368,19 +369,19 @@ pub struct ExecutionErrorInfo {
     pub retry_not_before: Option<u64>,
 }
 
-impl ExecutionErrorInfo {
+impl ExecutionError {
     /// A failure known only by its text, as most SDKs send it: no code, an unknown category,
     /// not retryable.
     ///
     /// ```
     /// use std::time::Duration;
     /// use mcp_errors_core::Category;
-    /// use mcp_errors_core::client::{ErrorSource, ExecutionErrorInfo};
+    /// use mcp_errors_core::client::{Evidence, ExecutionError};
     ///
-    /// let plain = ExecutionErrorInfo::from_text("boom");
-    /// assert_eq!((plain.category, plain.retryable, plain.source), (None, false, ErrorSource::PlainText));
+    /// let plain = ExecutionError::from_text("boom");
+    /// assert_eq!((plain.category, plain.retryable, plain.evidence), (None, false, Evidence::PlainText));
     ///
-    /// let limited = ExecutionErrorInfo::from_text("RATE_LIMITED: slow down.")
+    /// let limited = ExecutionError::from_text("RATE_LIMITED: slow down.")
     ///     .with_code("RATE_LIMITED")
     ///     .with_category(Category::RateLimited)
     ///     .with_retry_after(Duration::from_secs(2));
@@ -388,7 +389,7 @@ impl ExecutionErrorInfo {
     /// ```
     pub fn from_text(text: impl Into<String>) -> Self {
         let text = text.into();
-        ExecutionErrorInfo {
+        ExecutionError {
             code: None,
             category: None,
             retryable: false,
@@ -398,7 +399,7 @@ impl ExecutionErrorInfo {
             details: None,
             correlation_id: None,
             text,
-            source: ErrorSource::PlainText,
+            evidence: Evidence::PlainText,
             failure_class: None,
             retry_not_before: None,
         }

@@ -198,7 +198,7 @@ impl PeerProfile {
     /// `category`, after the rules of this kind already there and before the built-in rules
     /// (see [reading plain text](super#reading-plain-text)).
     ///
-    /// It is read where the built-in rules are: the text of a tool error the server gave no
+    /// It is read where the built-in rules are: the text of an execution error the server gave no
     /// category, the message of a protocol error the rules read, and a success that
     /// [looks like a failure](super::Outcome::looks_like_failure). A category read so is
     /// weighed as any category read from text: never a replay of a call not declared

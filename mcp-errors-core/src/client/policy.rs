@@ -8,7 +8,7 @@ use super::call::Attempt;
 use super::classify::MAX_REQUEST_STATE_BYTES;
 use super::decision::{Decision, EscalationReason};
 use super::known::says_tool_unavailable;
-use super::outcome::{ErrorSource, ExecutionErrorInfo, Outcome, ResultJson};
+use super::outcome::{Evidence, ExecutionError, Outcome, RawResult};
 use super::peer::PeerProfile;
 use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
 
@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | outcome | decision |
 /// |---|---|
 /// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure) and whose text a rule reads, what that category reads as below, except that a passing fault escalates (never a retry) |
-/// | a category read from text ([`ErrorSource::TextRule`], a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
+/// | a category read from text ([`Evidence::TextRule`], a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
 /// | `business` | `ExplainToUser` |
@@ -42,7 +42,7 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
-/// A tool error known only by the draft tool-failure entry (SEP-3313, a draft) is decided by
+/// An execution error known only by the draft tool-failure entry (SEP-3313, a draft) is decided by
 /// the draft's rules: by its code when it is one of the draft's codes with a category here
 /// (`invalid_input`, `resource_not_found`, `auth_required`, `permission_denied`,
 /// `retryable_transient_error`), else by its class: `capability` is `FixInput`, `governance`
@@ -172,7 +172,7 @@ impl RetryPolicyBuilder {
         self
     }
 
-    /// A catalog the server published: a tool error whose code is missing from it gets the
+    /// A catalog the server published: an execution error whose code is missing from it gets the
     /// safe default (escalate, no retry), and a known code takes the catalog's category.
     pub fn catalog(mut self, catalog: ErrorCatalog) -> Self {
         self.0.catalog = Some(catalog);
@@ -364,7 +364,7 @@ impl RetryPolicy {
 
     fn execution_error(
         &self,
-        error: &ExecutionErrorInfo,
+        error: &ExecutionError,
         attempt: Attempt,
         jitter: &mut Jitter,
     ) -> Decision {
@@ -376,14 +376,14 @@ impl RetryPolicy {
                 Some(descriptor) => category = descriptor.category().or(category),
             }
         }
-        let from_text = matches!(error.source, ErrorSource::PlainText | ErrorSource::TextRule);
+        let from_text = matches!(error.evidence, Evidence::PlainText | Evidence::TextRule);
         if from_text && let Some(mine) = self.peer.text_category(&error.text) {
             return self.text_read(mine, error.retry_after, false, attempt, jitter);
         }
         let Some(category) = category else {
             return self.by_class(error, attempt, jitter);
         };
-        if error.source == ErrorSource::TextRule {
+        if error.evidence == Evidence::TextRule {
             if says_tool_unavailable(&error.text) {
                 return Decision::RelistTools;
             }
@@ -422,7 +422,7 @@ impl RetryPolicy {
 
     /// The decision for a success whose text is plainly a failure, when a rule reads what
     /// kind: `None` (so `Done`) when it does not look like a failure or no rule reads it.
-    fn failure_in_success(&self, result: &ResultJson, attempt: Attempt) -> Option<Decision> {
+    fn failure_in_success(&self, result: &RawResult, attempt: Attempt) -> Option<Decision> {
         let text = super::text::result_text(result);
         let read = super::text::read_success(&text)?;
         if says_tool_unavailable(&text) {
@@ -440,14 +440,14 @@ impl RetryPolicy {
     /// may be repeated, as the draft asks.
     fn reliability(
         &self,
-        error: &ExecutionErrorInfo,
+        error: &ExecutionError,
         attempt: Attempt,
         jitter: &mut Jitter,
     ) -> Decision {
         if !error.retryable {
             return escalate(EscalationReason::NotRetryable);
         }
-        if error.source == ErrorSource::DraftToolFailure && !attempt.idempotent {
+        if error.evidence == Evidence::DraftToolFailure && !attempt.idempotent {
             return Decision::CheckState;
         }
         let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
@@ -459,10 +459,10 @@ impl RetryPolicy {
         self.retry(attempt, wait, cost, jitter)
     }
 
-    /// A tool error of unknown category: by its draft class, else by its text.
+    /// An execution error of unknown category: by its draft class, else by its text.
     fn by_class(
         &self,
-        error: &ExecutionErrorInfo,
+        error: &ExecutionError,
         attempt: Attempt,
         jitter: &mut Jitter,
     ) -> Decision {
@@ -518,7 +518,7 @@ impl RetryPolicy {
 
 /// The `requestState` of an `input_required` result that asks for nothing else (no
 /// `inputRequests`, or none left): the call is to be sent again with it.
-fn state_only(result: &ResultJson) -> Option<String> {
+fn state_only(result: &RawResult) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct InputRequired {
         #[serde(default, rename = "inputRequests")]

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::call::ToolCall;
 use super::decision::{Decision, EscalationReason};
-use super::outcome::{ExecutionErrorInfo, Outcome};
+use super::outcome::{ExecutionError, Outcome};
 use crate::{Category, FailureClass};
 
 /// One attempt of a call: what came back and what the policy made of it.
@@ -70,7 +70,7 @@ pub struct StopReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// The failure class (SEP-3313, a draft) of the last failure, if it had one: the
-    /// category's, or a tool error's draft entry's.
+    /// category's, or an execution error's draft entry's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
     /// Every attempt, in order.
@@ -143,8 +143,8 @@ impl StopReport {
         }
     }
 
-    /// The last error as a tool error, if it was one.
-    pub fn last_tool_error(&self) -> Option<&ExecutionErrorInfo> {
+    /// The last error as an execution error, if it was one.
+    pub fn last_execution_error(&self) -> Option<&ExecutionError> {
         match &self.last_error {
             Some(Outcome::ExecutionError(e)) => Some(e),
             _ => None,
@@ -152,7 +152,7 @@ impl StopReport {
     }
 }
 
-fn collect(error: &ExecutionErrorInfo, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
+fn collect(error: &ExecutionError, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
     let mut suggest = |s: &str| {
         if !s.is_empty() && !alternatives.iter().any(|a| a == s) {
             alternatives.push(s.to_owned());

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::backoff::Jitter;
 use super::call::{Attempt, ToolCall};
 use super::decision::Decision;
-use super::outcome::{Outcome, ResultJson};
+use super::outcome::{Outcome, RawResult};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
@@ -27,7 +27,7 @@ pub struct RunSuccess {
 
 impl RunSuccess {
     /// The result.
-    pub fn result(&self) -> Option<&ResultJson> {
+    pub fn result(&self) -> Option<&RawResult> {
         match &self.outcome {
             Outcome::Ready(r) | Outcome::Empty(r) => Some(r),
             _ => None,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::known::says_tool_unavailable;
-use super::outcome::ResultJson;
+use super::outcome::RawResult;
 use crate::{Category, ErrorCode, JsonRpcError};
 
 /// What the rules read from a text.
@@ -292,7 +292,7 @@ pub(crate) fn read_success(text: &str) -> Option<Option<Reading>> {
 }
 
 /// The text blocks of a result joined by newlines; empty when it has none or does not read.
-pub(crate) fn result_text(result: &ResultJson) -> String {
+pub(crate) fn result_text(result: &RawResult) -> String {
     #[derive(Deserialize)]
     struct Block<'a> {
         #[serde(rename = "type", borrow)]

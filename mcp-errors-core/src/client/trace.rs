@@ -7,7 +7,7 @@ use super::outcome::{Outcome, UnknownCause};
 
 #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 /// `error.type` of an outcome that is not a success, as OpenTelemetry's conventions write it:
-/// `tool_error` for a tool error, the JSON-RPC code for a protocol error, a short name for the
+/// `tool_error` for an execution error, the JSON-RPC code for a protocol error, a short name for the
 /// others.
 pub(crate) fn error_type(outcome: &Outcome) -> Option<String> {
     Some(match outcome {

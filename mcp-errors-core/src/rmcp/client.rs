@@ -81,7 +81,7 @@ pub async fn call_tool_with(
 /// What one of rmcp's `tools/call` answers came to.
 ///
 /// - A result is read as [`classify_result`] reads its JSON: a success, an empty success, a
-///   tool error, `input_required`.
+///   execution error, `input_required`.
 /// - [`ServiceError::McpError`] is the server's JSON-RPC error: [`Outcome::ProtocolError`].
 /// - [`ServiceError::Timeout`] is the caller's own timeout, and a closed transport (or one that
 ///   failed to send) a lost connection: [`Outcome::Unknown`], the call may have run.
