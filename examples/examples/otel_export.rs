@@ -65,7 +65,7 @@ fn main() {
         drop(request);
 
         // Client side: a call that fails once, then succeeds.
-        let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(7));
+        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(7));
         let call = ToolCall::new("get_order", json!({"id": 7}));
         let run = retrier.run(
             &call,

@@ -16,7 +16,7 @@ use mcp_errors_core::client::{
     Attempt, Decision, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall,
     classify,
 };
-use mcp_errors_core::rmcp::{ToolErrors, call_tool_with};
+use mcp_errors_core::rmcp::{ToolErrors, call_tool};
 use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -306,7 +306,7 @@ pub struct RetryRuns {
     pub validation: Result<RunSuccess, StopReport>,
 }
 
-/// Runs `search_docs` with [`call_tool_with`] (a [`Retrier`] with the default policy: 3
+/// Runs `search_docs` with [`call_tool`] (a [`Retrier`] with the default policy: 3
 /// attempts, capped exponential backoff with full jitter) against a server started with
 /// `--fault search_down:1`: the first call fails with a transient error and the retry
 /// succeeds. Then a call with a misspelt department stops after one attempt with
@@ -318,8 +318,8 @@ pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, B
         let arguments = serde_json::json!({"department": department, "keywords": "travel"});
         ToolCall::new("search_docs", arguments).idempotent(true)
     };
-    let transient = call_tool_with(client.peer(), &search("finance"), &retrier).await;
-    let validation = call_tool_with(client.peer(), &search("finace"), &retrier).await;
+    let transient = call_tool(client.peer(), &search("finance"), &retrier).await;
+    let validation = call_tool(client.peer(), &search("finace"), &retrier).await;
     client.cancel().await?;
     Ok(RetryRuns {
         transient,

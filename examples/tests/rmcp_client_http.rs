@@ -4,7 +4,7 @@
 mod support;
 
 use mcp_errors_core::client::{Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall};
-use mcp_errors_core::rmcp::{call_tool, call_tool_with};
+use mcp_errors_core::rmcp::call_tool;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
@@ -22,8 +22,8 @@ async fn call_tool_retries_a_transient_failure_over_http() {
         json!({"department": "finance", "keywords": "travel"}),
     )
     .idempotent(true);
-    let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(3));
-    let success = call_tool_with(client.peer(), &call, &retrier)
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(3));
+    let success = call_tool(client.peer(), &call, &retrier)
         .await
         .expect("the retry succeeds");
     assert_eq!(success.attempts.len(), 2);
@@ -47,7 +47,7 @@ async fn a_masked_failure_over_http_carries_the_trace_id_and_is_escalated() {
         "traceparent",
         json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
     );
-    let report = call_tool(client.peer(), &call, &RetryPolicy::default())
+    let report = call_tool(client.peer(), &call, &Retrier::new(RetryPolicy::default()))
         .await
         .expect_err("an internal failure is not retried");
     assert_eq!(report.attempts.len(), 1);

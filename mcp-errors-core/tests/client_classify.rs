@@ -8,7 +8,7 @@ use std::time::Duration;
 use common::{HOSTILE, HOSTILE_CLEANED, both, model_safe, ok};
 use mcp_errors_core::client::{
     Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause, classify,
-    classify_bytes, classify_result, classify_result_bytes,
+    classify_bytes, classify_result,
 };
 use mcp_errors_core::mask::{
     MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
@@ -150,7 +150,10 @@ fn meta_wins_over_structured_content() {
         "_meta": {META_KEY: {"code": "FROM_META", "category": "validation",
                              "retryable": false, "message": "meta"}}
     }));
-    assert_eq!(execution_error(&response).code.as_deref(), Some("FROM_META"));
+    assert_eq!(
+        execution_error(&response).code.as_deref(),
+        Some("FROM_META")
+    );
 }
 
 #[test]
@@ -521,24 +524,20 @@ fn a_bare_result_can_be_classified_too() {
     let result = json!({"isError": true, "content": [{"type": "text", "text": "x"}]});
     let from_value = classify_result(&result);
     assert!(matches!(from_value, Outcome::ExecutionError(_)));
-    assert_eq!(
-        classify_result_bytes(&serde_json::to_vec(&result).unwrap()),
-        from_value
-    );
-    assert!(matches!(classify_result_bytes(b"]"), Outcome::Invalid(_)));
+    assert!(matches!(classify_result(&json!([])), Outcome::Invalid(_)));
 }
 
 #[test]
 fn unknown_is_built_by_the_caller_and_may_have_run() {
     assert_eq!(
-        Outcome::local_timeout(),
-        Outcome::unknown(UnknownCause::Timeout)
+        Outcome::Unknown(UnknownCause::Timeout),
+        Outcome::Unknown(UnknownCause::Timeout)
     );
     assert_eq!(
-        Outcome::connection_lost(),
+        Outcome::Unknown(UnknownCause::ConnectionLost),
         Outcome::Unknown(UnknownCause::ConnectionLost)
     );
-    let other = Outcome::unknown(UnknownCause::Other("process killed".into()));
+    let other = Outcome::Unknown(UnknownCause::Other("process killed".into()));
     assert!(other.may_have_run());
     assert!(!other.is_success());
     assert_eq!(other.kind(), "unknown");
@@ -562,7 +561,7 @@ fn only_ready_and_empty_are_successes() {
             json!({"resultType": "input_required", "requestState": "s"}),
         )),
         both(&json!([1])),
-        Outcome::local_timeout(),
+        Outcome::Unknown(UnknownCause::Timeout),
     ];
     for outcome in &failures {
         assert!(!outcome.is_success(), "{outcome:?}");
@@ -637,7 +636,7 @@ fn outcomes_round_trip_through_serde() {
             json!({"resultType": "input_required", "requestState": "s"}),
         )),
         both(&json!([])),
-        Outcome::local_timeout(),
+        Outcome::Unknown(UnknownCause::Timeout),
     ];
     let kinds: Vec<_> = outcomes.iter().map(Outcome::kind).collect();
     assert_eq!(
@@ -1199,11 +1198,6 @@ fn json_that_serde_json_cannot_hold_as_a_value_is_not_json_from_bytes() {
                 classify_bytes(response.as_bytes())
             );
         }
-        let result = format!(r#"{{"content":[],"structuredContent":{json}}}"#);
-        assert!(matches!(
-            classify_result_bytes(result.as_bytes()),
-            Outcome::Invalid(InvalidReason::NotJson(_))
-        ));
     }
 }
 

@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, Decision, Evidence,
-    EscalationReason, Jitter, Outcome, PeerProfile, RetryBudget, RetryPolicy, ToolAnnotations,
-    UnknownCause, classify, classify_bytes,
+    Attempt, Decision, EscalationReason, Evidence, Jitter, Outcome, PeerProfile, RetryBudget,
+    RetryPolicy, ToolCall, UnknownCause, classify, classify_bytes,
 };
 use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor, JsonRpcError, META_KEY};
 use serde_json::{Value, json};
@@ -51,12 +50,13 @@ fn retry_ms(ms: u64) -> Decision {
 #[test]
 fn defaults_are_the_documented_ones() {
     let policy = RetryPolicy::default();
-    assert_eq!(policy.max_attempts(), DEFAULT_MAX_ATTEMPTS);
-    assert_eq!(DEFAULT_MAX_ATTEMPTS, 3);
-    assert_eq!(DEFAULT_BASE_DELAY, Duration::from_millis(100));
-    assert_eq!(DEFAULT_MAX_BACKOFF, Duration::from_secs(20));
+    assert_eq!(policy.max_attempts(), 3);
+    assert_eq!(policy.base_delay(), Duration::from_millis(100));
+    assert_eq!(policy.max_backoff(), Duration::from_secs(20));
     assert_eq!(policy.deadline(), None);
-    assert!(policy.budget().is_none());
+    assert_eq!(policy.attempt_timeout(), None);
+    assert!(policy.catalog().is_none());
+    assert_eq!(policy.peer_profile(), &PeerProfile::standard());
 }
 
 #[test]
@@ -120,31 +120,32 @@ fn an_unknown_category_gets_the_safe_default() {
 }
 
 #[test]
-fn the_backoff_doubles_from_the_base_up_to_the_cap() {
-    let policy = RetryPolicy::builder()
-        .base_delay(Duration::from_secs(1))
-        .max_backoff(Duration::from_secs(5))
-        .max_attempts(10)
-        .build();
-    let ceilings: Vec<_> = (1..=5)
-        .map(|n| policy.backoff_ceiling(n).as_secs())
+fn the_backoff_doubles_from_the_base_up_to_the_max_backoff() {
+    let policy = RetryPolicy::default()
+        .with_base_delay(Duration::from_secs(1))
+        .with_max_backoff(Duration::from_secs(5))
+        .with_max_attempts(u32::MAX);
+    let longest: Vec<_> = [1, 2, 3, 4, 5, u32::MAX - 1]
+        .into_iter()
+        .map(|n| longest_backoff(&policy, n).as_secs())
         .collect();
-    assert_eq!(ceilings, [1, 2, 4, 5, 5]);
-    assert_eq!(policy.backoff_ceiling(u32::MAX), Duration::from_secs(5));
+    assert_eq!(longest, [1, 2, 4, 5, 5, 5]);
+}
+
+/// The delay after attempt `number` of a retryable transient failure, with the jitter that
+/// waits the whole backoff.
+fn longest_backoff(policy: &RetryPolicy, number: u32) -> Duration {
     let transient = category_error(Category::Transient, true);
-    let mut jitter = Jitter::fixed(1.0);
-    let third = policy.decide(&transient, Attempt::new(3, Duration::ZERO), &mut jitter);
-    assert_eq!(
-        third,
-        Decision::Retry {
-            after: Duration::from_secs(4)
-        }
-    );
+    let attempt = Attempt::new(number, Duration::ZERO);
+    match policy.decide(&transient, attempt, &mut Jitter::fixed(1.0)) {
+        Decision::Retry { after } => after,
+        other => panic!("attempt {number}: not a retry: {other:?}"),
+    }
 }
 
 #[test]
 fn full_jitter_scales_the_ceiling_and_is_deterministic_with_a_seed() {
-    let policy = RetryPolicy::builder().max_attempts(10).build();
+    let policy = RetryPolicy::default().with_max_attempts(10);
     let transient = category_error(Category::Transient, true);
     let delays = |seed| {
         let mut jitter = Jitter::seeded(seed);
@@ -158,7 +159,10 @@ fn full_jitter_scales_the_ceiling_and_is_deterministic_with_a_seed() {
         let Decision::Retry { after } = decision else {
             panic!("not a retry: {decision:?}")
         };
-        assert!(after <= policy.backoff_ceiling(n), "attempt {n}: {after:?}");
+        assert!(
+            after <= longest_backoff(&policy, n),
+            "attempt {n}: {after:?}"
+        );
     }
     let half = policy.decide(&transient, first(), &mut Jitter::fixed(0.5));
     assert_eq!(half, retry_ms(50));
@@ -175,7 +179,7 @@ fn the_attempt_limit_stops_retries() {
         decide(&transient, Attempt::new(3, Duration::ZERO)),
         escalate(EscalationReason::AttemptsExhausted)
     );
-    let once = RetryPolicy::builder().max_attempts(0).build();
+    let once = RetryPolicy::default().with_max_attempts(0);
     assert_eq!(once.max_attempts(), 1);
     assert_eq!(
         once.decide(&transient, first(), &mut Jitter::fixed(1.0)),
@@ -210,7 +214,7 @@ fn a_retry_after_below_the_backoff_keeps_the_backoff_and_its_jitter() {
             other => panic!("expected a retry, got {other:?}"),
         })
         .collect();
-    assert!(waits.iter().all(|w| *w <= DEFAULT_BASE_DELAY));
+    assert!(waits.iter().all(|w| *w <= policy.base_delay()));
     assert!(waits.iter().filter(|w| !w.is_zero()).count() >= 45);
     let distinct: std::collections::HashSet<_> = waits.iter().collect();
     assert!(distinct.len() >= 45, "the waits are jittered: {waits:?}");
@@ -224,9 +228,7 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
         decide(&limited, first()),
         escalate(EscalationReason::RetryAfterTooLong)
     );
-    let patient = RetryPolicy::builder()
-        .max_backoff(Duration::from_secs(60))
-        .build();
+    let patient = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
     assert_eq!(
         patient.decide(&limited, first(), &mut Jitter::fixed(1.0)),
         retry_ms(60000)
@@ -235,9 +237,7 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
 
 #[test]
 fn the_deadline_stops_a_retry_that_would_end_after_it() {
-    let policy = RetryPolicy::builder()
-        .deadline(Duration::from_secs(2))
-        .build();
+    let policy = RetryPolicy::default().with_deadline(Duration::from_secs(2));
     let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
                                     "retryable": true, "message": "m", "retryAfterMs": 1000}));
     let mut jitter = Jitter::fixed(1.0);
@@ -259,9 +259,9 @@ fn the_deadline_stops_a_retry_that_would_end_after_it() {
 #[test]
 fn an_unknown_outcome_is_retried_only_when_declared_idempotent() {
     for outcome in [
-        Outcome::local_timeout(),
-        Outcome::connection_lost(),
-        Outcome::unknown(UnknownCause::Other("killed".into())),
+        Outcome::Unknown(UnknownCause::Timeout),
+        Outcome::Unknown(UnknownCause::ConnectionLost),
+        Outcome::Unknown(UnknownCause::Other("killed".into())),
         protocol(-32000),
         protocol(-32001),
         protocol(-32019),
@@ -282,17 +282,18 @@ fn an_unknown_outcome_is_retried_only_when_declared_idempotent() {
 #[test]
 fn annotations_are_advice_the_policy_never_reads() {
     let tool = json!({"name": "delete_order", "annotations": {"idempotentHint": true}});
-    let hints = ToolAnnotations::from_tool(&tool);
-    assert_eq!(hints.idempotent, Some(true));
-    assert!(hints.suggests_idempotent());
+    assert!(ToolCall::hints_idempotent(&tool));
     // The call was not declared idempotent, so the hint changes nothing.
     assert_eq!(
-        decide(&Outcome::local_timeout(), first()),
+        decide(&Outcome::Unknown(UnknownCause::Timeout), first()),
         Decision::CheckState
     );
-    let silent =
-        ToolAnnotations::from_tool(&json!({"name": "x", "annotations": {"readOnlyHint": "yes"}}));
-    assert!(!silent.suggests_idempotent());
+    let silent = json!({"name": "x", "annotations": {"readOnlyHint": "yes"}});
+    assert!(!ToolCall::hints_idempotent(&silent));
+    let read_only =
+        json!({"name": "y", "annotations": {"readOnlyHint": true, "idempotentHint": false}});
+    assert!(ToolCall::hints_idempotent(&read_only));
+    assert!(!ToolCall::hints_idempotent(&json!({"name": "z"})));
 }
 
 #[test]
@@ -324,36 +325,36 @@ fn input_required_asks_for_input_and_invalid_escalates() {
 
 #[test]
 fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
-    let budget = RetryBudget::builder().capacity(15).build();
-    let policy = RetryPolicy::builder()
-        .budget(budget.clone())
-        .max_attempts(100)
-        .build();
+    let budget = RetryBudget::default().with_capacity(15);
+    let policy = RetryPolicy::default().with_max_attempts(100);
     let mut jitter = Jitter::fixed(1.0);
     let transient = category_error(Category::Transient, true);
     assert!(matches!(
-        policy.decide(&transient, first(), &mut jitter),
+        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 10);
-    let timeout = Outcome::local_timeout();
+    let timeout = Outcome::Unknown(UnknownCause::Timeout);
     assert!(matches!(
-        policy.decide(&timeout, first().idempotent(true), &mut jitter),
+        policy.decide_with_budget(&timeout, first().idempotent(true), &mut jitter, &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 0);
     assert_eq!(
-        policy.decide(&transient, first(), &mut jitter),
+        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
         escalate(EscalationReason::BudgetExhausted)
     );
     assert_eq!(budget.available(), 0);
     let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
     for _ in 0..5 {
-        assert_eq!(policy.decide(&ready, first(), &mut jitter), Decision::Done);
+        assert_eq!(
+            policy.decide_with_budget(&ready, first(), &mut jitter, &budget),
+            Decision::Done
+        );
     }
     assert_eq!(budget.available(), 5);
     assert!(matches!(
-        policy.decide(&transient, first(), &mut jitter),
+        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 0);
@@ -361,15 +362,16 @@ fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
 
 #[test]
 fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_are_free() {
-    let budget = RetryBudget::aws_standard();
-    let policy = RetryPolicy::builder().budget(budget.clone()).build();
+    let budget = RetryBudget::default();
+    let policy = RetryPolicy::default();
     let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-    policy.decide(&ready, first(), &mut Jitter::fixed(1.0));
+    policy.decide_with_budget(&ready, first(), &mut Jitter::fixed(1.0), &budget);
     assert_eq!(budget.available(), 500);
-    policy.decide(
+    policy.decide_with_budget(
         &category_error(Category::Validation, false),
         first(),
         &mut Jitter::fixed(1.0),
+        &budget,
     );
     assert_eq!(budget.available(), 500);
     assert!(!budget.try_withdraw(501));
@@ -378,7 +380,7 @@ fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_ar
 
 #[test]
 fn a_budgets_settings_are_read_back_and_its_capacity_stays_as_tokens_go() {
-    let standard = RetryBudget::aws_standard();
+    let standard = RetryBudget::default();
     let settings = |b: &RetryBudget| {
         (
             b.capacity(),
@@ -389,12 +391,11 @@ fn a_budgets_settings_are_read_back_and_its_capacity_stays_as_tokens_go() {
     };
     // AWS's standard mode.
     assert_eq!(settings(&standard), (500, 5, 10, 1));
-    let budget = RetryBudget::builder()
-        .capacity(40)
-        .retry_cost(3)
-        .timeout_cost(7)
-        .success_refund(2)
-        .build();
+    let budget = RetryBudget::default()
+        .with_capacity(40)
+        .with_retry_cost(3)
+        .with_timeout_cost(7)
+        .with_success_refund(2);
     assert_eq!(settings(&budget), (40, 3, 7, 2));
     assert!(budget.try_withdraw(25));
     assert_eq!((budget.capacity(), budget.available()), (40, 15));
@@ -404,15 +405,12 @@ fn a_budgets_settings_are_read_back_and_its_capacity_stays_as_tokens_go() {
 
 #[test]
 fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
-    let budget = RetryBudget::builder().capacity(5).build();
-    let policy = RetryPolicy::builder()
-        .budget(budget.clone())
-        .deadline(Duration::from_millis(10))
-        .build();
+    let budget = RetryBudget::default().with_capacity(5);
+    let policy = RetryPolicy::default().with_deadline(Duration::from_millis(10));
     let transient = category_error(Category::Transient, true);
     let late = Attempt::new(1, Duration::from_millis(10));
     assert_eq!(
-        policy.decide(&transient, late, &mut Jitter::fixed(1.0)),
+        policy.decide_with_budget(&transient, late, &mut Jitter::fixed(1.0), &budget),
         escalate(EscalationReason::DeadlineExceeded)
     );
     assert_eq!(budget.available(), 5);
@@ -425,9 +423,7 @@ fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_categor
         "BUSY",
         Category::Transient,
     )];
-    let policy = RetryPolicy::builder()
-        .catalog(ErrorCatalog::new(&CODES))
-        .build();
+    let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
     let mut jitter = Jitter::fixed(1.0);
     let unknown = error_with(json!({"code": "SURPRISE", "category": "transient",
                                     "retryable": true, "message": "m"}));
@@ -454,9 +450,7 @@ fn the_catalogs_category_wins_over_the_one_a_response_claims() {
         ErrorDescriptor::execution("BadDate", "BAD_DATE", Category::Validation),
         ErrorDescriptor::execution("Busy", "BUSY", Category::Transient),
     ];
-    let policy = RetryPolicy::builder()
-        .catalog(ErrorCatalog::new(&CODES))
-        .build();
+    let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
     let mut jitter = Jitter::fixed(1.0);
     // Published as validation, arrives as a retryable transient failure: not retried.
     let claims_transient = error_with(json!({"code": "BAD_DATE", "category": "transient",
@@ -475,17 +469,35 @@ fn the_catalogs_category_wins_over_the_one_a_response_claims() {
 }
 
 #[test]
-fn the_deadline_and_the_budget_set_are_the_ones_read_back() {
-    let budget = RetryBudget::builder().capacity(7).build();
-    let policy = RetryPolicy::builder()
-        .deadline(Duration::from_secs(9))
-        .budget(budget.clone())
-        .build();
+fn the_settings_set_are_the_ones_read_back() {
+    let policy = RetryPolicy::default()
+        .with_max_attempts(0)
+        .with_base_delay(Duration::from_millis(7))
+        .with_max_backoff(Duration::from_secs(3))
+        .with_deadline(Duration::from_secs(9))
+        .with_attempt_timeout(Duration::from_secs(2))
+        .with_peer_profile(PeerProfile::python_sdk());
+    // At least one attempt, whatever is asked.
+    assert_eq!(policy.max_attempts(), 1);
+    assert_eq!(policy.base_delay(), Duration::from_millis(7));
+    assert_eq!(policy.max_backoff(), Duration::from_secs(3));
     assert_eq!(policy.deadline(), Some(Duration::from_secs(9)));
-    let shared = policy.budget().expect("the budget set");
+    assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(2)));
+    assert_eq!(policy.peer_profile(), &PeerProfile::python_sdk());
+}
+
+#[test]
+fn a_budgets_clones_share_its_tokens_and_its_setters_make_a_new_bucket() {
+    let budget = RetryBudget::default().with_capacity(7);
+    let shared = budget.clone();
     assert_eq!(shared.available(), 7);
-    // A clone shares its tokens: what the policy's budget spends, the caller's sees.
+    // A clone shares its tokens: what one spends, the other sees.
     assert!(shared.try_withdraw(2));
+    assert_eq!(budget.available(), 5);
+    // A setter makes a new, full bucket that shares nothing with the old one.
+    let other = shared.with_retry_cost(1);
+    assert_eq!((other.available(), other.retry_cost()), (7, 1));
+    assert!(other.try_withdraw(7));
     assert_eq!(budget.available(), 5);
 }
 
@@ -686,7 +698,7 @@ fn a_users_text_rule_comes_before_the_built_in_ones() {
     let profile = PeerProfile::standard()
         .with_text_rule("Seat Taken", Category::Conflict)
         .with_text_rule("backend warming up", Category::Transient);
-    let policy = RetryPolicy::builder().peer_profile(profile).build();
+    let policy = RetryPolicy::default().with_peer_profile(profile);
     let attempt = Attempt::new(1, Duration::ZERO);
     let mut jitter = Jitter::fixed(1.0);
     // Built in, `not found`; the user's rule says conflict.

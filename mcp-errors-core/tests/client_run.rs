@@ -1,5 +1,4 @@
-//! `client::Retrier` and `client::run_with_policy` driven by a tiny executor and a fake
-//! sleep; the escalation report; the model renderers.
+//! `client::Retrier` driven by a tiny executor and a fake sleep; the escalation report; the model renderers.
 
 mod common;
 
@@ -10,7 +9,7 @@ use common::block_on;
 use mcp_errors_core::client::render::{anthropic_tool_result, openai_function_call_output};
 use mcp_errors_core::client::{
     AttemptRecord, Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy,
-    StopReport, ToolCall, UnknownCause, classify, run_with_policy,
+    StopReport, ToolCall, UnknownCause, classify,
 };
 use mcp_errors_core::{
     CallToolResult, Category, Content, EMPTY_META_KEY, ErrorPayload, META_KEY, ResultMeta,
@@ -40,9 +39,21 @@ fn run(
     Result<mcp_errors_core::client::RunSuccess, mcp_errors_core::client::StopReport>,
     Vec<Duration>,
 ) {
+    run_with(&Retrier::new(policy), call, responses)
+}
+
+/// [`run`] with a retrier of the test's own; its jitter waits the whole backoff.
+fn run_with(
+    retrier: &Retrier,
+    call: &ToolCall,
+    responses: Vec<Result<Value, UnknownCause>>,
+) -> (
+    Result<mcp_errors_core::client::RunSuccess, mcp_errors_core::client::StopReport>,
+    Vec<Duration>,
+) {
     let responses = RefCell::new(responses.into_iter());
     let slept = RefCell::new(Vec::new());
-    let retrier = Retrier::new(policy).jitter(Jitter::fixed(1.0));
+    let retrier = retrier.clone().with_jitter(Jitter::fixed(1.0));
     let result = block_on(retrier.run(
         call,
         |_attempt| {
@@ -138,19 +149,21 @@ fn giving_up_returns_a_full_report() {
 fn a_non_idempotent_call_that_timed_out_is_not_replayed() {
     let calls = Cell::new(0);
     let call = ToolCall::new("transfer", json!({"amount": 10}));
-    let report = block_on(run_with_policy(
-        &RetryPolicy::default(),
+    let report = block_on(Retrier::new(RetryPolicy::default()).run(
         &call,
         |_| {
             calls.set(calls.get() + 1);
-            async { Outcome::local_timeout() }
+            async { Outcome::Unknown(UnknownCause::Timeout) }
         },
         |_| async {},
     ))
     .unwrap_err();
     assert_eq!(calls.get(), 1);
     assert_eq!(report.decision, Decision::CheckState);
-    assert_eq!(report.last_error, Some(Outcome::local_timeout()));
+    assert_eq!(
+        report.last_error,
+        Some(Outcome::Unknown(UnknownCause::Timeout))
+    );
 }
 
 #[test]
@@ -170,10 +183,9 @@ fn an_idempotent_call_that_timed_out_is_retried() {
 
 #[test]
 fn the_deadline_counts_the_fake_sleeps() {
-    let policy = RetryPolicy::builder()
-        .max_attempts(10)
-        .deadline(Duration::from_millis(1000))
-        .build();
+    let policy = RetryPolicy::default()
+        .with_max_attempts(10)
+        .with_deadline(Duration::from_millis(1000));
     let call = ToolCall::new("get", json!({})).idempotent(true);
     let responses = (0..10).map(|_| Err(UnknownCause::Timeout)).collect();
     let (result, slept) = run(policy, &call, responses);
@@ -200,7 +212,7 @@ fn run_never_answering(
     Vec<Duration>,
 ) {
     let slept = RefCell::new(Vec::new());
-    let retrier = Retrier::new(policy).jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(policy).with_jitter(Jitter::fixed(1.0));
     let result = block_on(retrier.run(
         call,
         |_| std::future::pending::<Result<Value, UnknownCause>>(),
@@ -214,14 +226,15 @@ fn run_never_answering(
 
 #[test]
 fn the_deadline_bounds_an_attempt_that_never_finishes() {
-    let policy = RetryPolicy::builder()
-        .deadline(Duration::from_secs(1))
-        .build();
+    let policy = RetryPolicy::default().with_deadline(Duration::from_secs(1));
     let call = ToolCall::new("refund", json!({}));
     let (result, slept) = run_never_answering(policy.clone(), &call);
     let report = result.unwrap_err();
     assert_eq!(report.attempts.len(), 1);
-    assert_eq!(report.attempts[0].outcome, Outcome::local_timeout());
+    assert_eq!(
+        report.attempts[0].outcome,
+        Outcome::Unknown(UnknownCause::Timeout)
+    );
     assert_eq!(report.attempts[0].elapsed, Duration::from_secs(1));
     assert_eq!(report.decision, Decision::CheckState);
     // The one timer: the time left before the deadline when the attempt started.
@@ -242,10 +255,9 @@ fn the_deadline_bounds_an_attempt_that_never_finishes() {
 
 #[test]
 fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
-    let policy = RetryPolicy::builder()
-        .attempt_timeout(Duration::from_millis(300))
-        .deadline(Duration::from_millis(1000))
-        .build();
+    let policy = RetryPolicy::default()
+        .with_attempt_timeout(Duration::from_millis(300))
+        .with_deadline(Duration::from_millis(1000));
     let call = ToolCall::new("get", json!({})).idempotent(true);
     let (result, slept) = run_never_answering(policy, &call);
     let report = result.unwrap_err();
@@ -253,7 +265,7 @@ fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
         report
             .attempts
             .iter()
-            .all(|a| a.outcome == Outcome::local_timeout())
+            .all(|a| a.outcome == Outcome::Unknown(UnknownCause::Timeout))
     );
     // Timer 300, sleep 100, timer 300, sleep 200, then the last attempt's timer is the
     // 100 ms left before the deadline.
@@ -272,9 +284,7 @@ fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
 
 #[test]
 fn an_attempt_that_finishes_at_once_never_asks_for_a_timer() {
-    let policy = RetryPolicy::builder()
-        .attempt_timeout(Duration::from_millis(300))
-        .build();
+    let policy = RetryPolicy::default().with_attempt_timeout(Duration::from_millis(300));
     let call = ToolCall::new("get", json!({}));
     let (result, slept) = run(policy, &call, vec![ready()]);
     assert!(result.is_ok());
@@ -283,17 +293,19 @@ fn an_attempt_that_finishes_at_once_never_asks_for_a_timer() {
 
 #[test]
 fn a_shared_budget_stops_a_second_caller() {
-    let budget = RetryBudget::builder().capacity(5).build();
-    let policy = RetryPolicy::builder().budget(budget.clone()).build();
+    let budget = RetryBudget::default().with_capacity(5);
+    let first_caller = Retrier::new(RetryPolicy::default()).with_budget(budget.clone());
+    let second_caller = Retrier::new(RetryPolicy::default()).with_budget(budget.clone());
+    assert!(second_caller.budget().is_some());
     let call = ToolCall::new("search", json!({}));
-    let (first, _) = run(
-        policy.clone(),
+    let (first, _) = run_with(
+        &first_caller,
         &call,
         vec![transient("h", json!([])), ready()],
     );
     assert!(first.is_ok());
     assert_eq!(budget.available(), 1);
-    let (second, slept) = run(policy, &call, vec![transient("h", json!([]))]);
+    let (second, slept) = run_with(&second_caller, &call, vec![transient("h", json!([]))]);
     assert_eq!(
         second.unwrap_err().decision,
         Decision::Escalate {
@@ -360,7 +372,7 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
         let slept = RefCell::new(Vec::new());
         let _ = block_on(retrier.run(
             &call,
-            |_| async { Outcome::local_timeout() },
+            |_| async { Outcome::Unknown(UnknownCause::Timeout) },
             |d| {
                 slept.borrow_mut().push(d);
                 async {}
@@ -368,8 +380,8 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
         ));
         slept.into_inner()
     };
-    let a = Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(1));
-    let b = Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(1));
+    let a = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(1));
+    let b = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(1));
     let first_a = delays(&a);
     assert_eq!(first_a, delays(&b));
     assert_eq!(first_a.len(), 2);
@@ -412,7 +424,10 @@ fn openai_rendering_says_error_in_the_text() {
     assert_eq!(out["call_id"], "c1");
     let mut ok = CallToolResult::success(vec![Content::text("fine")]);
     ok.is_error = Some(false);
-    assert_eq!(openai_function_call_output("c2", &ok)["output"], "fine");
+    assert_eq!(
+        openai_function_call_output("c2", &ok)["output"],
+        "fine"
+    );
     let mut silent = CallToolResult::error_text("");
     silent.content.clear();
     assert_eq!(
@@ -436,8 +451,8 @@ fn a_success_the_server_marked_empty_is_an_empty_success() {
 
 #[test]
 fn a_retrier_keeps_the_policy_it_was_built_with() {
-    let policy = RetryPolicy::builder().max_attempts(5).build();
-    let retrier = Retrier::new(policy).jitter(Jitter::fixed(1.0));
+    let policy = RetryPolicy::default().with_max_attempts(5);
+    let retrier = Retrier::new(policy).with_jitter(Jitter::fixed(1.0));
     assert_eq!(retrier.policy().max_attempts(), 5);
     assert_ne!(
         retrier.policy().max_attempts(),

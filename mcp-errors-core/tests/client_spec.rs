@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{MAX_REQUEST_STATE_BYTES, block_on, both, ok};
 use mcp_errors_core::client::{
-    Attempt, CodeMeaning, Decision, Evidence, EscalationReason, ExecutionError,
-    InvalidReason, Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
+    Attempt, CodeMeaning, Decision, EscalationReason, Evidence, ExecutionError, InvalidReason,
+    Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
     Category, FailureClass, FailureOptions, JsonRpcError, META_KEY, TOOL_FAILURE_META_KEY,
@@ -47,7 +47,7 @@ fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
 }
 
 fn decide_with(profile: PeerProfile, outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::builder().peer_profile(profile).build().decide(
+    RetryPolicy::default().with_peer_profile(profile).decide(
         outcome,
         attempt,
         &mut Jitter::fixed(1.0),
@@ -521,25 +521,22 @@ fn the_profile_a_policy_is_built_with_is_the_one_read_back() {
         RetryPolicy::default().peer_profile(),
         &PeerProfile::standard()
     );
-    let policy = RetryPolicy::builder()
-        .peer_profile(PeerProfile::go_sdk())
-        .build();
+    let policy = RetryPolicy::default().with_peer_profile(PeerProfile::go_sdk());
     assert_eq!(policy.peer_profile(), &PeerProfile::go_sdk());
     assert_eq!(policy.peer_profile().name(), "go-sdk");
 }
 
-/// The deprecated `TIMEOUT_CODES` are codes the TypeScript or the Python profile reads as a
-/// call that may have run.
+/// The codes SDKs use for a request that timed out or a connection that closed (-32000 and
+/// -32001 in the TypeScript SDK, 408 in the Python SDK) are ones the TypeScript or the Python
+/// profile reads as a call that may have run.
 #[test]
-#[allow(deprecated)]
-fn the_deprecated_timeout_codes_may_have_run_for_the_typescript_or_python_sdk() {
-    use mcp_errors_core::client::TIMEOUT_CODES;
-    for code in TIMEOUT_CODES {
-        let outcome = both(&rpc_error(json!({"code": code.0, "message": "timed out"})));
+fn the_sdks_timeout_codes_may_have_run_for_the_typescript_or_python_sdk() {
+    for code in [-32000, -32001, 408] {
+        let outcome = both(&rpc_error(json!({"code": code, "message": "timed out"})));
         let may_have_run = [PeerProfile::typescript_sdk(), PeerProfile::python_sdk()]
             .iter()
             .any(|profile| outcome.may_have_run_for(profile));
-        assert!(may_have_run, "{code:?}");
+        assert!(may_have_run, "{code}");
     }
 }
 
@@ -707,7 +704,7 @@ fn shed_then_done(state: Option<String>) -> Result<Value, mcp_errors_core::clien
 
 #[test]
 fn run_with_state_sends_the_state_back_and_run_stops_on_it() {
-    let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
     let success = block_on(retrier.run_with_state(
@@ -763,7 +760,7 @@ fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
         outcome
     );
 
-    let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
     let stopped = block_on(retrier.run_with_state(

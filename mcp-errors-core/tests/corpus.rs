@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use mcp_errors_core::Category;
 use mcp_errors_core::client::{
-    Attempt, Decision, Jitter, Outcome, RetryPolicy, classify, classify_bytes,
+    Attempt, Decision, Jitter, Outcome, RetryPolicy, UnknownCause, classify, classify_bytes,
 };
 use serde_json::Value;
 
@@ -179,7 +179,7 @@ fn known_unsafe() -> BTreeSet<String> {
 /// agree.
 fn outcome(case: &Case) -> Outcome {
     let Some(line) = &case.answer else {
-        return Outcome::local_timeout();
+        return Outcome::Unknown(UnknownCause::Timeout);
     };
     let from_bytes = classify_bytes(line.as_bytes());
     let value: Value = serde_json::from_str(line).expect("an answer line is JSON");

@@ -10,7 +10,7 @@ use mcp_errors_core::ToolError;
 use mcp_errors_core::client::{
     Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause,
 };
-use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool, call_tool_with};
+use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
@@ -153,7 +153,7 @@ fn assert_send<T: Send>(_: &T) {}
 
 /// A retrier that never waits long and draws the same jitter every run.
 fn retrier() -> Retrier {
-    Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(7))
+    Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(7))
 }
 
 /// The fields of every `mcp_errors::failure` event.
@@ -208,12 +208,15 @@ async fn a_masked_failure_knows_its_tool_client_and_trace_id() {
 
     let call = ToolCall::new("refund", json!({"order_id": "ledger"}))
         .with_meta("traceparent", json!(TRACEPARENT));
-    let report = call_tool_with(client.peer(), &call, &retrier())
+    let report = call_tool(client.peer(), &call, &retrier())
         .await
         .expect_err("an internal failure stops the run");
     assert_eq!(report.attempts.len(), 1);
     let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
-        panic!("expected an execution error: {:?}", report.attempts[0].outcome);
+        panic!(
+            "expected an execution error: {:?}",
+            report.attempts[0].outcome
+        );
     };
     assert_eq!(error.code.as_deref(), Some("LEDGER_UNAVAILABLE"));
     let id = error.correlation_id.as_deref().expect("a correlation id");
@@ -241,7 +244,7 @@ async fn wrong_arguments_are_a_coded_validation_failure_to_fix() {
         (json!({}), Some("order_id")),
     ] {
         let call = ToolCall::new("refund", arguments);
-        let report = call_tool(client.peer(), &call, &RetryPolicy::default())
+        let report = call_tool(client.peer(), &call, &Retrier::new(RetryPolicy::default()))
             .await
             .expect_err("bad arguments stop the run");
         assert_eq!(report.decision, Decision::FixInput);
@@ -259,7 +262,7 @@ async fn wrong_arguments_are_a_coded_validation_failure_to_fix() {
 async fn a_transient_failure_is_retried_and_succeeds() {
     let client = connect().await;
     let call = ToolCall::new("refund", json!({"order_id": "busy"}));
-    let success = call_tool_with(client.peer(), &call, &retrier())
+    let success = call_tool(client.peer(), &call, &retrier())
         .await
         .expect("the second attempt succeeds");
     assert_eq!(success.attempts.len(), 2);
@@ -278,7 +281,7 @@ async fn an_empty_json_result_is_an_empty_success() {
     let success = call_tool(
         client.peer(),
         &ToolCall::new("search", Value::Null),
-        &RetryPolicy::default(),
+        &Retrier::new(RetryPolicy::default()),
     )
     .await
     .expect("a success");
@@ -296,7 +299,7 @@ async fn an_empty_json_result_is_an_empty_success() {
 async fn a_protocol_failure_keeps_its_code_in_the_message() {
     let client = connect().await;
     let call = ToolCall::new("refund", json!({"order_id": "range"}));
-    let report = call_tool(client.peer(), &call, &RetryPolicy::default())
+    let report = call_tool(client.peer(), &call, &Retrier::new(RetryPolicy::default()))
         .await
         .expect_err("a protocol failure stops the run");
     let Outcome::ProtocolError(error) = &report.attempts[0].outcome else {
@@ -314,7 +317,7 @@ async fn a_closed_connection_is_an_unknown_outcome() {
     let peer = client.peer().clone();
     client.cancel().await.unwrap();
     let call = ToolCall::new("refund", json!({"order_id": "A-1"}));
-    let report = call_tool(&peer, &call, &RetryPolicy::default())
+    let report = call_tool(&peer, &call, &Retrier::new(RetryPolicy::default()))
         .await
         .expect_err("no answer");
     assert_eq!(
@@ -327,13 +330,14 @@ async fn a_closed_connection_is_an_unknown_outcome() {
 #[tokio::test]
 async fn a_call_that_never_answers_ends_at_the_deadline_and_is_cancelled() {
     let client = connect().await;
-    let policy = RetryPolicy::builder()
-        .deadline(Duration::from_millis(300))
-        .max_attempts(1)
-        .build();
+    let retrier = Retrier::new(
+        RetryPolicy::default()
+            .with_deadline(Duration::from_millis(300))
+            .with_max_attempts(1),
+    );
     let call = ToolCall::new("hang", json!({"order_id": "deadline"}));
     let started = Instant::now();
-    let running = call_tool(client.peer(), &call, &policy);
+    let running = call_tool(client.peer(), &call, &retrier);
     assert_send(&running);
     let report = tokio::time::timeout(Duration::from_secs(5), running)
         .await
@@ -355,17 +359,16 @@ async fn a_call_that_never_answers_ends_at_the_deadline_and_is_cancelled() {
 async fn each_attempt_of_an_idempotent_call_is_bounded_and_cancelled() {
     let client = connect().await;
     let retrier = Retrier::new(
-        RetryPolicy::builder()
-            .attempt_timeout(Duration::from_millis(100))
-            .deadline(Duration::from_secs(10))
-            .build(),
+        RetryPolicy::default()
+            .with_attempt_timeout(Duration::from_millis(100))
+            .with_deadline(Duration::from_secs(10)),
     )
-    .jitter(Jitter::seeded(7));
+    .with_jitter(Jitter::seeded(7));
     let call = ToolCall::new("hang", json!({"order_id": "per-attempt"})).idempotent(true);
     let started = Instant::now();
     let report = tokio::time::timeout(
         Duration::from_secs(5),
-        call_tool_with(client.peer(), &call, &retrier),
+        call_tool(client.peer(), &call, &retrier),
     )
     .await
     .expect("the attempt timeout ends each attempt")

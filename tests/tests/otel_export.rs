@@ -118,7 +118,7 @@ fn busy() -> Value {
 #[test]
 fn a_client_run_is_a_span_and_each_retry_an_event_on_it() {
     let spans = export(|| {
-        let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
+        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
         let call = ToolCall::new("get_order", json!({"id": 7}));
         let run = retrier.run(
             &call,
@@ -163,7 +163,7 @@ fn a_client_run_is_a_span_and_each_retry_an_event_on_it() {
 #[test]
 fn a_run_that_stops_records_the_last_error_on_its_span() {
     let spans = export(|| {
-        let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(1.0));
+        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
         let call = ToolCall::new("list_orders", json!({}));
         let run = retrier.run(
             &call,

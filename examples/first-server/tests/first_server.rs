@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use mcp_errors_core::client::{Decision, Outcome, RetryPolicy, ToolCall};
+use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall};
 use mcp_errors_core::rmcp::call_tool;
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
@@ -57,10 +57,10 @@ fn the_readme_shows_this_main_rs_and_these_dependencies() {
 async fn it_answers_fails_with_a_code_and_names_a_wrong_argument() {
     let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_first-server"));
     let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
-    let policy = RetryPolicy::default();
+    let retrier = Retrier::new(RetryPolicy::default());
     let forecast = |city: Value| ToolCall::new("forecast", json!({ "city": city }));
 
-    let paris = call_tool(client.peer(), &forecast(json!("Paris")), &policy)
+    let paris = call_tool(client.peer(), &forecast(json!("Paris")), &retrier)
         .await
         .expect("a forecast");
     let result = paris.result().unwrap().to_value().unwrap();
@@ -69,7 +69,7 @@ async fn it_answers_fails_with_a_code_and_names_a_wrong_argument() {
         json!({"city": "Paris", "celsius": 18})
     );
 
-    let atlantis = call_tool(client.peer(), &forecast(json!("Atlantis")), &policy)
+    let atlantis = call_tool(client.peer(), &forecast(json!("Atlantis")), &retrier)
         .await
         .expect_err("no station");
     assert_eq!(atlantis.decision, Decision::FixInput);
@@ -82,7 +82,7 @@ async fn it_answers_fails_with_a_code_and_names_a_wrong_argument() {
         Some("try a capital city, e.g. Paris")
     );
 
-    let wrong = call_tool(client.peer(), &forecast(json!(5)), &policy)
+    let wrong = call_tool(client.peer(), &forecast(json!(5)), &retrier)
         .await
         .expect_err("a wrong argument");
     let Outcome::ExecutionError(error) = &wrong.attempts[0].outcome else {

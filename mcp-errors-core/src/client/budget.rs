@@ -7,19 +7,25 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// struggling server is not hammered by many callers retrying at once.
 ///
 /// A retry withdraws tokens (more for a timeout, which costs the server more); a success
-/// puts a few back; with the bucket empty, the policy stops retrying
-/// ([`EscalationReason::BudgetExhausted`](super::EscalationReason::BudgetExhausted)) until successes refill it. Defaults are AWS's
-/// standard retry mode: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds 1.
+/// puts a few back; with the bucket empty, retries stop
+/// ([`EscalationReason::BudgetExhausted`](super::EscalationReason::BudgetExhausted)) until
+/// successes refill it. A [`Retrier`](super::Retrier) charges the budget it is given
+/// ([`Retrier::with_budget`](super::Retrier::with_budget)); a caller deciding attempt by attempt
+/// charges it with [`RetryPolicy::decide_with_budget`](super::RetryPolicy::decide_with_budget).
+///
+/// The default is AWS's standard retry mode: 500 tokens, a retry costs 5, a timeout retry
+/// 10, a success refunds 1. The `with_*` methods make a new bucket, full and shared with
+/// nothing yet: set them first, then clone the budget to share it.
 ///
 /// ```
 /// use mcp_errors_core::client::RetryBudget;
 ///
-/// let budget = RetryBudget::aws_standard();
+/// let budget = RetryBudget::default();
 /// let shared = budget.clone();
 /// assert!(shared.try_withdraw(5));
 /// assert_eq!(budget.available(), 495);
 ///
-/// let small = RetryBudget::builder().capacity(20).retry_cost(10).build();
+/// let small = RetryBudget::default().with_capacity(20).with_retry_cost(10);
 /// assert_eq!((small.available(), small.retry_cost(), small.timeout_cost()), (20, 10, 10));
 /// ```
 #[derive(Clone, Debug)]
@@ -34,20 +40,58 @@ struct BudgetInner {
     success_refund: u32,
 }
 
-impl RetryBudget {
-    /// AWS's standard mode: 500 tokens, retry 5, timeout retry 10, success refund 1.
-    pub fn aws_standard() -> Self {
-        RetryBudget::builder().build()
-    }
-
-    /// A builder starting from AWS's standard mode.
-    pub fn builder() -> RetryBudgetBuilder {
-        RetryBudgetBuilder {
+/// AWS's standard mode: 500 tokens, retry 5, timeout retry 10, success refund 1.
+impl Default for RetryBudget {
+    fn default() -> Self {
+        RetryBudget::new(BudgetInner {
+            tokens: AtomicU32::new(0),
             capacity: 500,
             retry_cost: 5,
             timeout_cost: 10,
             success_refund: 1,
-        }
+        })
+    }
+}
+
+impl RetryBudget {
+    /// A full bucket of `inner`'s settings.
+    fn new(inner: BudgetInner) -> Self {
+        inner.tokens.store(inner.capacity, Ordering::Release);
+        RetryBudget(Arc::new(inner))
+    }
+
+    /// A new, full bucket with these settings changed.
+    fn with(&self, change: impl FnOnce(&mut BudgetInner)) -> Self {
+        let mut inner = BudgetInner {
+            tokens: AtomicU32::new(0),
+            capacity: self.0.capacity,
+            retry_cost: self.0.retry_cost,
+            timeout_cost: self.0.timeout_cost,
+            success_refund: self.0.success_refund,
+        };
+        change(&mut inner);
+        RetryBudget::new(inner)
+    }
+
+    /// A new, full bucket of `capacity` tokens. The default is 500.
+    pub fn with_capacity(self, capacity: u32) -> Self {
+        self.with(|b| b.capacity = capacity)
+    }
+
+    /// A new, full bucket in which a retry takes `cost` tokens. The default is 5.
+    pub fn with_retry_cost(self, cost: u32) -> Self {
+        self.with(|b| b.retry_cost = cost)
+    }
+
+    /// A new, full bucket in which a retry after a timeout (an outcome that may have run)
+    /// takes `cost` tokens. The default is 10.
+    pub fn with_timeout_cost(self, cost: u32) -> Self {
+        self.with(|b| b.timeout_cost = cost)
+    }
+
+    /// A new, full bucket in which a success puts `refund` tokens back. The default is 1.
+    pub fn with_success_refund(self, refund: u32) -> Self {
+        self.with(|b| b.success_refund = refund)
     }
 
     /// The size of the bucket, and the tokens it starts with.
@@ -92,51 +136,5 @@ impl RetryBudget {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
                 Some(t.saturating_add(amount).min(capacity))
             });
-    }
-}
-
-/// Builds a [`RetryBudget`]; see there for the defaults.
-#[derive(Clone, Copy, Debug)]
-pub struct RetryBudgetBuilder {
-    capacity: u32,
-    retry_cost: u32,
-    timeout_cost: u32,
-    success_refund: u32,
-}
-
-impl RetryBudgetBuilder {
-    /// The size of the bucket; it starts full.
-    pub fn capacity(mut self, capacity: u32) -> Self {
-        self.capacity = capacity;
-        self
-    }
-
-    /// The tokens a retry takes.
-    pub fn retry_cost(mut self, cost: u32) -> Self {
-        self.retry_cost = cost;
-        self
-    }
-
-    /// The tokens a retry after a timeout takes.
-    pub fn timeout_cost(mut self, cost: u32) -> Self {
-        self.timeout_cost = cost;
-        self
-    }
-
-    /// The tokens a success puts back.
-    pub fn success_refund(mut self, refund: u32) -> Self {
-        self.success_refund = refund;
-        self
-    }
-
-    /// The budget, with a full bucket.
-    pub fn build(self) -> RetryBudget {
-        RetryBudget(Arc::new(BudgetInner {
-            tokens: AtomicU32::new(self.capacity),
-            capacity: self.capacity,
-            retry_cost: self.retry_cost,
-            timeout_cost: self.timeout_cost,
-            success_refund: self.success_refund,
-        }))
     }
 }

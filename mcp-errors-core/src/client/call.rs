@@ -1,5 +1,5 @@
-//! The call as the caller describes it ([`ToolCall`], [`ToolAnnotations`]) and where it
-//! stands when a decision is made ([`Attempt`]).
+//! The call as the caller describes it ([`ToolCall`]) and where it stands when a decision is
+//! made ([`Attempt`]).
 
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ impl Attempt {
 ///
 /// Idempotency is the caller's declaration. A tool's `idempotentHint` or `readOnlyHint`
 /// annotation is advice from a server that may not be trusted, not permission: read it with
-/// [`ToolAnnotations`] and decide yourself.
+/// [`ToolCall::hints_idempotent`] and decide yourself.
 ///
 /// ```
 /// use mcp_errors_core::client::ToolCall;
@@ -95,40 +95,25 @@ impl ToolCall {
         self.meta.insert(key.into(), value);
         self
     }
-}
 
-/// The hints of a tool's `annotations` (from `tools/list`): advice about the tool, which a
-/// caller may weigh when it declares [`ToolCall::idempotent`]. The policy never reads them.
-///
-/// ```
-/// use mcp_errors_core::client::ToolAnnotations;
-/// use serde_json::json;
-///
-/// let tool = json!({"name": "get_order", "annotations": {"readOnlyHint": true}});
-/// let hints = ToolAnnotations::from_tool(&tool);
-/// assert!(hints.suggests_idempotent());
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ToolAnnotations {
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-}
-
-impl ToolAnnotations {
-    /// The hints of a `Tool` object from `tools/list`; absent or malformed hints are `None`.
-    pub fn from_tool(tool: &Value) -> Self {
+    /// Whether a `Tool` object from `tools/list` claims that calling it twice is harmless: its
+    /// `annotations` say `readOnlyHint: true` or `idempotentHint: true` (absent or malformed
+    /// hints claim nothing). This is advice from the server, which a caller may weigh when it
+    /// declares [`idempotent`](Self::idempotent); the policy never reads it.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::ToolCall;
+    /// use serde_json::json;
+    ///
+    /// let tool = json!({"name": "get_order", "annotations": {"readOnlyHint": true}});
+    /// let trusted_server = true;
+    /// let call = ToolCall::new("get_order", json!({"id": 7}))
+    ///     .idempotent(trusted_server && ToolCall::hints_idempotent(&tool));
+    /// assert!(call.idempotent);
+    /// assert!(!ToolCall::hints_idempotent(&json!({"name": "x", "annotations": {"readOnlyHint": "yes"}})));
+    /// ```
+    pub fn hints_idempotent(tool: &Value) -> bool {
         let hint = |key: &str| tool.get("annotations")?.get(key)?.as_bool();
-        ToolAnnotations {
-            read_only: hint("readOnlyHint"),
-            idempotent: hint("idempotentHint"),
-        }
-    }
-
-    /// Whether the server claims that calling twice is harmless (read-only or idempotent).
-    pub fn suggests_idempotent(&self) -> bool {
-        self.read_only == Some(true) || self.idempotent == Some(true)
+        hint("readOnlyHint") == Some(true) || hint("idempotentHint") == Some(true)
     }
 }

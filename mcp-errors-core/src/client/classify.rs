@@ -175,17 +175,6 @@ pub fn classify_result(result: &Value) -> Outcome {
     result_outcome(result)
 }
 
-/// [`classify_result`] from raw bytes.
-pub fn classify_result_bytes(result: &[u8]) -> Outcome {
-    if let Some(refused) = refused_as_value(result) {
-        return Outcome::Invalid(refused);
-    }
-    match serde_json::from_slice::<&RawValue>(result) {
-        Ok(raw) => result_outcome(raw),
-        Err(e) => Outcome::Invalid(not_parsed(result, &e)),
-    }
-}
-
 /// Why serde_json refuses `input` as a [`Value`] when it may although the borrowed reading
 /// accepts it, so that bytes a caller cannot parse for [`classify`] are not JSON to
 /// [`classify_bytes`] either. The borrowed reading skips what it does not decode without

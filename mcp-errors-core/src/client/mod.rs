@@ -10,8 +10,9 @@
 //!   renegotiate the version, retry with the server's `requestState`, or escalate.
 //! - [`PeerProfile`] says what one peer's implementation-defined codes (-32000..=-32019, and
 //!   its SDK's own) mean; without one they mean nothing.
-//! - [`Retrier`] / [`run_with_policy`] run a call under a policy with the caller's call and
-//!   sleep functions, and hand back a [`StopReport`] when the policy stops without a result.
+//! - [`Retrier`] runs a call under a policy (and a shared [`RetryBudget`], if given one) with
+//!   the caller's call and sleep functions, and hands back a [`StopReport`] when the policy
+//!   stops without a result.
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
 //!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items.
 //!
@@ -99,21 +100,15 @@ pub(crate) mod text;
 mod trace;
 
 pub use backoff::Jitter;
-pub use budget::{RetryBudget, RetryBudgetBuilder};
-pub use call::{Attempt, ToolAnnotations, ToolCall};
-pub use classify::{classify, classify_bytes, classify_result, classify_result_bytes};
+pub use budget::RetryBudget;
+pub use call::{Attempt, ToolCall};
+pub use classify::{classify, classify_bytes, classify_result};
 pub use decision::{Decision, EscalationReason};
-#[allow(deprecated)]
-pub use outcome::TIMEOUT_CODES;
-pub use outcome::{
-    Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause,
-};
+pub use outcome::{Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause};
 pub use peer::{CodeMeaning, PeerProfile};
-pub use policy::{
-    DEFAULT_BASE_DELAY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BACKOFF, RetryPolicy, RetryPolicyBuilder,
-};
+pub use policy::RetryPolicy;
 pub use report::{AttemptRecord, StopReport};
-pub use run::{Retrier, RunSuccess, run_with_policy};
+pub use run::{Retrier, RunSuccess};
 
 /// Durations on the wire of reports, in whole milliseconds.
 pub(crate) mod millis {

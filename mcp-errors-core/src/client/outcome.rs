@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
+use crate::{Category, FailureClass, JsonRpcError};
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
 ///
@@ -26,7 +26,7 @@ use crate::{Category, ErrorCode, FailureClass, JsonRpcError};
 /// }));
 /// assert!(matches!(ok, Outcome::Ready(_)));
 ///
-/// let lost = Outcome::unknown(UnknownCause::ConnectionLost);
+/// let lost = Outcome::Unknown(UnknownCause::ConnectionLost);
 /// assert!(lost.may_have_run());
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,22 +53,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a call that got no response: the caller's own timeout fired, or the
-    /// connection was lost.
-    pub fn unknown(cause: UnknownCause) -> Self {
-        Outcome::Unknown(cause)
-    }
-
-    /// [`Outcome::Unknown`] for a local timeout.
-    pub fn local_timeout() -> Self {
-        Outcome::Unknown(UnknownCause::Timeout)
-    }
-
-    /// [`Outcome::Unknown`] for a lost connection.
-    pub fn connection_lost() -> Self {
-        Outcome::Unknown(UnknownCause::ConnectionLost)
-    }
-
     /// Whether the call succeeded ([`Outcome::Ready`] or [`Outcome::Empty`]).
     pub fn is_success(&self) -> bool {
         matches!(self, Outcome::Ready(_) | Outcome::Empty(_))
@@ -147,11 +131,11 @@ impl Outcome {
     ///
     /// ```
     /// use mcp_errors_core::{Category, JsonRpcError};
-    /// use mcp_errors_core::client::Outcome;
+    /// use mcp_errors_core::client::{Outcome, UnknownCause};
     ///
     /// let refused = Outcome::ProtocolError(JsonRpcError::new(-32603, "connect ECONNREFUSED 127.0.0.1:5432"));
     /// assert_eq!(refused.category(), Some(Category::Transient));
-    /// assert_eq!(Outcome::local_timeout().category(), None);
+    /// assert_eq!(Outcome::Unknown(UnknownCause::Timeout).category(), None);
     /// ```
     pub fn category(&self) -> Option<Category> {
         match self {
@@ -438,15 +422,6 @@ impl ExecutionError {
     }
 }
 
-/// Codes some SDKs use for a request that timed out or a connection that closed: -32000
-/// and -32001 (TypeScript SDK `ConnectionClosed` and `RequestTimeout`), 408 (Python SDK).
-///
-/// MCP 2026-07-28 leaves -32000..=-32019 to implementations, and other SDKs give these codes
-/// other meanings (the TypeScript SDK's own server answers an unknown session with -32001), so
-/// the client no longer reads them alike for every server.
-#[deprecated(note = "codes mean what each peer's SDK says: use `PeerProfile`")]
-pub const TIMEOUT_CODES: [ErrorCode; 3] = [ErrorCode(-32000), ErrorCode(-32001), ErrorCode(408)];
-
 /// Why a response was classified [`Outcome::Invalid`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "reason", content = "detail")]
@@ -485,7 +460,7 @@ impl fmt::Display for InvalidReason {
     }
 }
 
-/// Why a call has no response; see [`Outcome::unknown`].
+/// Why a call has no response: the caller builds [`Outcome::Unknown`] with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "cause", content = "detail")]
 #[non_exhaustive]

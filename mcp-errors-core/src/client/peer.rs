@@ -48,7 +48,7 @@ struct Entry {
 /// (the Python SDK's 408). Without a profile ([`PeerProfile::standard`], the default) such a
 /// code means nothing: the call may or may not have run, and a non-idempotent call is never
 /// replayed blindly. A profile, chosen for the peer by the caller
-/// ([`RetryPolicyBuilder::peer_profile`](super::RetryPolicyBuilder::peer_profile)) or from its
+/// ([`RetryPolicy::with_peer_profile`](super::RetryPolicy::with_peer_profile)) or from its
 /// `serverInfo` ([`PeerProfile::from_server_info`]), gives the codes its SDK uses their meaning.
 ///
 /// An entry may also name the start of the message (case-insensitive), for a code an SDK uses
@@ -210,7 +210,7 @@ impl PeerProfile {
     /// use mcp_errors_core::client::{Attempt, Decision, Jitter, PeerProfile, RetryPolicy, classify_bytes};
     ///
     /// let profile = PeerProfile::standard().with_text_rule("quota spent", Category::Business);
-    /// let policy = RetryPolicy::builder().peer_profile(profile).build();
+    /// let policy = RetryPolicy::default().with_peer_profile(profile);
     /// let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,
     ///     "content":[{"type":"text","text":"Quota spent for this month"}]}}"#;
     /// let decision = policy.decide(&classify_bytes(bytes), Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0));

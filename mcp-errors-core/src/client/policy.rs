@@ -12,13 +12,6 @@ use super::outcome::{Evidence, ExecutionError, Outcome, RawResult};
 use super::peer::PeerProfile;
 use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
 
-/// The default base of the exponential backoff: 100 ms.
-pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(100);
-/// The default cap of one backoff delay and of an honoured retry-after: 20 s (AWS's cap).
-pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(20);
-/// The default number of attempts, the first one included: 3 (AWS standard mode).
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
-
 /// Maps an [`Outcome`] and the attempt to a [`Decision`]. This table is the one place that
 /// says what a category means to a client.
 ///
@@ -50,35 +43,40 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 /// `reliability` is retried only when `retryable` is `true` and the call is declared
 /// idempotent (`CheckState` when it is not), never before `retryNotBefore`.
 ///
-/// Retries are bounded by the number of attempts, the overall deadline and the optional
-/// [`RetryBudget`]; any of them running out turns a `Retry` into an `Escalate`. A
-/// [`Retrier`](super::Retrier) also bounds each attempt by the attempt timeout and the time
-/// left before the deadline.
+/// Retries are bounded by the number of attempts and the overall deadline, and, when one is
+/// charged ([`decide_with_budget`](Self::decide_with_budget),
+/// [`Retrier::with_budget`](super::Retrier::with_budget)), by a [`RetryBudget`]; any of them
+/// running out turns a `Retry` into an `Escalate`. A [`Retrier`](super::Retrier) also bounds
+/// each attempt by the attempt timeout and the time left before the deadline.
 ///
-/// Defaults follow AWS's standard retry mode: at most 3 attempts and full jitter, a delay of
-/// `rand(0..=1) * min(base * 2^(attempt-1), cap)` with a cap of 20 s. AWS's reference
-/// formula uses a 1 s base; the default here is 100 ms, since a tool call usually sits in an
-/// interactive agent loop where a transient fault clears quickly.
+/// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
+/// the `with_*` methods, each of which says its default. Defaults follow AWS's standard retry
+/// mode: at most 3 attempts and full jitter, a delay of
+/// `rand(0..=1) * min(base * 2^(attempt-1), max_backoff)` with a `max_backoff` of 20 s. AWS's
+/// reference formula uses a 1 s base; the default here is 100 ms, since a tool call usually
+/// sits in an interactive agent loop where a transient fault clears quickly. No deadline, no
+/// attempt timeout, no catalog and [`PeerProfile::standard`] unless set.
 ///
 /// A server's retry-after (and the draft entry's `retryNotBefore`) is a floor, not a
 /// replacement for the backoff: the policy waits the larger of it and the jittered backoff it
-/// would wait without one, so a retry-after at or above the backoff ceiling is waited exactly
+/// would wait without one, so a retry-after at or above the longest backoff is waited exactly
 /// and a shorter one (`retryAfterMs: 0`) still leaves the backoff and its jitter, and callers
 /// told to come back at once do not all come back together. When the retry-after is longer
-/// than the cap or would pass the deadline, the policy gives up instead of calling back early,
+/// than `max_backoff` or would pass the deadline, the policy gives up instead of calling back early,
 /// since an early call is only refused again.
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_errors_core::client::{Attempt, Decision, EscalationReason, Jitter, Outcome, RetryPolicy};
+/// use mcp_errors_core::client::{
+///     Attempt, Decision, EscalationReason, Jitter, Outcome, RetryPolicy, UnknownCause,
+/// };
 ///
-/// let policy = RetryPolicy::builder()
-///     .max_attempts(4)
-///     .base_delay(Duration::from_millis(200))
-///     .deadline(Duration::from_secs(10))
-///     .build();
+/// let policy = RetryPolicy::default()
+///     .with_max_attempts(4)
+///     .with_base_delay(Duration::from_millis(200))
+///     .with_deadline(Duration::from_secs(10));
 /// let mut jitter = Jitter::fixed(1.0);
-/// let timeout = Outcome::local_timeout();
+/// let timeout = Outcome::Unknown(UnknownCause::Timeout);
 ///
 /// // A call that may have run is retried only when it is declared idempotent.
 /// let first = Attempt::new(1, Duration::ZERO);
@@ -105,82 +103,77 @@ pub struct RetryPolicy {
     max_backoff: Duration,
     deadline: Option<Duration>,
     attempt_timeout: Option<Duration>,
-    budget: Option<RetryBudget>,
     catalog: Option<ErrorCatalog>,
     peer: PeerProfile,
 }
 
+/// At most 3 attempts, a base delay of 100 ms, a longest backoff of 20 s, no deadline, no
+/// attempt timeout, no catalog, [`PeerProfile::standard`].
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            base_delay: DEFAULT_BASE_DELAY,
-            max_backoff: DEFAULT_MAX_BACKOFF,
+            max_attempts: 3,
+            base_delay: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(20),
             deadline: None,
             attempt_timeout: None,
-            budget: None,
             catalog: None,
             peer: PeerProfile::standard(),
         }
     }
 }
 
-/// Builds a [`RetryPolicy`]; see there for the defaults.
-#[derive(Clone, Debug, Default)]
-pub struct RetryPolicyBuilder(RetryPolicy);
-
-impl RetryPolicyBuilder {
-    /// At most this many attempts, the first one included (at least 1).
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.0.max_attempts = attempts.max(1);
+impl RetryPolicy {
+    /// The same policy making at most `attempts` attempts, the first one included (at least
+    /// 1). The default is 3, as in AWS's standard mode.
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
         self
     }
 
-    /// The base of the exponential backoff.
-    pub fn base_delay(mut self, base: Duration) -> Self {
-        self.0.base_delay = base;
+    /// The same policy with this base of the exponential backoff. The default is 100 ms.
+    pub fn with_base_delay(mut self, base: Duration) -> Self {
+        self.base_delay = base;
         self
     }
 
-    /// The cap of one backoff delay, and the longest retry-after the policy waits.
-    pub fn max_backoff(mut self, cap: Duration) -> Self {
-        self.0.max_backoff = cap;
+    /// The same policy with this longest backoff: no delay between attempts is longer, and a
+    /// server's retry-after longer than it is not waited (the policy escalates). The default
+    /// is 20 s, AWS's.
+    pub fn with_max_backoff(mut self, max_backoff: Duration) -> Self {
+        self.max_backoff = max_backoff;
         self
     }
 
-    /// An overall deadline for the call, measured from the start of the first attempt: no
-    /// retry is scheduled that would start after it, and a [`Retrier`](super::Retrier) stops
-    /// waiting for an attempt when it passes (the attempt then ends as
-    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
-    pub fn deadline(mut self, deadline: Duration) -> Self {
-        self.0.deadline = Some(deadline);
+    /// The same policy with an overall deadline for the call, measured from the start of the
+    /// first attempt: no retry is scheduled that would start after it, and a
+    /// [`Retrier`](super::Retrier) stops waiting for an attempt when it passes (the attempt
+    /// then ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
+    /// None by default.
+    pub fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
         self
     }
 
-    /// The longest a [`Retrier`](super::Retrier) waits for one attempt (never past the
-    /// deadline): an attempt still unanswered then is dropped, and ends as
+    /// The same policy with the longest a [`Retrier`](super::Retrier) waits for one attempt
+    /// (never past the deadline): an attempt still unanswered then is dropped, and ends as
     /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`,
-    /// since the call may have run. None unless set.
-    pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
-        self.0.attempt_timeout = Some(timeout);
+    /// since the call may have run. None by default.
+    pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.attempt_timeout = Some(timeout);
         self
     }
 
-    /// A retry budget, usually shared with other policies through clones.
-    pub fn budget(mut self, budget: RetryBudget) -> Self {
-        self.0.budget = Some(budget);
+    /// The same policy with a catalog the server published: an execution error whose code is
+    /// missing from it gets the safe default (escalate, no retry), and a known code takes the
+    /// catalog's category. None by default.
+    pub fn with_catalog(mut self, catalog: ErrorCatalog) -> Self {
+        self.catalog = Some(catalog);
         self
     }
 
-    /// A catalog the server published: an execution error whose code is missing from it gets the
-    /// safe default (escalate, no retry), and a known code takes the catalog's category.
-    pub fn catalog(mut self, catalog: ErrorCatalog) -> Self {
-        self.0.catalog = Some(catalog);
-        self
-    }
-
-    /// What the peer's implementation-defined codes mean ([`PeerProfile::standard`], nothing,
-    /// unless set).
+    /// The same policy reading the peer's implementation-defined codes with `profile`. The
+    /// default is [`PeerProfile::standard`], in which they mean nothing.
     ///
     /// ```
     /// use std::time::Duration;
@@ -191,24 +184,12 @@ impl RetryPolicyBuilder {
     /// let attempt = Attempt::new(1, Duration::ZERO);
     /// let standard = RetryPolicy::default();
     /// assert_eq!(standard.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::CheckState);
-    /// let ts = RetryPolicy::builder().peer_profile(PeerProfile::typescript_sdk()).build();
+    /// let ts = RetryPolicy::default().with_peer_profile(PeerProfile::typescript_sdk());
     /// assert_eq!(ts.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::Reinitialize);
     /// ```
-    pub fn peer_profile(mut self, profile: PeerProfile) -> Self {
-        self.0.peer = profile;
+    pub fn with_peer_profile(mut self, profile: PeerProfile) -> Self {
+        self.peer = profile;
         self
-    }
-
-    /// The policy.
-    pub fn build(self) -> RetryPolicy {
-        self.0
-    }
-}
-
-impl RetryPolicy {
-    /// A builder starting from the defaults.
-    pub fn builder() -> RetryPolicyBuilder {
-        RetryPolicyBuilder::default()
     }
 
     /// The maximum number of attempts, the first one included.
@@ -216,9 +197,34 @@ impl RetryPolicy {
         self.max_attempts
     }
 
+    /// The base of the exponential backoff.
+    pub fn base_delay(&self) -> Duration {
+        self.base_delay
+    }
+
+    /// The longest backoff, and the longest retry-after the policy waits.
+    pub fn max_backoff(&self) -> Duration {
+        self.max_backoff
+    }
+
     /// The overall deadline, if any.
     pub fn deadline(&self) -> Option<Duration> {
         self.deadline
+    }
+
+    /// The longest a [`Retrier`](super::Retrier) waits for one attempt, if set.
+    pub fn attempt_timeout(&self) -> Option<Duration> {
+        self.attempt_timeout
+    }
+
+    /// The catalog the server published, if any.
+    pub fn catalog(&self) -> Option<&ErrorCatalog> {
+        self.catalog.as_ref()
+    }
+
+    /// What the peer's implementation-defined codes mean.
+    pub fn peer_profile(&self) -> &PeerProfile {
+        &self.peer
     }
 
     /// How long an attempt starting `elapsed` into the call may take: the attempt timeout or
@@ -233,58 +239,39 @@ impl RetryPolicy {
         }
     }
 
-    /// The retry budget, if any.
-    pub fn budget(&self) -> Option<&RetryBudget> {
-        self.budget.as_ref()
-    }
-
-    /// What the peer's implementation-defined codes mean.
-    pub fn peer_profile(&self) -> &PeerProfile {
-        &self.peer
-    }
-
-    /// The backoff ceiling after attempt `number` (from 1): `min(base * 2^(number-1), cap)`.
-    /// A retry waits a random fraction of it (full jitter).
-    pub fn backoff_ceiling(&self, number: u32) -> Duration {
+    /// The longest backoff after attempt `number` (from 1): `min(base * 2^(number-1),
+    /// max_backoff)`. A retry waits a random fraction of it (full jitter).
+    fn backoff(&self, number: u32) -> Duration {
         let exponent = number.saturating_sub(1).min(64);
-        let ceiling = self
+        let longest = self
             .base_delay
             .as_nanos()
             .saturating_mul(1u128 << exponent)
             .min(self.max_backoff.as_nanos());
-        Duration::from_nanos(u64::try_from(ceiling).unwrap_or(u64::MAX))
+        Duration::from_nanos(u64::try_from(longest).unwrap_or(u64::MAX))
     }
 
-    /// Decides what to do after `attempt` ended in `outcome`.
-    ///
-    /// With a [`RetryBudget`], a success refunds tokens and a `Retry` withdraws them, so
-    /// call this once per attempt.
+    /// Decides what to do after `attempt` ended in `outcome`. It reads nothing but its
+    /// arguments and changes nothing but `jitter`; a retry budget is charged by
+    /// [`decide_with_budget`](Self::decide_with_budget), or by a [`Retrier`](super::Retrier)
+    /// that holds one.
     pub fn decide(&self, outcome: &Outcome, attempt: Attempt, jitter: &mut Jitter) -> Decision {
         match outcome {
-            Outcome::Ready(result) | Outcome::Empty(result) => {
-                if let Some(decision) = self.failure_in_success(result, attempt) {
-                    return decision;
-                }
-                if let Some(budget) = &self.budget {
-                    budget.refund(budget.success_refund());
-                }
-                Decision::Done
-            }
+            Outcome::Ready(result) | Outcome::Empty(result) => self
+                .failure_in_success(result, attempt)
+                .unwrap_or(Decision::Done),
             Outcome::InputRequired(result) => match state_only(result) {
                 // Classification refuses such a state; an outcome built otherwise may hold one.
                 Some(request_state) if request_state.len() > MAX_REQUEST_STATE_BYTES => {
                     escalate(EscalationReason::InvalidResponse)
                 }
-                Some(request_state) => {
-                    let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
-                    match self.retry(attempt, None, cost, jitter) {
-                        Decision::Retry { after } => Decision::RetryWithState {
-                            after,
-                            request_state,
-                        },
-                        other => other,
-                    }
-                }
+                Some(request_state) => match self.retry(attempt, None, jitter) {
+                    Decision::Retry { after } => Decision::RetryWithState {
+                        after,
+                        request_state,
+                    },
+                    other => other,
+                },
                 None => Decision::ProvideInput,
             },
             Outcome::Invalid(_) => escalate(EscalationReason::InvalidResponse),
@@ -294,12 +281,67 @@ impl RetryPolicy {
         }
     }
 
+    /// [`decide`](Self::decide), charging `budget`, usually shared with other callers through
+    /// clones: a success puts [`success_refund`](RetryBudget::success_refund) tokens back, and
+    /// a retry takes [`retry_cost`](RetryBudget::retry_cost) tokens
+    /// ([`timeout_cost`](RetryBudget::timeout_cost) when the outcome
+    /// [may have run](Outcome::may_have_run_for)), or, with too few left, becomes
+    /// [`Decision::Escalate`] with [`EscalationReason::BudgetExhausted`]. Call it once per
+    /// attempt.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::client::{
+    ///     Attempt, Decision, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
+    /// };
+    ///
+    /// let policy = RetryPolicy::default();
+    /// let budget = RetryBudget::default().with_capacity(10);
+    /// let timeout = Outcome::Unknown(UnknownCause::Timeout);
+    /// let attempt = Attempt::new(1, Duration::ZERO).idempotent(true);
+    /// let mut jitter = Jitter::fixed(1.0);
+    /// let first = policy.decide_with_budget(&timeout, attempt, &mut jitter, &budget);
+    /// assert_eq!(first, Decision::Retry { after: Duration::from_millis(100) });
+    /// assert_eq!(budget.available(), 0);
+    /// assert_eq!(
+    ///     policy.decide_with_budget(&timeout, attempt, &mut jitter, &budget),
+    ///     Decision::Escalate { reason: EscalationReason::BudgetExhausted }
+    /// );
+    /// ```
+    pub fn decide_with_budget(
+        &self,
+        outcome: &Outcome,
+        attempt: Attempt,
+        jitter: &mut Jitter,
+        budget: &RetryBudget,
+    ) -> Decision {
+        let decision = self.decide(outcome, attempt, jitter);
+        match decision {
+            Decision::Done => {
+                budget.refund(budget.success_refund());
+                decision
+            }
+            Decision::Retry { .. } | Decision::RetryWithState { .. } => {
+                let cost = if outcome.may_have_run_for(&self.peer) {
+                    budget.timeout_cost()
+                } else {
+                    budget.retry_cost()
+                };
+                if budget.try_withdraw(cost) {
+                    decision
+                } else {
+                    escalate(EscalationReason::BudgetExhausted)
+                }
+            }
+            other => other,
+        }
+    }
+
     fn may_have_run(&self, attempt: Attempt, jitter: &mut Jitter) -> Decision {
         if !attempt.idempotent {
             return Decision::CheckState;
         }
-        let cost = self.budget.as_ref().map_or(0, RetryBudget::timeout_cost);
-        self.retry(attempt, None, cost, jitter)
+        self.retry(attempt, None, jitter)
     }
 
     fn protocol(&self, error: &JsonRpcError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
@@ -414,8 +456,7 @@ impl RetryPolicy {
             } else if !attempt.idempotent {
                 Decision::CheckState
             } else {
-                let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
-                self.retry(attempt, retry_after, cost, jitter)
+                self.retry(attempt, retry_after, jitter)
             }
         })
     }
@@ -450,22 +491,16 @@ impl RetryPolicy {
         if error.evidence == Evidence::DraftToolFailure && !attempt.idempotent {
             return Decision::CheckState;
         }
-        let cost = self.budget.as_ref().map_or(0, RetryBudget::retry_cost);
         let not_before = error.retry_not_before.and_then(wait_until);
         let wait = match (error.retry_after, not_before) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        self.retry(attempt, wait, cost, jitter)
+        self.retry(attempt, wait, jitter)
     }
 
     /// An execution error of unknown category: by its draft class, else by its text.
-    fn by_class(
-        &self,
-        error: &ExecutionError,
-        attempt: Attempt,
-        jitter: &mut Jitter,
-    ) -> Decision {
+    fn by_class(&self, error: &ExecutionError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
         match error.failure_class {
             Some(FailureClass::Capability) => Decision::FixInput,
             Some(FailureClass::Governance) => match error.code.as_deref() {
@@ -482,7 +517,6 @@ impl RetryPolicy {
         &self,
         attempt: Attempt,
         retry_after: Option<Duration>,
-        cost: u32,
         jitter: &mut Jitter,
     ) -> Decision {
         if attempt.number >= self.max_attempts {
@@ -491,13 +525,13 @@ impl RetryPolicy {
         if retry_after.is_some_and(|wait| wait > self.max_backoff) {
             return escalate(EscalationReason::RetryAfterTooLong);
         }
-        let ceiling = self.backoff_ceiling(attempt.number);
+        let longest = self.backoff(attempt.number);
         let after = match retry_after {
-            // No jittered wait can exceed the ceiling, so none is drawn.
-            Some(wait) if wait >= ceiling => wait,
+            // No jittered wait can be longer, so none is drawn.
+            Some(wait) if wait >= longest => wait,
             floor => {
-                // `as` saturates, so no factor or ceiling can make this panic.
-                let nanos = ceiling.as_nanos() as f64;
+                // `as` saturates, so no factor or backoff can make this panic.
+                let nanos = longest.as_nanos() as f64;
                 let backoff = Duration::from_nanos((nanos * jitter.sample()) as u64);
                 floor.map_or(backoff, |floor| backoff.max(floor))
             }
@@ -506,11 +540,6 @@ impl RetryPolicy {
             && attempt.elapsed.saturating_add(after) >= deadline
         {
             return escalate(EscalationReason::DeadlineExceeded);
-        }
-        if let Some(budget) = &self.budget
-            && !budget.try_withdraw(cost)
-        {
-            return escalate(EscalationReason::BudgetExhausted);
         }
         Decision::Retry { after }
     }

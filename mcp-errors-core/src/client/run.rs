@@ -1,5 +1,5 @@
-//! [`Retrier`] and [`run_with_policy`]: a tool call run under a [`RetryPolicy`], with the
-//! caller's own call and sleep functions, so no async runtime is needed here.
+//! [`Retrier`]: a tool call run under a [`RetryPolicy`], with the caller's own call and sleep
+//! functions, so no async runtime is needed here.
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -8,9 +8,10 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::backoff::Jitter;
+use super::budget::RetryBudget;
 use super::call::{Attempt, ToolCall};
 use super::decision::Decision;
-use super::outcome::{Outcome, RawResult};
+use super::outcome::{Outcome, RawResult, UnknownCause};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
@@ -40,7 +41,8 @@ impl RunSuccess {
     }
 }
 
-/// Runs tool calls under a [`RetryPolicy`] with a jitter source of its own.
+/// Runs tool calls under a [`RetryPolicy`] with a jitter source of its own, charging a shared
+/// [`RetryBudget`] when it is given one.
 ///
 /// `call_fn(attempt)` performs attempt `attempt` (from 1) and returns anything that becomes
 /// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](super::classify_bytes), say) or a
@@ -52,8 +54,8 @@ impl RunSuccess {
 /// the sum of the delays handed to `sleep_fn` (and of the attempt timers that ran out), so a
 /// test with an instant fake sleep still sees its deadline.
 ///
-/// With a [deadline](super::RetryPolicyBuilder::deadline) or an
-/// [attempt timeout](super::RetryPolicyBuilder::attempt_timeout), `sleep_fn` is also the
+/// With a [deadline](RetryPolicy::with_deadline) or an
+/// [attempt timeout](RetryPolicy::with_attempt_timeout), `sleep_fn` is also the
 /// attempt's timer: an attempt that does not finish at once races `sleep_fn(limit)`, `limit`
 /// being the attempt timeout or the time left before the deadline, whichever is shorter. When
 /// the timer ends first, the attempt's future is dropped (for an async call, that is the
@@ -81,7 +83,7 @@ impl RunSuccess {
 ///     }
 /// }
 ///
-/// let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::seeded(42));
+/// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(42));
 /// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
 /// let mut slept = Vec::new();
 /// let run = retrier.run(
@@ -107,6 +109,7 @@ impl RunSuccess {
 #[derive(Debug)]
 pub struct Retrier {
     policy: RetryPolicy,
+    budget: Option<RetryBudget>,
     jitter: Jitter,
     // Each run draws from its own stream, so concurrent runs do not retry in lockstep.
     runs: AtomicU64,
@@ -116,6 +119,7 @@ impl Clone for Retrier {
     fn clone(&self) -> Self {
         Retrier {
             policy: self.policy.clone(),
+            budget: self.budget.clone(),
             jitter: self.jitter.clone(),
             runs: AtomicU64::new(self.runs.load(Ordering::Relaxed)),
         }
@@ -123,17 +127,36 @@ impl Clone for Retrier {
 }
 
 impl Retrier {
-    /// A retrier with jitter seeded from the system's entropy.
+    /// A retrier with no budget and jitter seeded from the system's entropy.
     pub fn new(policy: RetryPolicy) -> Self {
         Retrier {
             policy,
+            budget: None,
             jitter: Jitter::from_entropy(),
             runs: AtomicU64::new(0),
         }
     }
 
-    /// The same retrier with this jitter source (seed it for deterministic tests).
-    pub fn jitter(mut self, jitter: Jitter) -> Self {
+    /// The same retrier charging `budget` (see
+    /// [`RetryPolicy::decide_with_budget`]); clones of one budget, in other retriers too, share
+    /// its tokens. None by default.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::{Retrier, RetryBudget, RetryPolicy};
+    ///
+    /// let budget = RetryBudget::default();
+    /// let orders = Retrier::new(RetryPolicy::default()).with_budget(budget.clone());
+    /// let search = Retrier::new(RetryPolicy::default().with_max_attempts(5)).with_budget(budget);
+    /// # let _ = (orders, search);
+    /// ```
+    pub fn with_budget(mut self, budget: RetryBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The same retrier with this jitter source (seed it for deterministic tests). Seeded
+    /// from the system's entropy by default.
+    pub fn with_jitter(mut self, jitter: Jitter) -> Self {
         self.jitter = jitter;
         self
     }
@@ -141,6 +164,11 @@ impl Retrier {
     /// The policy.
     pub fn policy(&self) -> &RetryPolicy {
         &self.policy
+    }
+
+    /// The retry budget it charges, if any.
+    pub fn budget(&self) -> Option<&RetryBudget> {
+        self.budget.as_ref()
     }
 
     /// Runs `call` until the policy says anything but [`Decision::Retry`]. A
@@ -202,7 +230,7 @@ impl Retrier {
     ///     }
     /// }
     ///
-    /// let retrier = Retrier::new(RetryPolicy::default()).jitter(Jitter::fixed(0.0));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(0.0));
     /// let call = ToolCall::new("report", json!({}));
     /// let mut sent = Vec::new();
     /// let run = retrier.run_with_state(
@@ -270,12 +298,18 @@ impl Retrier {
                 None => {
                     // The timer ran its whole length, which counts like a sleep.
                     slept = began.saturating_add(limit.unwrap_or_default());
-                    Outcome::local_timeout()
+                    Outcome::Unknown(UnknownCause::Timeout)
                 }
             };
             let elapsed = start.elapsed().max(slept);
             let attempt = Attempt::new(number, elapsed).idempotent(call.idempotent);
-            let decision = self.policy.decide(&outcome, attempt, &mut jitter);
+            let decision = match &self.budget {
+                Some(budget) => {
+                    self.policy
+                        .decide_with_budget(&outcome, attempt, &mut jitter, budget)
+                }
+                None => self.policy.decide(&outcome, attempt, &mut jitter),
+            };
             let next = match &decision {
                 Decision::Retry { after } => Some((*after, None)),
                 Decision::RetryWithState {
@@ -350,24 +384,4 @@ where
         }
     })
     .await
-}
-
-/// Runs `call` under `policy` with entropy-seeded jitter; see [`Retrier::run`], and
-/// [`Retrier::jitter`] for deterministic runs.
-pub async fn run_with_policy<C, CF, R, S, SF>(
-    policy: &RetryPolicy,
-    call: &ToolCall,
-    call_fn: C,
-    sleep_fn: S,
-) -> Result<RunSuccess, StopReport>
-where
-    C: FnMut(u32) -> CF,
-    CF: Future<Output = R>,
-    R: Into<Outcome>,
-    S: FnMut(Duration) -> SF,
-    SF: Future<Output = ()>,
-{
-    Retrier::new(policy.clone())
-        .run(call, call_fn, sleep_fn)
-        .await
 }

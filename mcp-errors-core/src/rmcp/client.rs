@@ -1,4 +1,4 @@
-//! rmcp's client under a [`RetryPolicy`]: [`call_tool`] runs a [`ToolCall`] on a
+//! rmcp's client under a [`Retrier`]: [`call_tool`] runs a [`ToolCall`] on a
 //! `Peer<RoleClient>` and classifies each of rmcp's answers.
 
 use ::rmcp::ServiceError;
@@ -9,54 +9,45 @@ use serde_json::Value;
 use crate::client::classify::MAX_REQUEST_STATE_BYTES;
 use crate::client::clean;
 use crate::client::{
-    InvalidReason, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, UnknownCause,
+    InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
 };
 use crate::{ErrorCode, JsonRpcError};
 
-/// Runs `call` on `peer` under `policy` until the policy stops: the success, or the
-/// [`StopReport`] whose decision says what to do next.
+/// Runs `call` on `peer` with `retrier` (its policy, budget and jitter) until the policy
+/// stops: the success, or the [`StopReport`] whose decision says what to do next.
 ///
 /// Each attempt is one `tools/call` (rmcp's `call_tool_once`, so an `input_required` result
 /// with input requests comes back as [`Outcome::InputRequired`] for the caller to answer),
 /// classified by [`classify_call`]; between attempts it sleeps with tokio. A result that asks
-/// only for the call again with its `requestState` is retried with that state. Jitter is seeded from the
-/// system's entropy; use [`call_tool_with`] and a [`Retrier`] with a seeded
-/// [`Jitter`](crate::client::Jitter) for deterministic runs.
+/// only for the call again with its `requestState` is retried with that state. Give the
+/// retrier a seeded [`Jitter`](crate::client::Jitter) for deterministic runs.
 ///
 /// Each attempt is bounded by the policy's
-/// [attempt timeout](crate::client::RetryPolicyBuilder::attempt_timeout) and the time left
-/// before its [deadline](crate::client::RetryPolicyBuilder::deadline), so the call returns by
-/// the deadline even when the server never answers. An attempt still unanswered then is
-/// dropped, and rmcp sends the server `notifications/cancelled` for a `tools/call` whose
-/// caller stopped waiting; the attempt ends as
-/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`]`)`: the call may have run, so a call not
-/// declared idempotent is not sent again ([`Decision::CheckState`](crate::client::Decision::CheckState)).
-/// Dropping the whole future cancels the attempt in flight the same way.
+/// [attempt timeout](crate::client::RetryPolicy::with_attempt_timeout) and the time left before its
+/// [deadline](crate::client::RetryPolicy::with_deadline), so the call returns by the deadline even when the
+/// server never answers. An attempt still unanswered then is dropped, and rmcp sends the
+/// server `notifications/cancelled` for a `tools/call` whose caller stopped waiting; the
+/// attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`]`)`: the call may have run,
+/// so a call not declared idempotent is not sent again
+/// ([`Decision::CheckState`](crate::client::Decision::CheckState)). Dropping the whole future
+/// cancels the attempt in flight the same way.
 ///
 /// ```no_run
-/// use mcp_errors_core::client::{RetryPolicy, ToolCall};
+/// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall};
 /// use mcp_errors_core::rmcp::call_tool;
 /// use serde_json::json;
 ///
 /// # async fn run(client: rmcp::service::RunningService<rmcp::RoleClient, ()>) {
+/// let retrier = Retrier::new(RetryPolicy::default());
 /// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
-/// match call_tool(client.peer(), &call, &RetryPolicy::default()).await {
+/// match call_tool(client.peer(), &call, &retrier).await {
 ///     Ok(success) => println!("{:?}", success.result()),
 ///     Err(report) => println!("stopped: {:?} after {} attempts", report.decision, report.attempts.len()),
 /// }
 /// # }
 /// ```
 pub async fn call_tool(
-    peer: &Peer<RoleClient>,
-    call: &ToolCall,
-    policy: &RetryPolicy,
-) -> Result<RunSuccess, StopReport> {
-    call_tool_with(peer, call, &Retrier::new(policy.clone())).await
-}
-
-/// [`call_tool`] with a [`Retrier`] of your own (its policy and jitter).
-pub async fn call_tool_with(
     peer: &Peer<RoleClient>,
     call: &ToolCall,
     retrier: &Retrier,
@@ -150,14 +141,14 @@ fn classify_service_error(error: ServiceError) -> Outcome {
             error.message.into_owned(),
             error.data,
         )),
-        ServiceError::Timeout { .. } => Outcome::local_timeout(),
+        ServiceError::Timeout { .. } => Outcome::Unknown(UnknownCause::Timeout),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-            Outcome::connection_lost()
+            Outcome::Unknown(UnknownCause::ConnectionLost)
         }
         ServiceError::UnexpectedResponse => Outcome::Invalid(InvalidReason::MalformedResult(
             "the server answered tools/call with another kind of result".to_owned(),
         )),
-        other => Outcome::unknown(UnknownCause::Other(other.to_string())),
+        other => Outcome::Unknown(UnknownCause::Other(other.to_string())),
     }
 }
 
@@ -191,7 +182,7 @@ mod tests {
     fn a_closed_or_failed_transport_is_a_lost_connection() {
         assert_eq!(
             classify_call(Err(ServiceError::TransportClosed)),
-            Outcome::connection_lost()
+            Outcome::Unknown(UnknownCause::ConnectionLost)
         );
         let cancelled = classify_call(Err(ServiceError::Cancelled { reason: None }));
         assert!(matches!(

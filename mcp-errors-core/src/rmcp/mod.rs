@@ -15,7 +15,7 @@
 //!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
 //!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
-//!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
+//!   with a `client::Retrier`; `classify_call` reads one of rmcp's answers.
 //!
 //! rmcp's router turns a -32602 error whose message starts with
 //! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
@@ -91,7 +91,7 @@ pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;
 pub use arguments::ArgumentError;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub use client::{call_tool, call_tool_with, classify_call};
+pub use client::{call_tool, classify_call};
 pub use json::Json;
 pub(crate) use server::request_options;
 pub use server::{ToolErrors, request_scope};
