@@ -15,10 +15,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{HOSTILE, HOSTILE_CLEANED, all_strings_safe};
-use mcp_errors_core::client::render::{
-    anthropic_mcp_tool_result, anthropic_tool_result, langchain_tool_message,
-    openai_function_call_output, vercel_tool_result,
-};
+use mcp_errors_core::client::render::Format;
 use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{
     CallToolResult, Category, Content, ErrorPayload, FailureOptions, ResultMeta,
@@ -44,7 +41,10 @@ fn failed_with_payload() -> CallToolResult {
 
 #[test]
 fn langchain_tool_messages_have_the_documented_fields_and_status() {
-    let failed = langchain_tool_message("call_1", &failed_with_payload());
+    let failed = Format::LangChain {
+        tool_call_id: "call_1",
+    }
+    .render(&failed_with_payload());
     assert_eq!(
         keys(&failed),
         BTreeSet::from(["type", "tool_call_id", "content", "status", "artifact"])
@@ -61,11 +61,17 @@ fn langchain_tool_messages_have_the_documented_fields_and_status() {
 
     let ok = CallToolResult::success(vec![Content::text("3 orders")])
         .with_structured_content(json!({"count": 3}));
-    let message = langchain_tool_message("call_2", &ok);
+    let message = Format::LangChain {
+        tool_call_id: "call_2",
+    }
+    .render(&ok);
     assert_eq!(message["status"], "success");
     assert_eq!(message["content"], "3 orders");
     assert_eq!(message["artifact"], json!({"count": 3}));
-    let plain = langchain_tool_message("call_3", &CallToolResult::success(vec![]));
+    let plain = Format::LangChain {
+        tool_call_id: "call_3",
+    }
+    .render(&CallToolResult::success(vec![]));
     assert_eq!(
         keys(&plain),
         BTreeSet::from(["type", "tool_call_id", "content", "status"])
@@ -74,7 +80,11 @@ fn langchain_tool_messages_have_the_documented_fields_and_status() {
 
 #[test]
 fn vercel_parts_carry_an_error_json_output_for_failures() {
-    let part = vercel_tool_result("call_1", "get_order", &failed_with_payload());
+    let part = Format::Vercel {
+        tool_call_id: "call_1",
+        tool_name: "get_order",
+    }
+    .render(&failed_with_payload());
     assert_eq!(
         keys(&part),
         BTreeSet::from(["type", "toolCallId", "toolName", "output"])
@@ -94,7 +104,11 @@ fn vercel_parts_carry_an_error_json_output_for_failures() {
     );
 
     // Plain text from any SDK: the text alone.
-    let plain = vercel_tool_result("c", "t", &CallToolResult::error_text("boom"));
+    let plain = Format::Vercel {
+        tool_call_id: "c",
+        tool_name: "t",
+    }
+    .render(&CallToolResult::error_text("boom"));
     assert_eq!(
         plain["output"],
         json!({"type": "error-json", "value": {"text": "boom"}})
@@ -103,12 +117,20 @@ fn vercel_parts_carry_an_error_json_output_for_failures() {
     let ok = CallToolResult::success(vec![Content::text("3 orders")])
         .with_structured_content(json!({"count": 3}));
     assert_eq!(
-        vercel_tool_result("c", "t", &ok)["output"],
+        Format::Vercel {
+            tool_call_id: "c",
+            tool_name: "t"
+        }
+        .render(&ok)["output"],
         json!({"type": "json", "value": {"count": 3}})
     );
     let text = CallToolResult::success(vec![Content::text("hi")]);
     assert_eq!(
-        vercel_tool_result("c", "t", &text)["output"],
+        Format::Vercel {
+            tool_call_id: "c",
+            tool_name: "t"
+        }
+        .render(&text)["output"],
         json!({"type": "text", "value": "hi"})
     );
 }
@@ -124,10 +146,14 @@ fn a_failure_with_only_the_draft_entry_renders_the_entry() {
         ExportDisabled.to_failure_with(&FailureOptions::new().with_draft_tool_failure(true));
     let mut result = failure.as_execution().unwrap().clone();
     result.meta.as_mut().unwrap().error = None;
-    let value = &vercel_tool_result("c", "export", &result)["output"]["value"];
+    let value = &Format::Vercel {
+        tool_call_id: "c",
+        tool_name: "export",
+    }
+    .render(&result)["output"]["value"];
     assert_eq!(value["class"], "governance");
     assert_eq!(value["code"], "EXPORT_DISABLED");
-    let message = langchain_tool_message("c", &result);
+    let message = Format::LangChain { tool_call_id: "c" }.render(&result);
     assert_eq!(message["artifact"]["class"], "governance");
     assert_eq!(
         result.meta.as_ref().unwrap().other[TOOL_FAILURE_META_KEY]["class"],
@@ -137,7 +163,10 @@ fn a_failure_with_only_the_draft_entry_renders_the_entry() {
 
 #[test]
 fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
-    let failed = anthropic_mcp_tool_result("mcptoolu_1", &failed_with_payload());
+    let failed = Format::AnthropicMcp {
+        tool_use_id: "mcptoolu_1",
+    }
+    .render(&failed_with_payload());
     assert_eq!(
         keys(&failed),
         BTreeSet::from(["type", "tool_use_id", "is_error", "content"])
@@ -146,7 +175,10 @@ fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
     assert_eq!(failed["is_error"], true);
     let ok = CallToolResult::success(vec![Content::text("a"), Content::text("b")]);
     assert_eq!(
-        anthropic_mcp_tool_result("mcptoolu_2", &ok),
+        Format::AnthropicMcp {
+            tool_use_id: "mcptoolu_2"
+        }
+        .render(&ok),
         json!({"type": "mcp_tool_result", "tool_use_id": "mcptoolu_2", "is_error": false,
                "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
     );
@@ -154,7 +186,7 @@ fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
     let payload = ErrorPayload::new("QUOTA", Category::Business, "quota exceeded");
     let bare =
         CallToolResult::error_text("quota exceeded").with_meta(ResultMeta::with_error(payload));
-    let block = anthropic_mcp_tool_result("m", &bare);
+    let block = Format::AnthropicMcp { tool_use_id: "m" }.render(&bare);
     assert_eq!(
         block["content"][0]["text"],
         "QUOTA: quota exceeded. Not retryable."
@@ -165,11 +197,24 @@ fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
 /// Every renderer's output for `result`.
 fn rendered(result: &CallToolResult) -> [Value; 5] {
     [
-        anthropic_tool_result("toolu_1", result),
-        anthropic_mcp_tool_result("mcptoolu_1", result),
-        openai_function_call_output("call_1", result),
-        langchain_tool_message("call_1", result),
-        vercel_tool_result("call_1", "get_order", result),
+        Format::Anthropic {
+            tool_use_id: "toolu_1",
+        }
+        .render(result),
+        Format::AnthropicMcp {
+            tool_use_id: "mcptoolu_1",
+        }
+        .render(result),
+        Format::OpenAi { call_id: "call_1" }.render(result),
+        Format::LangChain {
+            tool_call_id: "call_1",
+        }
+        .render(result),
+        Format::Vercel {
+            tool_call_id: "call_1",
+            tool_name: "get_order",
+        }
+        .render(result),
     ]
 }
 
@@ -220,7 +265,10 @@ fn a_foreign_failure_is_rendered_cleaned_and_cut() {
     let draft = CallToolResult::error_text(HOSTILE).with_structured_content(json!({
         "why": format!("{HOSTILE}{long}"), HOSTILE: [HOSTILE]
     }));
-    let langchain = langchain_tool_message("call_1", &draft);
+    let langchain = Format::LangChain {
+        tool_call_id: "call_1",
+    }
+    .render(&draft);
     assert_eq!(langchain["content"], HOSTILE_CLEANED);
     assert!(all_strings_safe(&langchain["artifact"], MAX_MESSAGE_CHARS));
     assert_eq!(
@@ -236,7 +284,10 @@ fn a_successful_results_text_is_cleaned_and_not_cut() {
     for output in rendered(&ok) {
         assert!(all_strings_safe(&output, usize::MAX));
     }
-    let block = anthropic_tool_result("toolu_1", &ok);
+    let block = Format::Anthropic {
+        tool_use_id: "toolu_1",
+    }
+    .render(&ok);
     assert_eq!(
         block["content"][0]["text"],
         format!("{HOSTILE_CLEANED}{long}")

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use common::block_on;
-use mcp_errors_core::client::render::{anthropic_tool_result, openai_function_call_output};
+use mcp_errors_core::client::render::Format;
 use mcp_errors_core::client::{
     AttemptRecord, Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy,
     StopReport, ToolCall, UnknownCause, classify,
@@ -396,14 +396,14 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
 fn anthropic_rendering_keeps_the_flag_and_adds_the_code_when_the_text_lacks_it() {
     let ok = CallToolResult::success(vec![Content::text("42 orders")]);
     assert_eq!(
-        anthropic_tool_result("t1", &ok),
+        Format::Anthropic { tool_use_id: "t1" }.render(&ok),
         json!({"type": "tool_result", "tool_use_id": "t1",
                "content": [{"type": "text", "text": "42 orders"}], "is_error": false})
     );
     let payload = ErrorPayload::new("SLOW_DOWN", Category::RateLimited, "slow down")
         .with_retry_after(Duration::from_secs(2));
     let failed = CallToolResult::error_text("slow down").with_meta(ResultMeta::with_error(payload));
-    let rendered = anthropic_tool_result("t2", &failed);
+    let rendered = Format::Anthropic { tool_use_id: "t2" }.render(&failed);
     assert_eq!(rendered["is_error"], true);
     assert_eq!(
         rendered["content"][0]["text"],
@@ -415,7 +415,7 @@ fn anthropic_rendering_keeps_the_flag_and_adds_the_code_when_the_text_lacks_it()
 #[test]
 fn openai_rendering_says_error_in_the_text() {
     let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
-    let out = openai_function_call_output("c1", &failed);
+    let out = Format::OpenAi { call_id: "c1" }.render(&failed);
     assert_eq!(
         out["output"],
         "ERROR: NOT_FOUND: no order 7. Not retryable."
@@ -425,13 +425,13 @@ fn openai_rendering_says_error_in_the_text() {
     let mut ok = CallToolResult::success(vec![Content::text("fine")]);
     ok.is_error = Some(false);
     assert_eq!(
-        openai_function_call_output("c2", &ok)["output"],
+        Format::OpenAi { call_id: "c2" }.render(&ok)["output"],
         "fine"
     );
     let mut silent = CallToolResult::error_text("");
     silent.content.clear();
     assert_eq!(
-        openai_function_call_output("c3", &silent)["output"],
+        Format::OpenAi { call_id: "c3" }.render(&silent)["output"],
         "ERROR: The tool call failed."
     );
 }

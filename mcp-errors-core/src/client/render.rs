@@ -1,7 +1,7 @@
-//! A [`CallToolResult`] rendered for model APIs and agent frameworks: an Anthropic
-//! `tool_result` block, an Anthropic `mcp_tool_result` block (its MCP connector), an OpenAI
-//! `function_call_output` item, a LangChain `ToolMessage` and a Vercel AI SDK `tool-result`
-//! part.
+//! A [`CallToolResult`] rendered for model APIs and agent frameworks, in one of the
+//! [`Format`]s: an Anthropic `tool_result` block, an Anthropic `mcp_tool_result` block (its MCP
+//! connector), an OpenAI `function_call_output` item, a LangChain `ToolMessage` and a Vercel
+//! AI SDK `tool-result` part.
 //!
 //! Hosts show the model only text, so the text keeps what the model needs to act: the
 //! stable code, the retry advice and the hint. When a failed result carries this project's
@@ -25,7 +25,148 @@ use super::clean;
 use crate::CallToolResult;
 
 /// Prefix of an OpenAI function output that reports a failure (the format has no error flag).
-pub const OPENAI_ERROR_PREFIX: &str = "ERROR: ";
+const OPENAI_ERROR_PREFIX: &str = "ERROR: ";
+
+/// The item a model API or agent framework expects for the result of one tool call, with the
+/// ids that tie it to the call; [`render`](Format::render) builds it.
+///
+/// ```
+/// use mcp_errors_core::CallToolResult;
+/// use mcp_errors_core::client::render::Format;
+/// use serde_json::json;
+///
+/// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
+/// assert_eq!(
+///     Format::Anthropic { tool_use_id: "toolu_01" }.render(&failed),
+///     json!({
+///         "type": "tool_result",
+///         "tool_use_id": "toolu_01",
+///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}],
+///         "is_error": true
+///     })
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format<'a> {
+    /// An Anthropic Messages API `tool_result` content block, `{type, tool_use_id, content,
+    /// is_error}`, its `content` one text block per text of the result.
+    Anthropic {
+        /// The id of the `tool_use` block it answers.
+        tool_use_id: &'a str,
+    },
+    /// An Anthropic Messages API `mcp_tool_result` content block: the shape Anthropic's MCP
+    /// connector writes, `{type, tool_use_id, is_error, content}`, for a host that replays MCP
+    /// calls in a conversation.
+    ///
+    /// ```
+    /// use mcp_errors_core::CallToolResult;
+    /// use mcp_errors_core::client::render::Format;
+    /// use serde_json::json;
+    ///
+    /// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
+    /// assert_eq!(
+    ///     Format::AnthropicMcp { tool_use_id: "mcptoolu_01" }.render(&failed),
+    ///     json!({
+    ///         "type": "mcp_tool_result",
+    ///         "tool_use_id": "mcptoolu_01",
+    ///         "is_error": true,
+    ///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}]
+    ///     })
+    /// );
+    /// ```
+    AnthropicMcp {
+        /// The id of the `mcp_tool_use` block it answers.
+        tool_use_id: &'a str,
+    },
+    /// An OpenAI Responses API `function_call_output` item, `{type, call_id, output}`. The
+    /// format has no error flag, so a failure's text starts with `ERROR: `.
+    ///
+    /// ```
+    /// use mcp_errors_core::CallToolResult;
+    /// use mcp_errors_core::client::render::Format;
+    /// use serde_json::json;
+    ///
+    /// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
+    /// assert_eq!(
+    ///     Format::OpenAi { call_id: "call_9" }.render(&failed),
+    ///     json!({
+    ///         "type": "function_call_output",
+    ///         "call_id": "call_9",
+    ///         "output": "ERROR: RATE_LIMITED: slow down. Retryable after 2s."
+    ///     })
+    /// );
+    /// ```
+    OpenAi {
+        /// The id of the function call it answers.
+        call_id: &'a str,
+    },
+    /// A LangChain `ToolMessage`, as its fields serialize: `{type: "tool", tool_call_id,
+    /// content, status}`, `status` being `"error"` for a failure and `"success"` otherwise.
+    /// The structured part (a failure's payload, a success's `structuredContent`) goes into
+    /// `artifact`, which LangChain keeps from the model.
+    ///
+    /// ```
+    /// use mcp_errors_core::CallToolResult;
+    /// use mcp_errors_core::client::render::Format;
+    /// use serde_json::json;
+    ///
+    /// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
+    /// assert_eq!(
+    ///     Format::LangChain { tool_call_id: "call_Jja7" }.render(&failed),
+    ///     json!({
+    ///         "type": "tool",
+    ///         "tool_call_id": "call_Jja7",
+    ///         "content": "RATE_LIMITED: slow down. Retryable after 2s.",
+    ///         "status": "error"
+    ///     })
+    /// );
+    /// ```
+    LangChain {
+        /// The id of the tool call it answers.
+        tool_call_id: &'a str,
+    },
+    /// A Vercel AI SDK `tool-result` part (of a `tool` model message): `{type: "tool-result",
+    /// toolCallId, toolName, output}`. A failure's output is `{type: "error-json", value}`,
+    /// the value being its payload (code, category, retry advice, hint) with `text`, what the
+    /// model reads; a success's is `{type: "json", value}` with its `structuredContent`, or
+    /// `{type: "text", value}`.
+    ///
+    /// ```
+    /// use mcp_errors_core::{CallToolResult, Category, ErrorPayload, ResultMeta};
+    /// use mcp_errors_core::client::render::Format;
+    ///
+    /// let payload = ErrorPayload::new("NOT_FOUND", Category::NotFound, "no order 7");
+    /// let failed = CallToolResult::error_text(payload.to_text()).with_meta(ResultMeta::with_error(payload));
+    /// let part = Format::Vercel { tool_call_id: "call_1", tool_name: "get_order" }.render(&failed);
+    /// assert_eq!(part["type"], "tool-result");
+    /// assert_eq!(part["output"]["type"], "error-json");
+    /// assert_eq!(part["output"]["value"]["code"], "NOT_FOUND");
+    /// assert_eq!(part["output"]["value"]["text"], "NOT_FOUND: no order 7. Not retryable.");
+    /// ```
+    Vercel {
+        /// The id of the tool call it answers.
+        tool_call_id: &'a str,
+        /// The name of the tool called.
+        tool_name: &'a str,
+    },
+}
+
+impl Format<'_> {
+    /// `result` as this format's item, its texts cleaned (see [the module](self)).
+    pub fn render(&self, result: &CallToolResult) -> Value {
+        match *self {
+            Format::Anthropic { tool_use_id } => anthropic_tool_result(tool_use_id, result),
+            Format::AnthropicMcp { tool_use_id } => anthropic_mcp_tool_result(tool_use_id, result),
+            Format::OpenAi { call_id } => openai_function_call_output(call_id, result),
+            Format::LangChain { tool_call_id } => langchain_tool_message(tool_call_id, result),
+            Format::Vercel {
+                tool_call_id,
+                tool_name,
+            } => vercel_tool_result(tool_call_id, tool_name, result),
+        }
+    }
+}
 
 /// The texts a model should read for `result`, one per content block, cleaned: a failure's
 /// as the client cleans what it classifies, a success's without a cut.
@@ -55,25 +196,7 @@ fn model_texts(result: &CallToolResult) -> Vec<String> {
     texts
 }
 
-/// An Anthropic Messages API `tool_result` content block answering `tool_use_id`.
-///
-/// ```
-/// use mcp_errors_core::CallToolResult;
-/// use mcp_errors_core::client::render::anthropic_tool_result;
-/// use serde_json::json;
-///
-/// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
-/// assert_eq!(
-///     anthropic_tool_result("toolu_01", &failed),
-///     json!({
-///         "type": "tool_result",
-///         "tool_use_id": "toolu_01",
-///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}],
-///         "is_error": true
-///     })
-/// );
-/// ```
-pub fn anthropic_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
+fn anthropic_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
     let content: Vec<Value> = model_texts(result)
         .into_iter()
         .map(|text| json!({"type": "text", "text": text}))
@@ -86,27 +209,7 @@ pub fn anthropic_tool_result(tool_use_id: &str, result: &CallToolResult) -> Valu
     })
 }
 
-/// An Anthropic Messages API `mcp_tool_result` content block answering the `mcp_tool_use`
-/// block `tool_use_id`: the shape Anthropic's MCP connector writes, `{type, tool_use_id,
-/// is_error, content}`, for a host that replays MCP calls in a conversation.
-///
-/// ```
-/// use mcp_errors_core::CallToolResult;
-/// use mcp_errors_core::client::render::anthropic_mcp_tool_result;
-/// use serde_json::json;
-///
-/// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
-/// assert_eq!(
-///     anthropic_mcp_tool_result("mcptoolu_01", &failed),
-///     json!({
-///         "type": "mcp_tool_result",
-///         "tool_use_id": "mcptoolu_01",
-///         "is_error": true,
-///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}]
-///     })
-/// );
-/// ```
-pub fn anthropic_mcp_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
+fn anthropic_mcp_tool_result(tool_use_id: &str, result: &CallToolResult) -> Value {
     let content: Vec<Value> = model_texts(result)
         .into_iter()
         .map(|text| json!({"type": "text", "text": text}))
@@ -119,28 +222,7 @@ pub fn anthropic_mcp_tool_result(tool_use_id: &str, result: &CallToolResult) -> 
     })
 }
 
-/// A LangChain `ToolMessage` answering the tool call `tool_call_id`, as its fields serialize:
-/// `{type: "tool", tool_call_id, content, status}`, `status` being `"error"` for a failure
-/// and `"success"` otherwise. The structured part (a failure's payload, a success's
-/// `structuredContent`) goes into `artifact`, which LangChain keeps from the model.
-///
-/// ```
-/// use mcp_errors_core::CallToolResult;
-/// use mcp_errors_core::client::render::langchain_tool_message;
-/// use serde_json::json;
-///
-/// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
-/// assert_eq!(
-///     langchain_tool_message("call_Jja7", &failed),
-///     json!({
-///         "type": "tool",
-///         "tool_call_id": "call_Jja7",
-///         "content": "RATE_LIMITED: slow down. Retryable after 2s.",
-///         "status": "error"
-///     })
-/// );
-/// ```
-pub fn langchain_tool_message(tool_call_id: &str, result: &CallToolResult) -> Value {
+fn langchain_tool_message(tool_call_id: &str, result: &CallToolResult) -> Value {
     let failed = result.is_error == Some(true);
     let mut message = json!({
         "type": "tool",
@@ -154,26 +236,7 @@ pub fn langchain_tool_message(tool_call_id: &str, result: &CallToolResult) -> Va
     message
 }
 
-/// A Vercel AI SDK `tool-result` part (of a `tool` model message) answering `tool_call_id`
-/// of `tool_name`: `{type: "tool-result", toolCallId, toolName, output}`. A failure's output
-/// is `{type: "error-json", value}`, the value being its payload (code, category, retry
-/// advice, hint) with `text`, what the model reads; a success's is `{type: "json", value}`
-/// with its `structuredContent`, or `{type: "text", value}`.
-///
-/// ```
-/// use mcp_errors_core::{CallToolResult, Category, ErrorPayload, ResultMeta};
-/// use mcp_errors_core::client::render::vercel_tool_result;
-/// use serde_json::json;
-///
-/// let payload = ErrorPayload::new("NOT_FOUND", Category::NotFound, "no order 7");
-/// let failed = CallToolResult::error_text(payload.to_text()).with_meta(ResultMeta::with_error(payload));
-/// let part = vercel_tool_result("call_1", "get_order", &failed);
-/// assert_eq!(part["type"], "tool-result");
-/// assert_eq!(part["output"]["type"], "error-json");
-/// assert_eq!(part["output"]["value"]["code"], "NOT_FOUND");
-/// assert_eq!(part["output"]["value"]["text"], "NOT_FOUND: no order 7. Not retryable.");
-/// ```
-pub fn vercel_tool_result(tool_call_id: &str, tool_name: &str, result: &CallToolResult) -> Value {
+fn vercel_tool_result(tool_call_id: &str, tool_name: &str, result: &CallToolResult) -> Value {
     let text = model_texts(result).join("\n");
     let output = if result.is_error == Some(true) {
         let mut value = match structured(result) {
@@ -217,26 +280,7 @@ fn structured(result: &CallToolResult) -> Option<Value> {
     Some(value)
 }
 
-/// An OpenAI Responses API `function_call_output` item answering `call_id`.
-///
-/// The format has no error flag, so a failure's text starts with [`OPENAI_ERROR_PREFIX`].
-///
-/// ```
-/// use mcp_errors_core::CallToolResult;
-/// use mcp_errors_core::client::render::openai_function_call_output;
-/// use serde_json::json;
-///
-/// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
-/// assert_eq!(
-///     openai_function_call_output("call_9", &failed),
-///     json!({
-///         "type": "function_call_output",
-///         "call_id": "call_9",
-///         "output": "ERROR: RATE_LIMITED: slow down. Retryable after 2s."
-///     })
-/// );
-/// ```
-pub fn openai_function_call_output(call_id: &str, result: &CallToolResult) -> Value {
+fn openai_function_call_output(call_id: &str, result: &CallToolResult) -> Value {
     let mut output = model_texts(result).join("\n");
     if result.is_error == Some(true) && !output.starts_with(OPENAI_ERROR_PREFIX) {
         output.insert_str(0, OPENAI_ERROR_PREFIX);
