@@ -14,7 +14,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_errors_core::client::{Jitter, Retrier, RetryPolicy, ToolCall, UnknownCause};
+use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
 use mcp_errors_core::{FailureOptions, ToolError};
 use opentelemetry::KeyValue;
 use opentelemetry::trace::TracerProvider as _;
@@ -65,7 +65,7 @@ fn main() {
         drop(request);
 
         // Client side: a call that fails once, then succeeds.
-        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(7));
+        let retrier = Retrier::new(RetryPolicy::default()).with_seed(7);
         let call = ToolCall::new("get_order", json!({"id": 7}));
         let run = retrier.run(
             &call,

@@ -13,8 +13,7 @@ use std::time::Duration;
 
 use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
-    Attempt, Decision, Jitter, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall,
-    classify,
+    Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
 use mcp_errors_core::rmcp::{ToolErrors, call_tool};
 use rmcp::model::{CallToolRequestParams, RequestMetaObject};
@@ -174,11 +173,8 @@ pub async fn run_case(
     client.cancel().await?;
     let outcome = classify(&reply.to_response());
     // The ceiling of the first backoff (jitter fixed at 1): a real run draws below it.
-    let decision = RetryPolicy::default().decide(
-        &outcome,
-        Attempt::new(1, Duration::ZERO),
-        &mut Jitter::fixed(1.0),
-    );
+    let decision =
+        RetryPolicy::default().decide(&outcome, Attempt::new(1, Duration::ZERO).with_jitter(1.0));
     let problems = check(&case.expect, &reply);
     Ok(Row {
         case: case.clone(),

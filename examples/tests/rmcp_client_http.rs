@@ -3,7 +3,7 @@
 
 mod support;
 
-use mcp_errors_core::client::{Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall};
+use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall};
 use mcp_errors_core::rmcp::call_tool;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -22,7 +22,7 @@ async fn call_tool_retries_a_transient_failure_over_http() {
         json!({"department": "finance", "keywords": "travel"}),
     )
     .idempotent(true);
-    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(3));
+    let retrier = Retrier::new(RetryPolicy::default()).with_seed(3);
     let success = call_tool(client.peer(), &call, &retrier)
         .await
         .expect("the retry succeeds");

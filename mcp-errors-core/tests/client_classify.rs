@@ -965,8 +965,7 @@ fn rmcps_text_for_arguments_that_do_not_deserialize_is_a_validation_failure() {
 
     let decision = mcp_errors_core::client::RetryPolicy::default().decide(
         &Outcome::ExecutionError(error),
-        mcp_errors_core::client::Attempt::new(1, Duration::ZERO),
-        &mut mcp_errors_core::client::Jitter::fixed(1.0),
+        mcp_errors_core::client::Attempt::new(1, Duration::ZERO).with_jitter(1.0),
     );
     assert_eq!(decision, mcp_errors_core::client::Decision::FixInput);
 

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, EscalationReason, Evidence, Jitter, Outcome, PeerProfile, RetryBudget,
-    RetryPolicy, ToolCall, UnknownCause, classify, classify_bytes,
+    Attempt, Decision, EscalationReason, Evidence, Outcome, PeerProfile, RetryBudget, RetryPolicy,
+    ToolCall, UnknownCause, classify, classify_bytes,
 };
 use mcp_errors_core::{Category, ErrorCatalog, ErrorDescriptor, JsonRpcError, META_KEY};
 use serde_json::{Value, json};
@@ -32,9 +32,9 @@ fn first() -> Attempt {
     Attempt::new(1, Duration::ZERO)
 }
 
-/// Decides with the default policy and the full backoff ceiling as delay.
+/// Decides with the default policy, a retry waiting the whole backoff.
 fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
+    RetryPolicy::default().decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn escalate(reason: EscalationReason) -> Decision {
@@ -137,25 +137,28 @@ fn the_backoff_doubles_from_the_base_up_to_the_max_backoff() {
 fn longest_backoff(policy: &RetryPolicy, number: u32) -> Duration {
     let transient = category_error(Category::Transient, true);
     let attempt = Attempt::new(number, Duration::ZERO);
-    match policy.decide(&transient, attempt, &mut Jitter::fixed(1.0)) {
+    match policy.decide(&transient, attempt.with_jitter(1.0)) {
         Decision::Retry { after } => after,
         other => panic!("attempt {number}: not a retry: {other:?}"),
     }
 }
 
 #[test]
-fn full_jitter_scales_the_ceiling_and_is_deterministic_with_a_seed() {
+fn full_jitter_waits_the_attempts_fraction_of_the_longest_backoff() {
     let policy = RetryPolicy::default().with_max_attempts(10);
     let transient = category_error(Category::Transient, true);
-    let delays = |seed| {
-        let mut jitter = Jitter::seeded(seed);
-        (1..=6)
-            .map(|n| policy.decide(&transient, Attempt::new(n, Duration::ZERO), &mut jitter))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(delays(7), delays(7));
-    assert_ne!(delays(7), delays(8));
-    for (n, decision) in (1..).zip(delays(7)) {
+    let quarter = policy.decide(
+        &transient,
+        Attempt::new(3, Duration::ZERO).with_jitter(0.25),
+    );
+    assert_eq!(quarter, retry_ms(100));
+    let none = policy.decide(&transient, Attempt::new(3, Duration::ZERO).with_jitter(0.0));
+    assert_eq!(none, retry_ms(0));
+    // An attempt made with `new` draws its fraction at random.
+    let delays: Vec<_> = (1..=6)
+        .map(|n| policy.decide(&transient, Attempt::new(n, Duration::ZERO)))
+        .collect();
+    for (n, decision) in (1..).zip(delays) {
         let Decision::Retry { after } = decision else {
             panic!("not a retry: {decision:?}")
         };
@@ -164,7 +167,7 @@ fn full_jitter_scales_the_ceiling_and_is_deterministic_with_a_seed() {
             "attempt {n}: {after:?}"
         );
     }
-    let half = policy.decide(&transient, first(), &mut Jitter::fixed(0.5));
+    let half = policy.decide(&transient, first().with_jitter(0.5));
     assert_eq!(half, retry_ms(50));
 }
 
@@ -182,7 +185,7 @@ fn the_attempt_limit_stops_retries() {
     let once = RetryPolicy::default().with_max_attempts(0);
     assert_eq!(once.max_attempts(), 1);
     assert_eq!(
-        once.decide(&transient, first(), &mut Jitter::fixed(1.0)),
+        once.decide(&transient, first().with_jitter(1.0)),
         escalate(EscalationReason::AttemptsExhausted)
     );
 }
@@ -201,15 +204,14 @@ fn a_retry_after_below_the_backoff_keeps_the_backoff_and_its_jitter() {
                           "retryable": true, "message": "m", "retryAfterMs": ms}))
     };
     let policy = RetryPolicy::default();
-    // The first backoff ceiling is 100 ms; half of it is 50 ms.
-    let half = |outcome: &Outcome| policy.decide(outcome, first(), &mut Jitter::fixed(0.5));
+    // The first backoff is at most 100 ms; half of it is 50 ms.
+    let half = |outcome: &Outcome| policy.decide(outcome, first().with_jitter(0.5));
     assert_eq!(half(&limited(0)), retry_ms(50));
     assert_eq!(half(&limited(30)), retry_ms(50));
     assert_eq!(half(&limited(80)), retry_ms(80));
     // `retryAfterMs: 0` from many servers at once: the waits are spread, not all immediate.
-    let mut jitter = Jitter::seeded(11);
     let waits: Vec<Duration> = (0..50)
-        .map(|_| match policy.decide(&limited(0), first(), &mut jitter) {
+        .map(|_| match policy.decide(&limited(0), first()) {
             Decision::Retry { after } => after,
             other => panic!("expected a retry, got {other:?}"),
         })
@@ -230,7 +232,7 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
     );
     let patient = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
     assert_eq!(
-        patient.decide(&limited, first(), &mut Jitter::fixed(1.0)),
+        patient.decide(&limited, first().with_jitter(1.0)),
         retry_ms(60000)
     );
 }
@@ -240,18 +242,20 @@ fn the_deadline_stops_a_retry_that_would_end_after_it() {
     let policy = RetryPolicy::default().with_deadline(Duration::from_secs(2));
     let limited = error_with(json!({"code": "SLOW_DOWN", "category": "rate_limited",
                                     "retryable": true, "message": "m", "retryAfterMs": 1000}));
-    let mut jitter = Jitter::fixed(1.0);
     let early = Attempt::new(1, Duration::from_millis(500));
-    assert_eq!(policy.decide(&limited, early, &mut jitter), retry_ms(1000));
+    assert_eq!(
+        policy.decide(&limited, early.with_jitter(1.0)),
+        retry_ms(1000)
+    );
     let late = Attempt::new(1, Duration::from_millis(1500));
     assert_eq!(
-        policy.decide(&limited, late, &mut jitter),
+        policy.decide(&limited, late.with_jitter(1.0)),
         escalate(EscalationReason::DeadlineExceeded)
     );
     let transient = category_error(Category::Transient, true);
     let spent = Attempt::new(1, Duration::from_secs(2));
     assert_eq!(
-        policy.decide(&transient, spent, &mut Jitter::fixed(0.0)),
+        policy.decide(&transient, spent.with_jitter(0.0)),
         escalate(EscalationReason::DeadlineExceeded)
     );
 }
@@ -327,37 +331,56 @@ fn input_required_asks_for_input_and_invalid_escalates() {
 fn the_budget_charges_retries_refunds_successes_and_stops_when_empty() {
     let budget = RetryBudget::default().with_capacity(15);
     let policy = RetryPolicy::default().with_max_attempts(100);
-    let mut jitter = Jitter::fixed(1.0);
     let transient = category_error(Category::Transient, true);
     assert!(matches!(
-        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
+        policy.decide_with_budget(&transient, first().with_jitter(1.0), &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 10);
     let timeout = Outcome::Unknown(UnknownCause::Timeout);
     assert!(matches!(
-        policy.decide_with_budget(&timeout, first().idempotent(true), &mut jitter, &budget),
+        policy.decide_with_budget(&timeout, first().idempotent(true).with_jitter(1.0), &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 0);
     assert_eq!(
-        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
+        policy.decide_with_budget(&transient, first().with_jitter(1.0), &budget),
         escalate(EscalationReason::BudgetExhausted)
     );
     assert_eq!(budget.available(), 0);
     let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
     for _ in 0..5 {
         assert_eq!(
-            policy.decide_with_budget(&ready, first(), &mut jitter, &budget),
+            policy.decide_with_budget(&ready, first().with_jitter(1.0), &budget),
             Decision::Done
         );
     }
     assert_eq!(budget.available(), 5);
     assert!(matches!(
-        policy.decide_with_budget(&transient, first(), &mut jitter, &budget),
+        policy.decide_with_budget(&transient, first().with_jitter(1.0), &budget),
         Decision::Retry { .. }
     ));
     assert_eq!(budget.available(), 0);
+}
+
+#[test]
+fn a_budget_is_charged_the_timeout_cost_for_what_the_policys_profile_reads_as_a_timeout() {
+    let budget = RetryBudget::default().with_capacity(100);
+    let python = RetryPolicy::default().with_peer_profile(PeerProfile::python_sdk());
+    let attempt = first().idempotent(true).with_jitter(1.0);
+    let timed_out = Outcome::ProtocolError(JsonRpcError::new(408, "Request timed out"));
+    assert_eq!(
+        python.decide_with_budget(&timed_out, attempt, &budget),
+        retry_ms(100)
+    );
+    assert_eq!(budget.available(), 90);
+    // A passing fault read from a -32603 message is an ordinary retry.
+    let busy = Outcome::ProtocolError(JsonRpcError::new(-32603, "service unavailable"));
+    assert_eq!(
+        python.decide_with_budget(&busy, attempt, &budget),
+        retry_ms(100)
+    );
+    assert_eq!(budget.available(), 85);
 }
 
 #[test]
@@ -365,12 +388,11 @@ fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_ar
     let budget = RetryBudget::default();
     let policy = RetryPolicy::default();
     let ready = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-    policy.decide_with_budget(&ready, first(), &mut Jitter::fixed(1.0), &budget);
+    policy.decide_with_budget(&ready, first().with_jitter(1.0), &budget);
     assert_eq!(budget.available(), 500);
     policy.decide_with_budget(
         &category_error(Category::Validation, false),
-        first(),
-        &mut Jitter::fixed(1.0),
+        first().with_jitter(1.0),
         &budget,
     );
     assert_eq!(budget.available(), 500);
@@ -410,7 +432,7 @@ fn a_budget_that_runs_out_is_not_charged_by_a_deadline_refusal() {
     let transient = category_error(Category::Transient, true);
     let late = Attempt::new(1, Duration::from_millis(10));
     assert_eq!(
-        policy.decide_with_budget(&transient, late, &mut Jitter::fixed(1.0), &budget),
+        policy.decide_with_budget(&transient, late.with_jitter(1.0), &budget),
         escalate(EscalationReason::DeadlineExceeded)
     );
     assert_eq!(budget.available(), 5);
@@ -424,22 +446,24 @@ fn with_a_catalog_unknown_codes_get_the_safe_default_and_known_codes_its_categor
         Category::Transient,
     )];
     let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
-    let mut jitter = Jitter::fixed(1.0);
     let unknown = error_with(json!({"code": "SURPRISE", "category": "transient",
                                     "retryable": true, "message": "m"}));
     assert_eq!(
-        policy.decide(&unknown, first(), &mut jitter),
+        policy.decide(&unknown, first().with_jitter(1.0)),
         escalate(EscalationReason::UnknownCode)
     );
     // A foreign shape with no category: the catalog supplies it.
     let known = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
         "isError": true, "content": [],
         "structuredContent": {"code": "BUSY", "retryable": true, "message": "busy"}}}));
-    assert_eq!(policy.decide(&known, first(), &mut jitter), retry_ms(100));
+    assert_eq!(
+        policy.decide(&known, first().with_jitter(1.0)),
+        retry_ms(100)
+    );
     let no_code = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
         "isError": true, "content": [{"type": "text", "text": "x"}]}}));
     assert_eq!(
-        policy.decide(&no_code, first(), &mut jitter),
+        policy.decide(&no_code, first().with_jitter(1.0)),
         escalate(EscalationReason::UnknownCode)
     );
 }
@@ -451,19 +475,18 @@ fn the_catalogs_category_wins_over_the_one_a_response_claims() {
         ErrorDescriptor::execution("Busy", "BUSY", Category::Transient),
     ];
     let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
-    let mut jitter = Jitter::fixed(1.0);
     // Published as validation, arrives as a retryable transient failure: not retried.
     let claims_transient = error_with(json!({"code": "BAD_DATE", "category": "transient",
                                              "retryable": true, "message": "m"}));
     assert_eq!(
-        policy.decide(&claims_transient, first(), &mut jitter),
+        policy.decide(&claims_transient, first().with_jitter(1.0)),
         Decision::FixInput
     );
     // Published as transient, arrives as internal: retried.
     let claims_internal = error_with(json!({"code": "BUSY", "category": "internal",
                                             "retryable": true, "message": "m"}));
     assert_eq!(
-        policy.decide(&claims_internal, first(), &mut jitter),
+        policy.decide(&claims_internal, first().with_jitter(1.0)),
         retry_ms(100)
     );
 }
@@ -520,13 +543,13 @@ fn decisions_serialize_with_their_delay_in_milliseconds() {
 }
 
 #[test]
-fn jitter_fixed_is_clamped() {
-    assert_eq!(Jitter::fixed(7.0).sample(), 1.0);
-    assert_eq!(Jitter::fixed(-1.0).sample(), 0.0);
-    assert_eq!(Jitter::fixed(f64::NAN).sample(), 1.0);
-    let mut random = Jitter::from_entropy();
-    let x = random.sample();
-    assert!((0.0..=1.0).contains(&x));
+fn an_attempts_jitter_is_clamped_and_drawn_at_random_by_default() {
+    assert_eq!(first().with_jitter(7.0).jitter(), 1.0);
+    assert_eq!(first().with_jitter(-1.0).jitter(), 0.0);
+    assert_eq!(first().with_jitter(f64::NAN).jitter(), 1.0);
+    let drawn: Vec<f64> = (0..20).map(|_| first().jitter()).collect();
+    assert!(drawn.iter().all(|x| (0.0..=1.0).contains(x)));
+    assert!(drawn.windows(2).any(|w| w[0] != w[1]), "{drawn:?}");
 }
 
 fn text_error(text: &str) -> Outcome {
@@ -547,7 +570,7 @@ fn internal(message: &str) -> Outcome {
 
 fn decide_text(outcome: &Outcome, idempotent: bool) -> Decision {
     let attempt = Attempt::new(1, Duration::ZERO).idempotent(idempotent);
-    RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
+    RetryPolicy::default().decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn retries(decision: &Decision) -> bool {
@@ -700,31 +723,28 @@ fn a_users_text_rule_comes_before_the_built_in_ones() {
         .with_text_rule("backend warming up", Category::Transient);
     let policy = RetryPolicy::default().with_peer_profile(profile);
     let attempt = Attempt::new(1, Duration::ZERO);
-    let mut jitter = Jitter::fixed(1.0);
     // Built in, `not found`; the user's rule says conflict.
     let taken = text_error("seat taken: 14C not found in the free list");
     assert_eq!(
-        policy.decide(&taken, attempt, &mut jitter),
+        policy.decide(&taken, attempt.with_jitter(1.0)),
         Decision::RereadState
     );
     // A category of the user's, read from text, still replays no call not declared idempotent.
     let warming = text_error("Backend warming up");
     assert_eq!(
-        policy.decide(&warming, attempt, &mut jitter),
+        policy.decide(&warming, attempt.with_jitter(1.0)),
         Decision::CheckState
     );
-    assert!(retries(&policy.decide(
-        &warming,
-        attempt.idempotent(true),
-        &mut jitter
-    )));
+    assert!(retries(
+        &policy.decide(&warming, attempt.idempotent(true).with_jitter(1.0))
+    ));
     // The server's own category is not overridden.
     let described = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
         "isError": true,
         "content": [{"type": "text", "text": "{\"errorCategory\": \"validation\", \"description\": \"seat taken\"}"}]
     }}));
     assert_eq!(
-        policy.decide(&described, attempt, &mut jitter),
+        policy.decide(&described, attempt.with_jitter(1.0)),
         Decision::FixInput
     );
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Attempt, Decision, EscalationReason, Evidence, InvalidReason, Jitter, Outcome, RetryBudget,
+    Attempt, Decision, EscalationReason, Evidence, InvalidReason, Outcome, RetryBudget,
     RetryPolicy, UnknownCause, classify, classify_bytes, classify_result,
 };
 use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
@@ -616,7 +616,7 @@ proptest! {
         cap_ms in 0u64..30_000,
         deadline_ms in prop::option::of(0u64..10_000),
         tokens in prop::option::of(0u32..30),
-        seed in any::<u64>(),
+        jitter in 0.0f64..=1.0,
     ) {
         let mut policy = RetryPolicy::default()
             .with_max_attempts(max_attempts)
@@ -625,14 +625,15 @@ proptest! {
         if let Some(ms) = deadline_ms {
             policy = policy.with_deadline(Duration::from_millis(ms));
         }
-        let attempt = Attempt::new(number, Duration::from_millis(elapsed_ms)).idempotent(idempotent);
-        let mut jitter = Jitter::seeded(seed);
+        let attempt = Attempt::new(number, Duration::from_millis(elapsed_ms))
+            .idempotent(idempotent)
+            .with_jitter(jitter);
         let decision = match tokens {
             Some(t) => {
                 let budget = RetryBudget::default().with_capacity(t);
-                policy.decide_with_budget(&outcome, attempt, &mut jitter, &budget)
+                policy.decide_with_budget(&outcome, attempt, &budget)
             }
-            None => policy.decide(&outcome, attempt, &mut jitter),
+            None => policy.decide(&outcome, attempt),
         };
         if let Decision::Retry { after } = decision {
             prop_assert!(number < policy.max_attempts());

@@ -8,7 +8,7 @@ use std::time::Duration;
 use common::block_on;
 use mcp_errors_core::client::render::Format;
 use mcp_errors_core::client::{
-    AttemptRecord, Decision, EscalationReason, Jitter, Outcome, Retrier, RetryBudget, RetryPolicy,
+    AttemptRecord, Decision, EscalationReason, Outcome, Retrier, RetryBudget, RetryPolicy,
     StopReport, ToolCall, UnknownCause, classify,
 };
 use mcp_errors_core::{
@@ -53,7 +53,7 @@ fn run_with(
 ) {
     let responses = RefCell::new(responses.into_iter());
     let slept = RefCell::new(Vec::new());
-    let retrier = retrier.clone().with_jitter(Jitter::fixed(1.0));
+    let retrier = retrier.clone().with_jitter(1.0);
     let result = block_on(retrier.run(
         call,
         |_attempt| {
@@ -212,7 +212,7 @@ fn run_never_answering(
     Vec<Duration>,
 ) {
     let slept = RefCell::new(Vec::new());
-    let retrier = Retrier::new(policy).with_jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(policy).with_jitter(1.0);
     let result = block_on(retrier.run(
         call,
         |_| std::future::pending::<Result<Value, UnknownCause>>(),
@@ -380,8 +380,8 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
         ));
         slept.into_inner()
     };
-    let a = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(1));
-    let b = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(1));
+    let a = Retrier::new(RetryPolicy::default()).with_seed(1);
+    let b = Retrier::new(RetryPolicy::default()).with_seed(1);
     let first_a = delays(&a);
     assert_eq!(first_a, delays(&b));
     assert_eq!(first_a.len(), 2);
@@ -452,7 +452,7 @@ fn a_success_the_server_marked_empty_is_an_empty_success() {
 #[test]
 fn a_retrier_keeps_the_policy_it_was_built_with() {
     let policy = RetryPolicy::default().with_max_attempts(5);
-    let retrier = Retrier::new(policy).with_jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(policy).with_jitter(1.0);
     assert_eq!(retrier.policy().max_attempts(), 5);
     assert_ne!(
         retrier.policy().max_attempts(),

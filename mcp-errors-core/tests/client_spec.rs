@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use common::{MAX_REQUEST_STATE_BYTES, block_on, both, ok};
 use mcp_errors_core::client::{
     Attempt, CodeMeaning, Decision, EscalationReason, Evidence, ExecutionError, InvalidReason,
-    Jitter, Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
+    Outcome, PeerProfile, Retrier, RetryPolicy, ToolCall,
 };
 use mcp_errors_core::{
     Category, FailureClass, FailureOptions, JsonRpcError, META_KEY, TOOL_FAILURE_META_KEY,
@@ -43,15 +43,13 @@ fn first() -> Attempt {
 }
 
 fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::default().decide(outcome, attempt, &mut Jitter::fixed(1.0))
+    RetryPolicy::default().decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn decide_with(profile: PeerProfile, outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::default().with_peer_profile(profile).decide(
-        outcome,
-        attempt,
-        &mut Jitter::fixed(1.0),
-    )
+    RetryPolicy::default()
+        .with_peer_profile(profile)
+        .decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn escalate(reason: EscalationReason) -> Decision {
@@ -704,7 +702,7 @@ fn shed_then_done(state: Option<String>) -> Result<Value, mcp_errors_core::clien
 
 #[test]
 fn run_with_state_sends_the_state_back_and_run_stops_on_it() {
-    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
     let success = block_on(retrier.run_with_state(
@@ -739,7 +737,7 @@ fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
     let at_cap = both(&shed("s".repeat(MAX_REQUEST_STATE_BYTES)));
     assert!(matches!(at_cap, Outcome::InputRequired(_)));
     assert!(matches!(
-        RetryPolicy::default().decide(&at_cap, Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0)),
+        RetryPolicy::default().decide(&at_cap, Attempt::new(1, Duration::ZERO).with_jitter(1.0)),
         Decision::RetryWithState { ref request_state, .. } if request_state.len() == MAX_REQUEST_STATE_BYTES
     ));
     // One byte over (an escape counts once decoded): refused, by either classifier.
@@ -760,7 +758,7 @@ fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
         outcome
     );
 
-    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
     let stopped = block_on(retrier.run_with_state(

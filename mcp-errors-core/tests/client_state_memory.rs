@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{MAX_REQUEST_STATE_BYTES, block_on};
 use mcp_errors_core::client::{
-    Decision, EscalationReason, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, classify_bytes,
+    Decision, EscalationReason, Outcome, Retrier, RetryPolicy, ToolCall, classify_bytes,
 };
 use serde_json::json;
 
@@ -74,7 +74,7 @@ fn shed(state_len: usize) -> Vec<u8> {
 
 /// Runs a call whose first `shed_attempts` attempts answer `response`, then succeeds.
 fn run(response: &[u8], shed_attempts: u32) -> Result<usize, Decision> {
-    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(0.0));
+    let retrier = Retrier::new(RetryPolicy::default()).with_jitter(0.0);
     let call = ToolCall::new("report", json!({}));
     let done = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
     block_on(retrier.run_with_state(

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use mcp_errors_core::Category;
 use mcp_errors_core::client::{
-    Attempt, Decision, Jitter, Outcome, RetryPolicy, UnknownCause, classify, classify_bytes,
+    Attempt, Decision, Outcome, RetryPolicy, UnknownCause, classify, classify_bytes,
 };
 use serde_json::Value;
 
@@ -266,7 +266,7 @@ fn every_case_is_classified_alike_and_decided_safely() {
     for case in &cases {
         let outcome = outcome(case);
         let attempt = Attempt::new(1, Duration::ZERO).idempotent(case.labels.idempotent);
-        let decision = policy.decide(&outcome, attempt, &mut Jitter::fixed(1.0));
+        let decision = policy.decide(&outcome, attempt.with_jitter(1.0));
         let (name, reason) = name_of(&decision);
         let why = unsafe_because(case, &outcome, &decision);
         match (why, known.contains(&case.id)) {
@@ -400,7 +400,7 @@ fn what_the_corpus_costs_through_classify_bytes() {
     let with_decision = per_answer(&|line, idempotent| {
         let outcome = classify_bytes(line);
         let attempt = Attempt::new(1, Duration::ZERO).idempotent(idempotent);
-        std::hint::black_box(policy.decide(&outcome, attempt, &mut Jitter::fixed(1.0)));
+        std::hint::black_box(policy.decide(&outcome, attempt.with_jitter(1.0)));
         std::hint::black_box(outcome.looks_like_failure());
     });
     println!(

@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use mcp_errors_core::ToolError;
-use mcp_errors_core::client::{
-    Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause,
-};
+use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause};
 use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -153,7 +151,7 @@ fn assert_send<T: Send>(_: &T) {}
 
 /// A retrier that never waits long and draws the same jitter every run.
 fn retrier() -> Retrier {
-    Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(7))
+    Retrier::new(RetryPolicy::default()).with_seed(7)
 }
 
 /// The fields of every `mcp_errors::failure` event.
@@ -363,7 +361,7 @@ async fn each_attempt_of_an_idempotent_call_is_bounded_and_cancelled() {
             .with_attempt_timeout(Duration::from_millis(100))
             .with_deadline(Duration::from_secs(10)),
     )
-    .with_jitter(Jitter::seeded(7));
+    .with_seed(7);
     let call = ToolCall::new("hang", json!({"order_id": "per-attempt"})).idempotent(true);
     let started = Instant::now();
     let report = tokio::time::timeout(

@@ -8,7 +8,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use mcp_errors_core::client::{Jitter, Retrier, RetryPolicy, ToolCall, UnknownCause};
+use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
 use mcp_errors_core::{FailureOptions, ToolError};
 use opentelemetry::KeyValue;
 use opentelemetry::trace::{SpanKind, TracerProvider as _};
@@ -118,7 +118,7 @@ fn busy() -> Value {
 #[test]
 fn a_client_run_is_a_span_and_each_retry_an_event_on_it() {
     let spans = export(|| {
-        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
+        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
         let call = ToolCall::new("get_order", json!({"id": 7}));
         let run = retrier.run(
             &call,
@@ -163,7 +163,7 @@ fn a_client_run_is_a_span_and_each_retry_an_event_on_it() {
 #[test]
 fn a_run_that_stops_records_the_last_error_on_its_span() {
     let spans = export(|| {
-        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(1.0));
+        let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
         let call = ToolCall::new("list_orders", json!({}));
         let run = retrier.run(
             &call,

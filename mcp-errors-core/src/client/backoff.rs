@@ -1,16 +1,9 @@
-//! [`Jitter`]: the random source of the full-jitter backoff.
+//! The random source of the full-jitter backoff.
 
-/// The random source of the full jitter, seedable so tests are deterministic.
-///
-/// ```
-/// use mcp_errors_core::client::Jitter;
-///
-/// let (mut a, mut b) = (Jitter::seeded(7), Jitter::seeded(7));
-/// assert_eq!(a.sample(), b.sample());
-/// assert_eq!(Jitter::fixed(1.0).sample(), 1.0);
-/// ```
+/// The random source of the full jitter a [`Retrier`](super::Retrier) draws from, seedable
+/// so tests are deterministic.
 #[derive(Clone, Debug)]
-pub struct Jitter(JitterSource);
+pub(crate) struct Jitter(JitterSource);
 
 #[derive(Clone, Debug)]
 enum JitterSource {
@@ -20,18 +13,18 @@ enum JitterSource {
 
 impl Jitter {
     /// A generator seeded from the system's entropy.
-    pub fn from_entropy() -> Self {
+    pub(crate) fn from_entropy() -> Self {
         Jitter(JitterSource::Random(fastrand::Rng::new()))
     }
 
     /// A deterministic generator.
-    pub fn seeded(seed: u64) -> Self {
+    pub(crate) fn seeded(seed: u64) -> Self {
         Jitter(JitterSource::Random(fastrand::Rng::with_seed(seed)))
     }
 
     /// Always the same factor, clamped to `0.0..=1.0` (`NaN` reads as `1.0`): `1.0` waits the
-    /// whole backoff ceiling, which makes delays exact in tests.
-    pub fn fixed(factor: f64) -> Self {
+    /// whole backoff, which makes delays exact in tests.
+    pub(crate) fn fixed(factor: f64) -> Self {
         let factor = if factor.is_nan() {
             1.0
         } else {
@@ -55,16 +48,10 @@ impl Jitter {
     }
 
     /// The next factor, in `0.0..=1.0`.
-    pub fn sample(&mut self) -> f64 {
+    pub(crate) fn sample(&mut self) -> f64 {
         match &mut self.0 {
             JitterSource::Random(rng) => rng.f64(),
             JitterSource::Fixed(factor) => *factor,
         }
-    }
-}
-
-impl Default for Jitter {
-    fn default() -> Self {
-        Jitter::from_entropy()
     }
 }

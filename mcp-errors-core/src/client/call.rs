@@ -7,8 +7,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Where a call stands when a decision is made: which attempt just finished, how long the
-/// call has taken so far, and whether the caller declared it idempotent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// call has taken so far, whether the caller declared it idempotent, and the random fraction
+/// of the backoff a retry after it waits (full jitter).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::client::Attempt;
+///
+/// let second = Attempt::new(2, Duration::from_millis(300)).idempotent(true);
+/// assert!((0.0..=1.0).contains(&second.jitter()));
+/// // A fixed fraction makes a delay exact, in tests say; 1.0 waits the whole backoff.
+/// assert_eq!(second.with_jitter(1.0).jitter(), 1.0);
+/// assert_eq!(second.with_jitter(f64::NAN).jitter(), 1.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Attempt {
     /// The attempt that just finished, from 1.
@@ -18,15 +30,18 @@ pub struct Attempt {
     /// Whether calling twice has the same effect as calling once, as the caller declares it
     /// (see [`ToolCall::idempotent`]).
     pub idempotent: bool,
+    jitter: f64,
 }
 
 impl Attempt {
-    /// Attempt `number` (from 1) of a non-idempotent call, `elapsed` into it.
+    /// Attempt `number` (from 1) of a non-idempotent call, `elapsed` into it, with a jitter
+    /// drawn at random (from a generator seeded from the system's entropy, one per thread).
     pub fn new(number: u32, elapsed: Duration) -> Self {
         Attempt {
             number,
             elapsed,
             idempotent: false,
+            jitter: fastrand::f64(),
         }
     }
 
@@ -34,6 +49,23 @@ impl Attempt {
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
         self
+    }
+
+    /// The same attempt with this jitter, clamped to `0.0..=1.0` (`NaN` reads as `1.0`).
+    pub fn with_jitter(mut self, jitter: f64) -> Self {
+        self.jitter = if jitter.is_nan() {
+            1.0
+        } else {
+            jitter.clamp(0.0, 1.0)
+        };
+        self
+    }
+
+    /// The fraction of the backoff a retry after this attempt waits, in `0.0..=1.0`: the
+    /// policy waits `jitter * min(base * 2^(number-1), max_backoff)` (and at least a
+    /// server's retry-after).
+    pub fn jitter(&self) -> f64 {
+        self.jitter
     }
 }
 

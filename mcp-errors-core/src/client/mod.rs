@@ -69,13 +69,13 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use mcp_errors_core::client::{Attempt, Decision, Jitter, RetryPolicy, classify_bytes};
+//! use mcp_errors_core::client::{Attempt, Decision, RetryPolicy, classify_bytes};
 //!
 //! let bytes = br#"{"jsonrpc":"2.0","id":3,"result":{"isError":true,
 //!     "content":[{"type":"text","text":"{\"errorCategory\":\"transient\",\"isRetryable\":true,\"description\":\"backend busy\"}"}]}}"#;
 //! let outcome = classify_bytes(bytes);
 //! let policy = RetryPolicy::default();
-//! let decision = policy.decide(&outcome, Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0));
+//! let decision = policy.decide(&outcome, Attempt::new(1, Duration::ZERO).with_jitter(1.0));
 //! assert_eq!(decision, Decision::Retry { after: Duration::from_millis(100) });
 //! ```
 
@@ -99,7 +99,6 @@ mod run;
 pub(crate) mod text;
 mod trace;
 
-pub use backoff::Jitter;
 pub use budget::RetryBudget;
 pub use call::{Attempt, ToolCall};
 pub use classify::{classify, classify_bytes, classify_result};

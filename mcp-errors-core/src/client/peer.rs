@@ -207,13 +207,13 @@ impl PeerProfile {
     /// ```
     /// use std::time::Duration;
     /// use mcp_errors_core::Category;
-    /// use mcp_errors_core::client::{Attempt, Decision, Jitter, PeerProfile, RetryPolicy, classify_bytes};
+    /// use mcp_errors_core::client::{Attempt, Decision, PeerProfile, RetryPolicy, classify_bytes};
     ///
     /// let profile = PeerProfile::standard().with_text_rule("quota spent", Category::Business);
     /// let policy = RetryPolicy::default().with_peer_profile(profile);
     /// let bytes = br#"{"jsonrpc":"2.0","id":1,"result":{"isError":true,
     ///     "content":[{"type":"text","text":"Quota spent for this month"}]}}"#;
-    /// let decision = policy.decide(&classify_bytes(bytes), Attempt::new(1, Duration::ZERO), &mut Jitter::fixed(1.0));
+    /// let decision = policy.decide(&classify_bytes(bytes), Attempt::new(1, Duration::ZERO).with_jitter(1.0));
     /// assert_eq!(decision, Decision::ExplainToUser);
     /// ```
     pub fn with_text_rule(mut self, phrase: &str, category: Category) -> Self {

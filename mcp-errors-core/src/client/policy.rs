@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::Attempt;
 use super::classify::MAX_REQUEST_STATE_BYTES;
@@ -52,7 +51,8 @@ use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
 /// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
 /// the `with_*` methods, each of which says its default. Defaults follow AWS's standard retry
 /// mode: at most 3 attempts and full jitter, a delay of
-/// `rand(0..=1) * min(base * 2^(attempt-1), max_backoff)` with a `max_backoff` of 20 s. AWS's
+/// `jitter * min(base * 2^(attempt-1), max_backoff)`, `jitter` being a random fraction
+/// ([`Attempt::jitter`]), with a `max_backoff` of 20 s. AWS's
 /// reference formula uses a 1 s base; the default here is 100 ms, since a tool call usually
 /// sits in an interactive agent loop where a transient fault clears quickly. No deadline, no
 /// attempt timeout, no catalog and [`PeerProfile::standard`] unless set.
@@ -68,31 +68,31 @@ use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
 /// ```
 /// use std::time::Duration;
 /// use mcp_errors_core::client::{
-///     Attempt, Decision, EscalationReason, Jitter, Outcome, RetryPolicy, UnknownCause,
+///     Attempt, Decision, EscalationReason, Outcome, RetryPolicy, UnknownCause,
 /// };
 ///
 /// let policy = RetryPolicy::default()
 ///     .with_max_attempts(4)
 ///     .with_base_delay(Duration::from_millis(200))
 ///     .with_deadline(Duration::from_secs(10));
-/// let mut jitter = Jitter::fixed(1.0);
 /// let timeout = Outcome::Unknown(UnknownCause::Timeout);
 ///
-/// // A call that may have run is retried only when it is declared idempotent.
-/// let first = Attempt::new(1, Duration::ZERO);
-/// assert_eq!(policy.decide(&timeout, first, &mut jitter), Decision::CheckState);
+/// // A call that may have run is retried only when it is declared idempotent. A jitter of
+/// // 1.0 waits the whole backoff (the default is a random fraction).
+/// let first = Attempt::new(1, Duration::ZERO).with_jitter(1.0);
+/// assert_eq!(policy.decide(&timeout, first), Decision::CheckState);
 /// assert_eq!(
-///     policy.decide(&timeout, first.idempotent(true), &mut jitter),
+///     policy.decide(&timeout, first.idempotent(true)),
 ///     Decision::Retry { after: Duration::from_millis(200) }
 /// );
-/// let third = Attempt::new(3, Duration::from_secs(1)).idempotent(true);
+/// let third = Attempt::new(3, Duration::from_secs(1)).idempotent(true).with_jitter(1.0);
 /// assert_eq!(
-///     policy.decide(&timeout, third, &mut jitter),
+///     policy.decide(&timeout, third),
 ///     Decision::Retry { after: Duration::from_millis(800) }
 /// );
 /// let last = Attempt::new(4, Duration::from_secs(2)).idempotent(true);
 /// assert_eq!(
-///     policy.decide(&timeout, last, &mut jitter),
+///     policy.decide(&timeout, last),
 ///     Decision::Escalate { reason: EscalationReason::AttemptsExhausted }
 /// );
 /// ```
@@ -177,15 +177,15 @@ impl RetryPolicy {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_errors_core::client::{Attempt, Decision, Jitter, Outcome, PeerProfile, RetryPolicy};
+    /// use mcp_errors_core::client::{Attempt, Decision, Outcome, PeerProfile, RetryPolicy};
     /// use mcp_errors_core::JsonRpcError;
     ///
     /// let gone = Outcome::ProtocolError(JsonRpcError::new(-32001, "Session not found"));
     /// let attempt = Attempt::new(1, Duration::ZERO);
     /// let standard = RetryPolicy::default();
-    /// assert_eq!(standard.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::CheckState);
+    /// assert_eq!(standard.decide(&gone, attempt), Decision::CheckState);
     /// let ts = RetryPolicy::default().with_peer_profile(PeerProfile::typescript_sdk());
-    /// assert_eq!(ts.decide(&gone, attempt, &mut Jitter::fixed(1.0)), Decision::Reinitialize);
+    /// assert_eq!(ts.decide(&gone, attempt), Decision::Reinitialize);
     /// ```
     pub fn with_peer_profile(mut self, profile: PeerProfile) -> Self {
         self.peer = profile;
@@ -251,11 +251,12 @@ impl RetryPolicy {
         Duration::from_nanos(u64::try_from(longest).unwrap_or(u64::MAX))
     }
 
-    /// Decides what to do after `attempt` ended in `outcome`. It reads nothing but its
-    /// arguments and changes nothing but `jitter`; a retry budget is charged by
+    /// Decides what to do after `attempt` ended in `outcome`, a retry waiting the attempt's
+    /// [`jitter`](Attempt::jitter) fraction of the backoff. It reads nothing but its
+    /// arguments and changes nothing; a retry budget is charged by
     /// [`decide_with_budget`](Self::decide_with_budget), or by a [`Retrier`](super::Retrier)
     /// that holds one.
-    pub fn decide(&self, outcome: &Outcome, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    pub fn decide(&self, outcome: &Outcome, attempt: Attempt) -> Decision {
         match outcome {
             Outcome::Ready(result) | Outcome::Empty(result) => self
                 .failure_in_success(result, attempt)
@@ -265,7 +266,7 @@ impl RetryPolicy {
                 Some(request_state) if request_state.len() > MAX_REQUEST_STATE_BYTES => {
                     escalate(EscalationReason::InvalidResponse)
                 }
-                Some(request_state) => match self.retry(attempt, None, jitter) {
+                Some(request_state) => match self.retry(attempt, None) {
                     Decision::Retry { after } => Decision::RetryWithState {
                         after,
                         request_state,
@@ -275,9 +276,9 @@ impl RetryPolicy {
                 None => Decision::ProvideInput,
             },
             Outcome::Invalid(_) => escalate(EscalationReason::InvalidResponse),
-            Outcome::Unknown(_) => self.may_have_run(attempt, jitter),
-            Outcome::ProtocolError(error) => self.protocol(error, attempt, jitter),
-            Outcome::ExecutionError(error) => self.execution_error(error, attempt, jitter),
+            Outcome::Unknown(_) => self.may_have_run(attempt),
+            Outcome::ProtocolError(error) => self.protocol(error, attempt),
+            Outcome::ExecutionError(error) => self.execution_error(error, attempt),
         }
     }
 
@@ -292,19 +293,18 @@ impl RetryPolicy {
     /// ```
     /// use std::time::Duration;
     /// use mcp_errors_core::client::{
-    ///     Attempt, Decision, EscalationReason, Jitter, Outcome, RetryBudget, RetryPolicy, UnknownCause,
+    ///     Attempt, Decision, EscalationReason, Outcome, RetryBudget, RetryPolicy, UnknownCause,
     /// };
     ///
     /// let policy = RetryPolicy::default();
     /// let budget = RetryBudget::default().with_capacity(10);
     /// let timeout = Outcome::Unknown(UnknownCause::Timeout);
-    /// let attempt = Attempt::new(1, Duration::ZERO).idempotent(true);
-    /// let mut jitter = Jitter::fixed(1.0);
-    /// let first = policy.decide_with_budget(&timeout, attempt, &mut jitter, &budget);
+    /// let attempt = Attempt::new(1, Duration::ZERO).idempotent(true).with_jitter(1.0);
+    /// let first = policy.decide_with_budget(&timeout, attempt, &budget);
     /// assert_eq!(first, Decision::Retry { after: Duration::from_millis(100) });
     /// assert_eq!(budget.available(), 0);
     /// assert_eq!(
-    ///     policy.decide_with_budget(&timeout, attempt, &mut jitter, &budget),
+    ///     policy.decide_with_budget(&timeout, attempt, &budget),
     ///     Decision::Escalate { reason: EscalationReason::BudgetExhausted }
     /// );
     /// ```
@@ -312,10 +312,9 @@ impl RetryPolicy {
         &self,
         outcome: &Outcome,
         attempt: Attempt,
-        jitter: &mut Jitter,
         budget: &RetryBudget,
     ) -> Decision {
-        let decision = self.decide(outcome, attempt, jitter);
+        let decision = self.decide(outcome, attempt);
         match decision {
             Decision::Done => {
                 budget.refund(budget.success_refund());
@@ -337,24 +336,24 @@ impl RetryPolicy {
         }
     }
 
-    fn may_have_run(&self, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    fn may_have_run(&self, attempt: Attempt) -> Decision {
         if !attempt.idempotent {
             return Decision::CheckState;
         }
-        self.retry(attempt, None, jitter)
+        self.retry(attempt, None)
     }
 
-    fn protocol(&self, error: &JsonRpcError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    fn protocol(&self, error: &JsonRpcError, attempt: Attempt) -> Decision {
         if let Some(meaning) = self.peer.meaning(error) {
             return if meaning.may_have_run() {
-                self.may_have_run(attempt, jitter)
+                self.may_have_run(attempt)
             } else {
                 Decision::Reinitialize
             };
         }
         // No shared meaning: whether the call ran is unknown.
         if error.code.is_implementation_defined() {
-            return self.may_have_run(attempt, jitter);
+            return self.may_have_run(attempt);
         }
         let data = error.data.as_ref();
         match error.code {
@@ -366,13 +365,9 @@ impl RetryPolicy {
                     .text_category(&error.message)
                     .or(read.map(|r| r.category))
                 {
-                    Some(category) => self.text_read(
-                        category,
-                        read.and_then(|r| r.retry_after),
-                        false,
-                        attempt,
-                        jitter,
-                    ),
+                    Some(category) => {
+                        self.text_read(category, read.and_then(|r| r.retry_after), false, attempt)
+                    }
                     None => escalate(EscalationReason::ProtocolError),
                 }
             }
@@ -404,12 +399,7 @@ impl RetryPolicy {
         }
     }
 
-    fn execution_error(
-        &self,
-        error: &ExecutionError,
-        attempt: Attempt,
-        jitter: &mut Jitter,
-    ) -> Decision {
+    fn execution_error(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
         let mut category = error.category;
         if let Some(catalog) = &self.catalog {
             let known = error.code.as_deref().and_then(|code| catalog.get(code));
@@ -420,10 +410,10 @@ impl RetryPolicy {
         }
         let from_text = matches!(error.evidence, Evidence::PlainText | Evidence::TextRule);
         if from_text && let Some(mine) = self.peer.text_category(&error.text) {
-            return self.text_read(mine, error.retry_after, false, attempt, jitter);
+            return self.text_read(mine, error.retry_after, false, attempt);
         }
         let Some(category) = category else {
-            return self.by_class(error, attempt, jitter);
+            return self.by_class(error, attempt);
         };
         if error.evidence == Evidence::TextRule {
             if says_tool_unavailable(&error.text) {
@@ -433,9 +423,9 @@ impl RetryPolicy {
             if passing && !error.retryable {
                 return escalate(EscalationReason::NotRetryable);
             }
-            return self.text_read(category, error.retry_after, false, attempt, jitter);
+            return self.text_read(category, error.retry_after, false, attempt);
         }
-        by_category(category, || self.reliability(error, attempt, jitter))
+        by_category(category, || self.reliability(error, attempt))
     }
 
     /// What a category read from text (by the built-in rules or the profile's) leads to: the
@@ -448,7 +438,6 @@ impl RetryPolicy {
         retry_after: Option<Duration>,
         on_success: bool,
         attempt: Attempt,
-        jitter: &mut Jitter,
     ) -> Decision {
         by_category(category, || {
             if on_success {
@@ -456,7 +445,7 @@ impl RetryPolicy {
             } else if !attempt.idempotent {
                 Decision::CheckState
             } else {
-                self.retry(attempt, retry_after, jitter)
+                self.retry(attempt, retry_after)
             }
         })
     }
@@ -473,18 +462,12 @@ impl RetryPolicy {
             .peer
             .text_category(&text)
             .or(read.map(|r| r.category))?;
-        // A success is never retried, so no jitter is drawn.
-        Some(self.text_read(category, None, true, attempt, &mut Jitter::fixed(0.0)))
+        Some(self.text_read(category, None, true, attempt))
     }
 
     /// A retryable failure is retried; one the draft entry alone describes only when the call
     /// may be repeated, as the draft asks.
-    fn reliability(
-        &self,
-        error: &ExecutionError,
-        attempt: Attempt,
-        jitter: &mut Jitter,
-    ) -> Decision {
+    fn reliability(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
         if !error.retryable {
             return escalate(EscalationReason::NotRetryable);
         }
@@ -496,29 +479,24 @@ impl RetryPolicy {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        self.retry(attempt, wait, jitter)
+        self.retry(attempt, wait)
     }
 
     /// An execution error of unknown category: by its draft class, else by its text.
-    fn by_class(&self, error: &ExecutionError, attempt: Attempt, jitter: &mut Jitter) -> Decision {
+    fn by_class(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
         match error.failure_class {
             Some(FailureClass::Capability) => Decision::FixInput,
             Some(FailureClass::Governance) => match error.code.as_deref() {
                 Some("user_action_required") => Decision::ExplainToUser,
                 _ => escalate(EscalationReason::Governance),
             },
-            Some(FailureClass::Reliability) => self.reliability(error, attempt, jitter),
+            Some(FailureClass::Reliability) => self.reliability(error, attempt),
             None if says_tool_unavailable(&error.text) => Decision::RelistTools,
             None => escalate(EscalationReason::UnknownCategory),
         }
     }
 
-    fn retry(
-        &self,
-        attempt: Attempt,
-        retry_after: Option<Duration>,
-        jitter: &mut Jitter,
-    ) -> Decision {
+    fn retry(&self, attempt: Attempt, retry_after: Option<Duration>) -> Decision {
         if attempt.number >= self.max_attempts {
             return escalate(EscalationReason::AttemptsExhausted);
         }
@@ -532,7 +510,7 @@ impl RetryPolicy {
             floor => {
                 // `as` saturates, so no factor or backoff can make this panic.
                 let nanos = longest.as_nanos() as f64;
-                let backoff = Duration::from_nanos((nanos * jitter.sample()) as u64);
+                let backoff = Duration::from_nanos((nanos * attempt.jitter()) as u64);
                 floor.map_or(backoff, |floor| backoff.max(floor))
             }
         };

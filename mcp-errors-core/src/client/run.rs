@@ -69,7 +69,7 @@ impl RunSuccess {
 /// use std::pin::pin;
 /// use std::task::{Context, Poll, Waker};
 /// use std::time::Duration;
-/// use mcp_errors_core::client::{Jitter, Retrier, RetryPolicy, ToolCall, UnknownCause};
+/// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
 /// use serde_json::json;
 ///
 /// // Any executor works; this one polls futures that never wait.
@@ -83,7 +83,7 @@ impl RunSuccess {
 ///     }
 /// }
 ///
-/// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::seeded(42));
+/// let retrier = Retrier::new(RetryPolicy::default()).with_seed(42);
 /// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
 /// let mut slept = Vec::new();
 /// let run = retrier.run(
@@ -154,10 +154,18 @@ impl Retrier {
         self
     }
 
-    /// The same retrier with this jitter source (seed it for deterministic tests). Seeded
-    /// from the system's entropy by default.
-    pub fn with_jitter(mut self, jitter: Jitter) -> Self {
-        self.jitter = jitter;
+    /// The same retrier drawing each attempt's [jitter](Attempt::jitter) from a generator
+    /// seeded with `seed`, so its runs are deterministic (each run draws from a stream of its
+    /// own, derived from the seed). Seeded from the system's entropy by default.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.jitter = Jitter::seeded(seed);
+        self
+    }
+
+    /// The same retrier giving every attempt this [jitter](Attempt::jitter), clamped to
+    /// `0.0..=1.0`: `1.0` waits the whole backoff, which makes delays exact in tests.
+    pub fn with_jitter(mut self, jitter: f64) -> Self {
+        self.jitter = Jitter::fixed(jitter);
         self
     }
 
@@ -217,7 +225,7 @@ impl Retrier {
     /// use std::future::Future;
     /// use std::pin::pin;
     /// use std::task::{Context, Poll, Waker};
-    /// use mcp_errors_core::client::{Jitter, Retrier, RetryPolicy, ToolCall};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall};
     /// use serde_json::json;
     ///
     /// fn block_on<F: Future>(future: F) -> F::Output {
@@ -230,7 +238,7 @@ impl Retrier {
     ///     }
     /// }
     ///
-    /// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(Jitter::fixed(0.0));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(0.0);
     /// let call = ToolCall::new("report", json!({}));
     /// let mut sent = Vec::new();
     /// let run = retrier.run_with_state(
@@ -302,13 +310,12 @@ impl Retrier {
                 }
             };
             let elapsed = start.elapsed().max(slept);
-            let attempt = Attempt::new(number, elapsed).idempotent(call.idempotent);
+            let attempt = Attempt::new(number, elapsed)
+                .idempotent(call.idempotent)
+                .with_jitter(jitter.sample());
             let decision = match &self.budget {
-                Some(budget) => {
-                    self.policy
-                        .decide_with_budget(&outcome, attempt, &mut jitter, budget)
-                }
-                None => self.policy.decide(&outcome, attempt, &mut jitter),
+                Some(budget) => self.policy.decide_with_budget(&outcome, attempt, budget),
+                None => self.policy.decide(&outcome, attempt),
             };
             let next = match &decision {
                 Decision::Retry { after } => Some((*after, None)),

@@ -21,7 +21,7 @@ use crate::{ErrorCode, JsonRpcError};
 /// with input requests comes back as [`Outcome::InputRequired`] for the caller to answer),
 /// classified by [`classify_call`]; between attempts it sleeps with tokio. A result that asks
 /// only for the call again with its `requestState` is retried with that state. Give the
-/// retrier a seeded [`Jitter`](crate::client::Jitter) for deterministic runs.
+/// retrier a seed ([`Retrier::with_seed`]) for deterministic runs.
 ///
 /// Each attempt is bounded by the policy's
 /// [attempt timeout](crate::client::RetryPolicy::with_attempt_timeout) and the time left before its
