@@ -30,7 +30,10 @@ fn args(value: Value) -> Map<String, Value> {
 fn payload(reply: &Reply) -> &Value {
     match reply {
         Reply::Result(result) => {
-            assert_eq!(result["isError"], true, "expected a tool error: {result}");
+            assert_eq!(
+                result["isError"], true,
+                "expected an execution error: {result}"
+            );
             &result["_meta"][mcp_errors_core::META_KEY]
         }
         other => panic!("expected a result, got {other:?}"),

@@ -53,7 +53,7 @@ async fn a_masked_failure_over_http_carries_the_trace_id_and_is_escalated() {
     assert_eq!(report.attempts.len(), 1);
     assert!(matches!(report.decision, Decision::Escalate { .. }));
     let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
-        panic!("a tool error: {:?}", report.attempts[0].outcome);
+        panic!("an execution error: {:?}", report.attempts[0].outcome);
     };
     assert_eq!(error.code.as_deref(), Some("LEDGER_UNAVAILABLE"));
     let id = error.correlation_id.as_deref().expect("a correlation id");

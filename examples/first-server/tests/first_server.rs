@@ -74,7 +74,7 @@ async fn it_answers_fails_with_a_code_and_names_a_wrong_argument() {
         .expect_err("no station");
     assert_eq!(atlantis.decision, Decision::FixInput);
     let Outcome::ExecutionError(error) = &atlantis.attempts[0].outcome else {
-        panic!("a tool error");
+        panic!("an execution error");
     };
     assert_eq!(error.code.as_deref(), Some("UNKNOWN_CITY"));
     assert_eq!(
@@ -86,7 +86,7 @@ async fn it_answers_fails_with_a_code_and_names_a_wrong_argument() {
         .await
         .expect_err("a wrong argument");
     let Outcome::ExecutionError(error) = &wrong.attempts[0].outcome else {
-        panic!("a tool error");
+        panic!("an execution error");
     };
     assert_eq!(error.code.as_deref(), Some("INVALID_ARGUMENTS"));
     let field = error.details.as_ref().and_then(|d| d.get("field"));

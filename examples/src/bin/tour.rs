@@ -201,10 +201,10 @@ fn describe(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Ready(_) => "result".into(),
         Outcome::Empty(_) => "result (empty)".into(),
-        Outcome::ExecutionError(info) => format!(
-            "tool error {} ({})",
-            info.code.as_deref().unwrap_or("?"),
-            info.category.map_or("?".into(), |c| c.to_string())
+        Outcome::ExecutionError(error) => format!(
+            "execution error {} ({})",
+            error.code.as_deref().unwrap_or("?"),
+            error.category.map_or("?".into(), |c| c.to_string())
         ),
         other => other.kind().to_owned(),
     }

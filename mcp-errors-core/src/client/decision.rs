@@ -99,7 +99,7 @@ pub enum EscalationReason {
     DeadlineExceeded,
     /// The shared retry budget has no tokens left.
     BudgetExhausted,
-    /// The server asks to wait longer than the policy's cap.
+    /// The server asks to wait longer than the policy's `max_backoff`.
     RetryAfterTooLong,
     /// A protocol error with no better rule.
     ProtocolError,

@@ -1,6 +1,7 @@
 //! The client side: read what came back from `tools/call`, decide what to do next.
 //!
-//! - [`classify`] / [`classify_bytes`] turn a `tools/call` response into one [`Outcome`]:
+//! - [`classify`] / [`classify_bytes`] turn a `tools/call` response (and [`classify_result`]
+//!   a bare `CallToolResult`) into one [`Outcome`]:
 //!   ready, empty, execution error, protocol error, input required, invalid, or (built by the
 //!   caller for a local timeout) unknown. They read this project's payload, the draft
 //!   tool-failure entry (SEP-3313, a draft) and the common foreign shapes.
@@ -14,7 +15,8 @@
 //!   the caller's call and sleep functions, and hands back a [`StopReport`] when the policy
 //!   stops without a result.
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
-//!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items.
+//!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items, one `render::Format`
+//!   each.
 //!
 //! # Reading plain text
 //!

@@ -139,7 +139,7 @@ impl Outcome {
     /// ```
     pub fn category(&self) -> Option<Category> {
         match self {
-            Outcome::ExecutionError(info) => info.category,
+            Outcome::ExecutionError(error) => error.category,
             Outcome::ProtocolError(error) => super::text::read_protocol(error).map(|r| r.category),
             Outcome::Ready(result) | Outcome::Empty(result) => {
                 super::text::read_success(&super::text::result_text(result))
