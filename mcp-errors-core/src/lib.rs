@@ -93,21 +93,23 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod catalog;
-pub mod category;
+mod catalog;
+mod category;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod derive_support;
-pub mod failure;
-pub mod mask;
-pub mod otel;
+mod failure;
+mod mask;
+mod otel;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
-pub mod wire;
+mod wire;
 
-pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
+#[cfg(feature = "snapshot")]
+pub use catalog::assert_catalog_snapshot;
+pub use catalog::{CatalogChange, Channel, CodeConflict, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
