@@ -103,7 +103,7 @@ impl ErrorDescriptor {
 
     /// The same descriptor, defined by the error type at `origin` (the derive writes the
     /// type's module path and name). A catalog composed of several error types reports a code
-    /// that two origins define ([`ErrorCatalog::conflicts`]); not part of the wire contract.
+    /// that two origins define ([`ErrorCatalog::conflicts`](crate::ErrorCatalog::conflicts)); not part of the wire contract.
     pub const fn with_origin(mut self, origin: &'static str) -> Self {
         self.origin = origin;
         self
