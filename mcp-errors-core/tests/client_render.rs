@@ -16,12 +16,15 @@ use std::collections::BTreeSet;
 
 use common::{HOSTILE, HOSTILE_CLEANED, all_strings_safe};
 use mcp_errors_core::client::render::Format;
-use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{
     CallToolResult, Category, Content, ErrorPayload, FailureOptions, ResultMeta,
     TOOL_FAILURE_META_KEY, ToolError,
 };
 use serde_json::{Value, json};
+
+/// Limits the crate documents (the crate root's "Limits").
+const MAX_HINT_CHARS: usize = 1024;
+const MAX_MESSAGE_CHARS: usize = 2048;
 
 fn keys(value: &Value) -> BTreeSet<&str> {
     value

@@ -297,16 +297,15 @@ pub enum Evidence {
 /// default, and to `false` when the category is unknown.
 ///
 /// Read from a response ([`classify`](super::classify) and the others), whatever its shape,
-/// its texts are cleaned with [`clean_text`](crate::mask::clean_text) and cut as the server
-/// side cuts its own, so a foreign server's text reaches a model no longer and no less clean
-/// than this crate's: `message` to [`MAX_MESSAGE_CHARS`](crate::mask::MAX_MESSAGE_CHARS),
-/// `hint` to [`MAX_HINT_CHARS`](crate::mask::MAX_HINT_CHARS), `text` to both together and 512
-/// more (room for the code and the retry advice), `code` to 128 characters, every string (and
-/// key) of `details` to `MAX_MESSAGE_CHARS`, `details` nested deeper than
-/// [`MAX_DETAIL_DEPTH`](crate::mask::MAX_DETAIL_DEPTH) cut to
-/// [`TRUNCATED_DETAIL`](crate::mask::TRUNCATED_DETAIL); a `correlation_id` that
-/// [`is_valid_correlation_id`](crate::mask::is_valid_correlation_id) refuses is dropped. The
-/// `message` and `data` of a [`Outcome::ProtocolError`] are cleaned the same way.
+/// its texts are cleaned and cut as the server side cleans and cuts its own (see
+/// [masking and limits](crate#masking-and-limits)), so a foreign server's text reaches a
+/// model no longer and no less clean than this crate's: `message` to 2048 characters, `hint`
+/// to 1024, `text` to both together and 512 more (room for the code and the retry advice),
+/// `code` to 128 characters, every string (and key) of `details` to 2048, `details` nested
+/// deeper than 32 levels cut to `"…(nested too deep)"`; a `correlation_id` of a shape the
+/// server side would not issue (1 to 128 ASCII letters, digits, `.`, `_`, `:` or `-`) is
+/// dropped. The `message` and `data` of a [`Outcome::ProtocolError`] are cleaned the same
+/// way.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

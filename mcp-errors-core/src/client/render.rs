@@ -9,14 +9,12 @@
 //! ([`ErrorPayload::to_text`](crate::ErrorPayload::to_text)) is put first.
 //!
 //! A result comes from a server the client may not trust, so what is rendered is cleaned as
-//! the server side cleans its own text ([`clean_text`](crate::mask::clean_text)): invisible
-//! and reordering characters (tag characters U+E0000.., bidi controls) are removed and
-//! control characters (ESC) become spaces, in every text. A failure's texts are also cut as
-//! a server cuts them: its payload's message to
-//! [`MAX_MESSAGE_CHARS`](crate::mask::MAX_MESSAGE_CHARS) and hint to
-//! [`MAX_HINT_CHARS`](crate::mask::MAX_HINT_CHARS), each text block to the two together and
-//! room for the code and the retry advice, every string of its structured part to
-//! `MAX_MESSAGE_CHARS`. A success's text is not cut, and its `structuredContent` is rendered
+//! the server side cleans its own text (see [masking and limits](crate#masking-and-limits)):
+//! invisible and reordering characters (tag characters U+E0000.., bidi controls) are removed
+//! and control characters (ESC) become spaces, in every text. A failure's texts are also cut
+//! as a server cuts them: its payload's message to 2048 characters and hint to 1024, each
+//! text block to the two together and room for the code and the retry advice, every string
+//! of its structured part to 2048. A success's text is not cut, and its `structuredContent` is rendered
 //! as it came.
 
 use serde_json::{Value, json};

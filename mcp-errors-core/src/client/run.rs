@@ -188,7 +188,7 @@ impl Retrier {
     ///
     /// With the `tracing` feature the run is a span (target `mcp_errors::call`, name
     /// `tools/call`) whose fields follow OpenTelemetry's MCP conventions (see
-    /// [`otel`](crate::otel)): `mcp.method.name`, `gen_ai.tool.name`,
+    /// [tracing](crate#tracing)): `mcp.method.name`, `gen_ai.tool.name`,
     /// `gen_ai.operation.name`, and from the last attempt `error.type`,
     /// `rpc.response.status_code`, `code`, `category`, `retryable`, `attempts` and `decision`.
     /// Each retry is an event on it (`retry`, with `attempt`, `after_ms` and the attempt's
