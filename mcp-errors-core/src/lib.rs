@@ -68,32 +68,89 @@
 //! are exhaustive on purpose (MCP has two channels; JSON-RPC 2.0 fixes its error object);
 //! every other public enum, and every struct with public fields, is `#[non_exhaustive]`.
 //!
-//! # Masking and limits
+//! # The wire
 //!
-//! A masked failure (by default `internal` and `-32603`; `#[mask]`/`#[expose]` decide per
-//! variant) shows the model `internal error; the details were logged under the correlation
-//! id` and a correlation id, nothing else: no `Display`, source, hint or details. With the
-//! `tracing` feature the full text and source chain are logged under that id.
+//! A tool-execution variant becomes a [`CallToolResult`] with `isError: true`, `resultType:
+//! "complete"`, one text block that stands on its own (code, message, retry advice, hint, the
+//! correlation id when there is one) and the [`ErrorPayload`] `{code, category, retryable,
+//! message, hint?, retryAfterMs?, details?, correlationId?}` in `_meta` under [`META_KEY`].
+//! The payload goes into `structuredContent` only with
+//! [`FailureOptions::with_structured_content`]: the TypeScript SDK v1 client validates
+//! `structuredContent` against the tool's `outputSchema` even on errors, and then hides the
+//! real error. A protocol variant becomes a [`JsonRpcError`] `{code, message, data}` whose
+//! message starts with the stable code and whose `data` holds `code` and the `#[detail]`
+//! fields. Both channels are tested against the official schemas of MCP 2025-06-18,
+//! 2025-11-25 and 2026-07-28. serde's `Serialize` writes every shape.
 //!
-//! A correlation id is 1 to 128 ASCII letters, digits, `.`, `_`, `:` or `-` (a W3C trace id,
-//! a UUID, a ULID); an id of any other shape given to
-//! [`FailureOptions::with_correlation_id`] is ignored and a fresh one drawn.
+//! # Security: what is and is not emitted
 //!
-//! Every text emitted is cleaned (control characters other than newline and tab become
-//! spaces; Unicode's default-ignorable code points, bidirectional controls among them, are
-//! removed) and cut, ending with `…`: a `message` at 2048 characters, a `hint` at 1024. A
-//! `#[detail]` value is cut at 32 levels of nesting while it is serialized (the part too deep
-//! becomes `"…(nested too deep)"`), and a retry-after is clamped to one day.
+//! Everything a model reads may end up anywhere: in a transcript, in another tool's input, in
+//! a prompt injection. This is what the crate enforces, and where it stops.
+//!
+//! | | model-visible text, `_meta`, `structuredContent`, JSON-RPC `message`/`data` | log (`tracing` feature, target `mcp_errors::masked`) |
+//! |---|---|---|
+//! | masked variant (`internal`, `-32603`, or `#[mask]`) | stable code, category, retryable, retry-after, `internal error; the details were logged under the correlation id`, the correlation id | the correlation id, code, variant, full `Display` and source chain |
+//! | unmasked variant | stable code, category, retryable, retry-after, message, hint, `#[detail]` fields | nothing |
+//! | `#[sensitive]` field | never | never through `Display` (the derive refuses an `#[error]` text that shows it) or `Debug` (the derive writes it, printing `<redacted>`) |
+//! | a tool that panics (`rmcp::ErrorBoundary`) | `TOOL_PANICKED`, `internal`, the generic message, the correlation id | the tool, the panic's message and location |
+//!
+//! Enforced:
+//! - A masked variant never emits its `Display`, its source chain, its hint or its
+//!   `#[detail]` fields; with the `tracing` feature they are logged (level ERROR) under the
+//!   correlation id, each field escaped to one line, so text from a source cannot forge a log
+//!   line or drive a terminal.
+//! - A `#[sensitive]` field is never emitted: the derive refuses a `#[message]`, `#[hint]` or
+//!   thiserror `#[error]` text that shows one where it would go (to the model, or to a masked
+//!   variant's log line), and writes the type's `Debug`, which prints it as `<redacted>`.
+//! - A text the model reads may not show a field whose type is itself a `ToolError` (that error
+//!   may be masked): forward to it with `#[transparent]`, or make it the `#[source]`.
+//! - Every text emitted is cleaned (control characters other than newline and tab become
+//!   spaces; Unicode's default-ignorable code points, bidirectional controls and tag
+//!   characters among them, are removed; not the joiners emoji and some scripts need) and cut,
+//!   ending with `…`: a `message` at 2048 characters, a `hint` at 1024. A `#[detail]` value is
+//!   cut at 32 levels of nesting while it is serialized (the part too deep becomes
+//!   `"…(nested too deep)"`), so a value of any depth costs a bounded stack and every JSON
+//!   parser can read the response; a `#[detail]` whose `Serialize` fails is `null`. A
+//!   retry-after is clamped to one day.
+//! - The correlation id is fresh for every conversion unless you pass one:
+//!   [`FailureOptions::with_traceparent`] starts it with the trace id of a W3C `traceparent`
+//!   and ends it with 16 hex digits the server draws, so a caller that sends another caller's
+//!   `traceparent` cannot have its failures logged under that caller's id. An id given to
+//!   [`FailureOptions::with_correlation_id`] is used only if it is 1 to 128 ASCII letters,
+//!   digits, `.`, `_`, `:` or `-`; any other is ignored. The client's name and version, and
+//!   the tool's name, are cleaned and cut to 128 characters before they reach a log.
+//! - `rmcp::ErrorBoundary` answers a tool that panics with `TOOL_PANICKED` at once and keeps
+//!   serving (under `panic = "abort"` nothing can be caught). An argument error
+//!   (`INVALID_ARGUMENTS`) never repeats the value sent: `details.received` names its kind;
+//!   its field path is cut to 256 characters, serde's problem and what it expected to 512;
+//!   finding the field costs time and memory linear in the request.
+//! - The client side treats a server as untrusted: every text it reads from a failure and
+//!   every text the renderers give a model is cleaned and cut the same way; a `requestState`
+//!   over 1 MiB is refused; a retry-after cannot remove the backoff's jitter; the policy's
+//!   deadline bounds every attempt, cancelling one still in flight.
+//!
+//! Not enforced, so yours to keep:
+//! - Unmasked variants emit their message (`#[message]` or `Display`), hint and `#[detail]`
+//!   fields: write them for the model.
+//! - A masked variant logs its `Display` and source chain as they are.
+//! - Whether a field is a `ToolError` is checked where its type is known: a field of a
+//!   generic type, a `Box` or a reference to an error, and hand-written `Display` or `Debug`
+//!   impls of field types are not checked.
 //!
 //! # Tracing
 //!
-//! With the `tracing` feature, each failure is one event with target `mcp_errors::failure`,
-//! and the client's retrier opens one span per call (`mcp_errors::call`). Their fields use
+//! With the `tracing` feature, every conversion emits one event, target
+//! `mcp_errors::failure`, level INFO, with `code`, `category`, `retryable`, `channel`
+//! (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client` (set by
+//! `rmcp::ErrorBoundary`, or by [`FailureOptions::with_tool`] and `with_client`): any
+//! subscriber can count failures per code. The event also carries the attributes of
 //! OpenTelemetry's semantic conventions for MCP and generative AI (status: development):
-//! `error.type` (`tool_error` for `isError: true`, the JSON-RPC code as a string for a
-//! protocol error), `gen_ai.tool.name`, `gen_ai.operation.name` (`execute_tool`),
-//! `mcp.method.name` (`tools/call`) and `rpc.response.status_code`; beside them this crate's
-//! `code`, `category` and `retryable`.
+//! `error.type` (`tool_error` for `isError: true`, the JSON-RPC code as a string otherwise),
+//! `rpc.response.status_code`, `gen_ai.tool.name`, `gen_ai.operation.name` (`execute_tool`)
+//! and `mcp.method.name` (`tools/call`). On the client side, each run of a `client::Retrier`
+//! is a span `tools/call NAME` (target `mcp_errors::call`, kind client) with the same
+//! attributes and `code`, `category`, `retryable`, `attempts`, `decision`, and one `retry`
+//! event per retry; through a `tracing-opentelemetry` layer they become OpenTelemetry spans.
 //!
 //! # Drafts
 //!
