@@ -112,7 +112,7 @@ pub trait ToolError: Error {
     }
 
     /// The wire form of this error with [`FailureOptions::current`]: the options of the
-    /// request being served by an rmcp server wrapped in `rmcp::ToolErrors` (feature `rmcp`),
+    /// request being served by an rmcp server wrapped in `rmcp::ErrorBoundary` (feature `rmcp`),
     /// else the defaults. The `From`
     /// impl and the rmcp conversion that the derive writes call this.
     fn to_failure(&self) -> ToolFailure {
@@ -234,7 +234,7 @@ impl FailureOptions {
     }
 
     /// The options of the request being served: inside `rmcp::request_scope` (feature
-    /// `rmcp`), which `rmcp::ToolErrors` opens for every `tools/call`, those of the request
+    /// `rmcp`), which `rmcp::ErrorBoundary` opens for every `tools/call`, those of the request
     /// (tool, trace id, client, protocol version); anywhere else, the defaults.
     ///
     /// ```
@@ -282,7 +282,7 @@ impl FailureOptions {
     /// part makes the id the server's. So the id the model shows leads the operator to the
     /// trace (its first 32 characters) and to the one log entry of this request (the whole
     /// id), and a caller reusing another's `traceparent` never has its failures logged under
-    /// the other's id. Call it once per request (as `rmcp::ToolErrors` and
+    /// the other's id. Call it once per request (as `rmcp::ErrorBoundary` and
     /// `rmcp::failure_options` do): every failure converted with these options shares the id.
     ///
     /// ```
@@ -351,7 +351,7 @@ impl FailureOptions {
     /// The client the failure answers (for example `name/version` from its `initialize`), for
     /// the `mcp_errors::failure` tracing event: cleaned as [`mask::clean_text`] cleans text
     /// and cut to 257 characters, since a client names itself with any text of any length.
-    /// `rmcp::ToolErrors` cuts the name and the version to 128 characters each before joining
+    /// `rmcp::ErrorBoundary` cuts the name and the version to 128 characters each before joining
     /// them.
     ///
     /// ```

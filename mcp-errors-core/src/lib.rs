@@ -84,7 +84,7 @@
 //! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
 //! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
-//! | `rmcp` | no | `IntoCallToolResult` for derived types, `ToolErrors` (request context, coded argument errors), `Json` with an empty mark, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
+//! | `rmcp` | no | `IntoCallToolResult` for derived types, `ErrorBoundary` (request context, coded argument errors), `Json` with an empty mark, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `catalog::assert_catalog_snapshot`, a test helper for catalogs as a contract |
 //!

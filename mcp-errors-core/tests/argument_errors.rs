@@ -1,4 +1,4 @@
-//! Arguments that do not deserialize, as a `ToolErrors` server answers them: the reading costs
+//! Arguments that do not deserialize, as a `ErrorBoundary` server answers them: the reading costs
 //! memory and work linear in the request whatever its shape (counted allocations while
 //! `ArgumentError::from_message` runs on random and on hostile arguments, and for a hostile
 //! `tools/call`), and the answer never repeats the value sent.
@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use mcp_errors_core::rmcp::{ArgumentError, ToolErrors};
+use mcp_errors_core::rmcp::{ArgumentError, ErrorBoundary};
 use proptest::prelude::*;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -199,14 +199,14 @@ impl ServerHandler for Seats {
     }
 }
 
-/// A client of a `Seats` server wrapped in `ToolErrors`, over an in-process transport.
+/// A client of a `Seats` server wrapped in `ErrorBoundary`, over an in-process transport.
 async fn connect() -> RunningService<RoleClient, ClientConfig> {
     let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let seats = Seats {
             tool_router: Seats::tool_router(),
         };
-        let server = ToolErrors::new(seats)
+        let server = ErrorBoundary::new(seats)
             .serve(server_transport)
             .await
             .unwrap();
@@ -243,7 +243,7 @@ async fn a_hostile_call_is_answered_within_bounds() {
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.starts_with("INVALID_ARGUMENTS: "), "{text}");
-    // The reading adds a copy of the arguments at most (ToolErrors keeps them to name the
+    // The reading adds a copy of the arguments at most (ErrorBoundary keeps them to name the
     // field), not a path per value.
     assert!(
         bytes <= baseline * 3 / 2,

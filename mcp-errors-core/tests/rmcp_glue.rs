@@ -1,4 +1,4 @@
-//! A `#[tool_router]` server wrapped in `ToolErrors`, called through rmcp's client with
+//! A `#[tool_router]` server wrapped in `ErrorBoundary`, called through rmcp's client with
 //! `call_tool`: tools return `Result<Json<T>, TheirError>` and nothing else, yet failures carry
 //! the tool, the trace id and the client, argument errors a code, and empty results a mark.
 
@@ -10,7 +10,7 @@ use mcp_errors_core::ToolError;
 use mcp_errors_core::client::{
     Decision, Jitter, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause,
 };
-use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool, call_tool_with};
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, call_tool, call_tool_with};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
@@ -113,7 +113,7 @@ async fn connect() -> RunningService<RoleClient, ClientConfig> {
             tool_router: Shop::tool_router(),
             busy_calls: Arc::new(AtomicU32::new(0)),
         };
-        let server = ToolErrors::new(shop)
+        let server = ErrorBoundary::new(shop)
             .serve(server_transport)
             .await
             .expect("server starts");

@@ -25,7 +25,7 @@ static DESCRIPTORS: [ErrorDescriptor; 1] =
 /// A tool's arguments did not deserialize into its parameter type: a `validation` failure
 /// with the code `INVALID_ARGUMENTS`, never retryable as it is.
 ///
-/// [`ToolErrors`](super::ToolErrors) makes one of rmcp's text-only argument error. Its details
+/// [`ErrorBoundary`](super::ErrorBoundary) makes one of rmcp's text-only argument error. Its details
 /// say what serde reported: `field` (the argument, as a path like `seats[1].id`, when the
 /// message or the arguments show which one), `expected` and `received`.
 ///

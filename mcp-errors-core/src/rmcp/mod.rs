@@ -10,7 +10,7 @@
 //! error whose message starts with the stable code. `Json<T>` keeps giving the tool its
 //! `outputSchema`; this module's [`Json`] can also mark an empty result.
 //!
-//! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
+//! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool, the
 //!   request's `traceparent` and the client, rmcp's text-only answer to arguments that do
 //!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
 //!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
@@ -94,7 +94,7 @@ pub use arguments::ArgumentError;
 pub use client::{call_tool, call_tool_with, classify_call};
 pub use json::Json;
 pub(crate) use server::request_options;
-pub use server::{ToolErrors, request_scope};
+pub use server::{ErrorBoundary, request_scope};
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].

@@ -1,4 +1,4 @@
-//! [`ToolErrors`]: an rmcp service wrapped so that every tool failure knows the request it
+//! [`ErrorBoundary`]: an rmcp service wrapped so that every tool failure knows the request it
 //! answers, and rmcp's own argument errors carry a code.
 
 use std::borrow::Cow;
@@ -38,7 +38,7 @@ tokio::task_local! {
 /// [`ToolError::to_failure`], the `From` impls and the rmcp conversions the derive writes use
 /// them (see [`FailureOptions::current`]).
 ///
-/// [`ToolErrors`] does this for every `tools/call`; call it yourself from a hand-written
+/// [`ErrorBoundary`] does this for every `tools/call`; call it yourself from a hand-written
 /// `call_tool` or another runtime setup.
 ///
 /// ```
@@ -75,7 +75,7 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// Wrap the server (any `ServerHandler`) before serving it, over any transport:
 ///
 /// ```ignore
-/// ToolErrors::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
+/// ErrorBoundary::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
 /// ```
 ///
 /// For every `tools/call`, the wrapper
@@ -109,27 +109,27 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///
 /// ```
 /// use mcp_errors_core::FailureOptions;
-/// use mcp_errors_core::rmcp::ToolErrors;
+/// use mcp_errors_core::rmcp::ErrorBoundary;
 /// use rmcp::ServerHandler;
 ///
 /// #[derive(Clone)]
 /// struct Quiet;
 /// impl ServerHandler for Quiet {}
 ///
-/// let service = ToolErrors::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
+/// let service = ErrorBoundary::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
 /// assert!(service.options().structured_content());
 /// let _inner: &Quiet = service.inner();
 /// ```
 #[derive(Clone, Debug)]
-pub struct ToolErrors<S> {
+pub struct ErrorBoundary<S> {
     inner: S,
     options: FailureOptions,
 }
 
-impl<S> ToolErrors<S> {
+impl<S> ErrorBoundary<S> {
     /// Wraps `inner` with default [`FailureOptions`].
     pub fn new(inner: S) -> Self {
-        ToolErrors {
+        ErrorBoundary {
             inner,
             options: FailureOptions::new(),
         }
@@ -209,7 +209,7 @@ type Answer<T> = Result<T, ErrorData>;
 
 /// Every method goes to the wrapped handler; `call_tool` runs in the request's scope, codes
 /// rmcp's argument errors and answers a panic.
-impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
+impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn every_synchronous_method_is_the_wrapped_handlers() {
-        let wrapped = ToolErrors::new(Distinct);
+        let wrapped = ErrorBoundary::new(Distinct);
         assert_eq!(wrapped.get_info(), Distinct.get_info());
         assert_eq!(
             wrapped.get_tool("book").map(|t| t.name),
@@ -462,7 +462,7 @@ mod tests {
     #[test]
     fn the_base_options_are_kept_and_added_to() {
         let base = FailureOptions::new().with_structured_content(true);
-        let wrapped = ToolErrors::new(Distinct).with_options(base.clone());
+        let wrapped = ErrorBoundary::new(Distinct).with_options(base.clone());
         assert_eq!(wrapped.options(), &base);
     }
 
