@@ -72,13 +72,12 @@ use ::rmcp::ErrorData;
 use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
 use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType, Tool};
-use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::wire::{
     CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
 };
-use crate::{CATALOG_META_KEY, ErrorCode, FailureOptions, ToolError, ToolFailure};
+use crate::{CATALOG_META_KEY, ErrorCode, ToolError, ToolFailure};
 
 mod arguments;
 #[cfg(feature = "client")]
@@ -93,8 +92,8 @@ pub use arguments::ArgumentError;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::{call_tool, call_tool_with, classify_call};
 pub use json::Json;
+pub use server::ErrorBoundary;
 pub(crate) use server::request_options;
-pub use server::{ErrorBoundary, request_scope};
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].
@@ -137,39 +136,11 @@ impl ToolFailure {
     }
 }
 
-/// A tool can return `Result<T, ToolFailure>`, for example after converting its error with
-/// [`failure_options`] to carry the request's trace id.
+/// A tool can return `Result<T, ToolFailure>`, for example to convert errors of several types
+/// with `?`; in an [`ErrorBoundary`], the derive's `From` impl gives them the request's options.
 impl IntoCallToolResult for ToolFailure {
     fn into_call_tool_result(self) -> Result<rmcp_model::CallToolResponse, ErrorData> {
         self.into_rmcp().map(rmcp_model::CallToolResponse::from)
-    }
-}
-
-/// Conversion options for a failure answering this request: the request's W3C
-/// `traceparent` (SEP-414), when it carries a valid one, starts the correlation id, which goes
-/// on with a part drawn for this call (see [`FailureOptions::with_traceparent`]), and the
-/// negotiated protocol version chooses the codes (see [`FailureOptions::with_protocol_version`]).
-/// Call it once per request: its failures then share one id.
-///
-/// A tool that takes the request context converts its error explicitly:
-///
-/// ```ignore
-/// #[tool(description = "Reserve a seat")]
-/// async fn reserve_seat(
-///     &self,
-///     Parameters(args): Parameters<SeatArgs>,
-///     context: RequestContext<RoleServer>,
-/// ) -> Result<Json<Seat>, ToolFailure> {
-///     self.reserve(&args.seat_id)
-///         .map(Json)
-///         .map_err(|error| error.to_failure_with(&failure_options(&context)))
-/// }
-/// ```
-pub fn failure_options(context: &RequestContext<RoleServer>) -> FailureOptions {
-    let options = FailureOptions::from_request_meta(&context.meta.0);
-    match context.protocol_version() {
-        Some(version) => options.with_protocol_version(version.as_str()),
-        None => options,
     }
 }
 
@@ -241,7 +212,8 @@ fn result_type(value: Cow<'static, str>) -> ResultType {
 }
 
 /// What the `IntoCallToolResult` impl written by `#[derive(ToolError)]` returns: the error
-/// converted by its `From` impl (with default [`FailureOptions`]), then
+/// converted by its `From` impl (with the options of the request an [`ErrorBoundary`] is
+/// serving, else the defaults), then
 /// [`ToolFailure::into_rmcp`]. Through `From`, so a type that is not a `ToolError` is reported
 /// once, where `From` is generated, and not again here.
 ///
