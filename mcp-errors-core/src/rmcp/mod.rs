@@ -69,9 +69,8 @@
 use std::borrow::Cow;
 
 use ::rmcp::ErrorData;
-use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
-use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType, Tool};
+use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType};
 use serde_json::Value;
 
 use crate::wire::{
@@ -229,9 +228,10 @@ where
         .map(rmcp_model::CallToolResponse::from)
 }
 
-/// The `_meta` of a tool publishing the error catalog of `E` under [`CATALOG_META_KEY`].
+/// The `_meta` of a tool publishing the error catalog of `E` under [`CATALOG_META_KEY`], for
+/// rmcp's `#[tool(meta = ...)]` attribute.
 ///
-/// Fits rmcp's `#[tool(meta = ...)]` attribute.
+/// A tool built by hand takes it as its `meta`; it is a map, so other entries can be added.
 ///
 /// ```
 /// use mcp_errors_core::ToolError;
@@ -257,86 +257,6 @@ pub fn error_catalog_meta<E: ToolError>() -> MetaObject {
 fn catalog_value<E: ToolError>() -> Value {
     // Cannot fail: a catalog holds strings, numbers and booleans only.
     serde_json::to_value(E::catalog()).unwrap_or(Value::Null)
-}
-
-/// Publishes the error catalog of a [`ToolError`] type in an rmcp [`Tool`]'s `_meta`, under
-/// [`CATALOG_META_KEY`], keeping every other `_meta` entry.
-///
-/// ```
-/// use mcp_errors_core::ToolError;
-///
-/// #[derive(Debug, thiserror::Error, ToolError)]
-/// #[error("seat taken")]
-/// #[category(conflict)]
-/// #[code("SEAT_TAKEN")]
-/// struct SeatTaken;
-///
-/// use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, rmcp::WithErrorCatalog};
-/// use rmcp::model::Tool;
-/// use std::sync::Arc;
-///
-/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()))
-///     .with_error_catalog::<SeatTaken>();
-/// let catalog: ErrorCatalog =
-///     serde_json::from_value(tool.meta.unwrap()[CATALOG_META_KEY].clone()).unwrap();
-/// assert!(catalog.get("SEAT_TAKEN").is_some());
-/// ```
-pub trait WithErrorCatalog: Sized {
-    /// Adds the catalog of `E`, replacing a catalog published before.
-    fn with_error_catalog<E: ToolError>(self) -> Self;
-}
-
-impl WithErrorCatalog for Tool {
-    fn with_error_catalog<E: ToolError>(mut self) -> Self {
-        self.meta
-            .get_or_insert_with(MetaObject::new)
-            .insert(CATALOG_META_KEY.to_owned(), catalog_value::<E>());
-        self
-    }
-}
-
-/// Publishes the error catalog of `E` on the tool named `tool` of an rmcp [`ToolRouter`],
-/// typically right after `Self::tool_router()`. Returns `false`, changing nothing, when the
-/// router has no such tool.
-///
-/// The server must then answer from that stored router, `#[tool_handler(router =
-/// self.tool_router)]`: plain `#[tool_handler]` calls `Self::tool_router()` on every request
-/// and would list the tools without the catalog. `#[tool(meta = error_catalog_meta::<E>())]`
-/// has no such catch.
-///
-/// ```
-/// use mcp_errors_core::ToolError;
-///
-/// #[derive(Debug, thiserror::Error, ToolError)]
-/// #[error("seat taken")]
-/// #[category(conflict)]
-/// #[code("SEAT_TAKEN")]
-/// struct SeatTaken;
-///
-/// use mcp_errors_core::{CATALOG_META_KEY, rmcp::publish_error_catalog};
-/// use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-/// use rmcp::model::{CallToolResult, Tool};
-/// use std::sync::Arc;
-///
-/// struct Server;
-/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()));
-/// let mut router = ToolRouter::<Server>::new().with_route(ToolRoute::new_dyn(tool, |_| {
-///     Box::pin(async { Ok(CallToolResult::success(vec![]).into()) })
-/// }));
-/// assert!(publish_error_catalog::<SeatTaken, _>(&mut router, "book_seat"));
-/// assert!(!publish_error_catalog::<SeatTaken, _>(&mut router, "cancel_seat"));
-/// let meta = router.get("book_seat").unwrap().meta.as_ref().unwrap();
-/// assert_eq!(meta[CATALOG_META_KEY]["version"], 1);
-/// ```
-pub fn publish_error_catalog<E: ToolError, S>(router: &mut ToolRouter<S>, tool: &str) -> bool {
-    match router.map.get_mut(tool) {
-        Some(route) => {
-            let attr = std::mem::take(&mut route.attr);
-            route.attr = attr.with_error_catalog::<E>();
-            true
-        }
-        None => false,
-    }
 }
 
 #[cfg(test)]
