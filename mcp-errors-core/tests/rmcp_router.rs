@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::fmt::{self, Debug, Display};
 use std::time::Duration;
 
-use mcp_errors_core::rmcp::{RMCP_ARGUMENT_ERROR_PREFIX, error_catalog_meta};
+use mcp_errors_core::rmcp::error_catalog_meta;
 use mcp_errors_core::{
     CATALOG_META_KEY, Category, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY,
     ToolError, ToolFailure,
@@ -374,7 +374,9 @@ async fn a_protocol_message_with_rmcps_argument_prefix_is_not_rewritten() {
     let error = protocol_error(call(&client, "get_order", 5).await);
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert!(
-        !error.message.starts_with(RMCP_ARGUMENT_ERROR_PREFIX),
+        !error
+            .message
+            .starts_with("failed to deserialize parameters:"),
         "{}",
         error.message
     );

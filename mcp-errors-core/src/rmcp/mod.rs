@@ -10,15 +10,15 @@
 //! error whose message starts with the stable code. `Json<T>` keeps giving the tool its
 //! `outputSchema`; this module's [`Json`] can also mark an empty result.
 //!
-//! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool, the
-//!   request's `traceparent` and the client, rmcp's text-only answer to arguments that do
-//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
-//!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
+//! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool,
+//!   the request's `traceparent` and the client, rmcp's text-only answer to arguments that do
+//!   not deserialize becomes a coded failure (`INVALID_ARGUMENTS`, `validation`), and a tool
+//!   that panics is answered with a masked `TOOL_PANICKED` failure.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
 //!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
 //!
 //! rmcp's router turns a -32602 error whose message starts with
-//! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
+//! `failed to deserialize parameters:` into a tool error that carries only the text; failures
 //! converted by [`ToolFailure::into_rmcp`] never start that way, so a protocol variant stays
 //! a protocol error with its `data`.
 //!
@@ -75,6 +75,7 @@ use serde_json::Value;
 
 use crate::wire::{
     CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
+    RMCP_ARGUMENT_ERROR_PREFIX,
 };
 use crate::{CATALOG_META_KEY, ErrorCode, ToolError, ToolFailure};
 
@@ -85,8 +86,6 @@ mod json;
 mod panic;
 mod server;
 
-pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;
-pub use arguments::ArgumentError;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::{call_tool, call_tool_with, classify_call};
@@ -103,7 +102,7 @@ impl ToolFailure {
     /// failure, `Err` the JSON-RPC error of a protocol failure.
     ///
     /// `resultType`, `isError`, `_meta` and `structuredContent` are carried over as they are.
-    /// A -32602 message starting with [`RMCP_ARGUMENT_ERROR_PREFIX`] gets
+    /// A -32602 message starting with `failed to deserialize parameters:` gets
     /// `"invalid parameters: "` put before it, so that rmcp's router does not turn the
     /// protocol error into a text-only tool error.
     ///
