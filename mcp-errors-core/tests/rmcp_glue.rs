@@ -74,7 +74,7 @@ impl Shop {
             "ledger" => Err(RefundError::LedgerDown),
             "busy" if self.busy_calls.fetch_add(1, Ordering::SeqCst) == 0 => Err(RefundError::Busy),
             "range" => Err(RefundError::BadRange),
-            _ => Ok(Json::new(Receipt {
+            _ => Ok(Json(Receipt {
                 order_id: args.order_id,
             })),
         }

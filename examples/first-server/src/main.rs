@@ -37,7 +37,7 @@ impl Weather {
         Parameters(args): Parameters<ForecastArgs>,
     ) -> Result<Json<Forecast>, WeatherError> {
         match args.city.as_str() {
-            "Paris" => Ok(Json::new(Forecast {
+            "Paris" => Ok(Json(Forecast {
                 city: args.city,
                 celsius: 18,
             })),

@@ -1,19 +1,22 @@
-//! The rmcp integration (feature `rmcp`): conversions to rmcp's types, the
-//! `IntoCallToolResult` impl that `#[derive(ToolError)]` writes, the server glue, and error
-//! catalogs on rmcp tools; with the `client` feature too, rmcp's client under a retry policy.
+//! The rmcp integration (feature `rmcp`): the `IntoCallToolResult` impl that
+//! `#[derive(ToolError)]` writes, the server boundary, error catalogs on rmcp tools and
+//! conversions to rmcp's types; with the `client` feature too, rmcp's client under a retry
+//! policy.
 //!
-//! With the feature on, a derived enum implements rmcp's
-//! [`IntoCallToolResult`], so a tool
+//! With the feature on, a derived enum implements rmcp's [`IntoCallToolResult`], so a tool
 //! method of a `#[tool_router]` returns `Result<Json<T>, MyError>` (or `Result<String, _>`,
 //! `Result<CallToolResult, _>`) and each `Err` reaches its channel: an execution variant as a
 //! result with `isError: true` and the payload in `_meta`, a protocol variant as a JSON-RPC
-//! error whose message starts with the stable code. `Json<T>` keeps giving the tool its
-//! `outputSchema`; this module's [`Json`] can also mark an empty result.
+//! error whose message starts with the stable code.
 //!
 //! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool,
 //!   the request's `traceparent` and the client, rmcp's text-only answer to arguments that do
 //!   not deserialize becomes a coded failure (`INVALID_ARGUMENTS`, `validation`), and a tool
 //!   that panics is answered with a masked `TOOL_PANICKED` failure.
+//! - [`error_catalog_meta`] publishes the catalog of an error type in a tool's `_meta`:
+//!   `#[tool(meta = error_catalog_meta::<MyError>())]`.
+//! - [`Json`](struct@Json) is rmcp's `Json<T>` (the same `outputSchema`, built the same way,
+//!   `Json(value)`) that can also mark an empty result, `Json::empty(value, text)`.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
 //!   under a `client::RetryPolicy`; `classify_call` reads one of rmcp's answers.
 //!
@@ -24,9 +27,9 @@
 //!
 //! ```
 //! use mcp_errors_core::ToolError;
-//! use mcp_errors_core::rmcp::error_catalog_meta;
+//! use mcp_errors_core::rmcp::{Json, error_catalog_meta};
 //! use rmcp::handler::server::wrapper::Parameters;
-//! use rmcp::{Json, tool, tool_router};
+//! use rmcp::{tool, tool_router};
 //!
 //! #[derive(Debug, thiserror::Error, ToolError)]
 //! enum SeatError {
