@@ -158,7 +158,7 @@ mod tests {
         assert!(!Json(1).is_empty());
         assert!(Json::empty(0, "none").is_empty());
         assert_eq!(Json::empty(0, "none").into_inner(), 0);
-        assert_eq!(Some(3).map(Json).map(Json::into_inner), Some(3));
+        assert_eq!(Json(3).into_inner(), 3);
     }
 
     #[test]
