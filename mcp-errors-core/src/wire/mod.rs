@@ -17,7 +17,7 @@ mod result;
 mod tool_failure;
 
 pub use details::Details;
-pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion, RequestId};
+pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, RequestId};
 pub use payload::ErrorPayload;
 pub use result::{CallToolResult, Content, ResultMeta};
 pub use tool_failure::DraftToolFailure;
