@@ -15,7 +15,7 @@ use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
-use mcp_errors_core::rmcp::{ToolErrors, call_tool};
+use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
 use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -88,7 +88,7 @@ impl From<&Path> for ServerCommand {
 pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
 
 /// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
-/// takes them) over stdio, through [`ToolErrors`], until the client leaves.
+/// takes them) over stdio, through [`ErrorBoundary`], until the client leaves.
 pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
     let faults = Faults::none();
     let mut args = args;
@@ -98,7 +98,7 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
             _ => return Err(format!("{SERVE_DEMO_FLAG}: unexpected argument `{arg}`").into()),
         }
     }
-    let running = ToolErrors::new(DemoServer::new(faults))
+    let running = ErrorBoundary::new(DemoServer::new(faults))
         .serve(rmcp::transport::stdio())
         .await?;
     running.waiting().await?;

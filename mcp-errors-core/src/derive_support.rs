@@ -21,8 +21,14 @@ pub trait DerivedToolError: ToolError {}
 
 impl<T: ToolError + ?Sized> DerivedToolError for T {}
 
-/// The generated `From<T> for ToolFailure`: [`ToolError::to_failure`].
+/// The generated `From<T> for ToolFailure` (which rmcp's `IntoCallToolResult` for `T` goes
+/// through): the options of the request an `rmcp::ErrorBoundary` is serving, else
+/// [`ToolError::to_failure`].
 pub fn tool_failure<T: DerivedToolError + ?Sized>(error: &T) -> ToolFailure {
+    #[cfg(feature = "rmcp")]
+    if let Some(options) = crate::rmcp::request_options() {
+        return error.to_failure_with(&options);
+    }
     error.to_failure()
 }
 

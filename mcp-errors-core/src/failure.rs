@@ -111,12 +111,9 @@ pub trait ToolError: Error {
         None
     }
 
-    /// The wire form of this error with [`FailureOptions::current`]: the options of the
-    /// request being served by an rmcp server wrapped in `rmcp::ToolErrors` (feature `rmcp`),
-    /// else the defaults. The `From`
-    /// impl and the rmcp conversion that the derive writes call this.
+    /// The wire form of this error with the default [`FailureOptions`].
     fn to_failure(&self) -> ToolFailure {
-        ToolFailure::from_error_with(self, &FailureOptions::current())
+        ToolFailure::from_error_with(self, &FailureOptions::new())
     }
 
     /// The wire form of this error with `options`.
@@ -144,7 +141,7 @@ pub trait ToolError: Error {
     /// assert_eq!(bytes, serde_json::to_vec(&error.to_failure()).unwrap());
     /// ```
     fn write_failure_json(&self, out: &mut Vec<u8>) {
-        write_failure_json(self, &FailureOptions::current(), out);
+        write_failure_json(self, &FailureOptions::new(), out);
     }
 
     /// Appends the JSON of [`to_failure_with`](Self::to_failure_with) to `out`, written
@@ -233,23 +230,6 @@ impl FailureOptions {
         Self::default()
     }
 
-    /// The options of the request being served: inside `rmcp::request_scope` (feature
-    /// `rmcp`), which `rmcp::ToolErrors` opens for every `tools/call`, those of the request
-    /// (tool, trace id, client, protocol version); anywhere else, the defaults.
-    ///
-    /// ```
-    /// use mcp_errors_core::FailureOptions;
-    ///
-    /// assert_eq!(FailureOptions::current(), FailureOptions::new());
-    /// ```
-    pub fn current() -> Self {
-        #[cfg(feature = "rmcp")]
-        if let Some(options) = crate::rmcp::request_options() {
-            return options;
-        }
-        Self::default()
-    }
-
     /// Use this correlation id (for masked errors, instead of a fresh one; for others, it is
     /// emitted too so a client can quote it).
     ///
@@ -282,8 +262,8 @@ impl FailureOptions {
     /// part makes the id the server's. So the id the model shows leads the operator to the
     /// trace (its first 32 characters) and to the one log entry of this request (the whole
     /// id), and a caller reusing another's `traceparent` never has its failures logged under
-    /// the other's id. Call it once per request (as `rmcp::ToolErrors` and
-    /// `rmcp::failure_options` do): every failure converted with these options shares the id.
+    /// the other's id. Call it once per request (as `rmcp::ErrorBoundary` does): every
+    /// failure converted with these options shares the id.
     ///
     /// ```
     /// use mcp_errors_core::FailureOptions;
@@ -351,7 +331,7 @@ impl FailureOptions {
     /// The client the failure answers (for example `name/version` from its `initialize`), for
     /// the `mcp_errors::failure` tracing event: cleaned as [`mask::clean_text`] cleans text
     /// and cut to 257 characters, since a client names itself with any text of any length.
-    /// `rmcp::ToolErrors` cuts the name and the version to 128 characters each before joining
+    /// `rmcp::ErrorBoundary` cuts the name and the version to 128 characters each before joining
     /// them.
     ///
     /// ```

@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 use std::time::Duration;
 
-use mcp_errors_core::rmcp::WithErrorCatalog;
+use mcp_errors_core::rmcp::error_catalog_meta;
 use mcp_errors_core::{CATALOG_META_KEY, ErrorPayload, META_KEY, ToolError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -76,7 +76,7 @@ impl Seats {
     }
 
     /// Books a seat.
-    #[tool]
+    #[tool(meta = error_catalog_meta::<SeatError>())]
     async fn book(
         &self,
         Parameters(BookArgs { seat }): Parameters<BookArgs>,
@@ -188,7 +188,7 @@ async fn generic_derived_enums_work_as_tool_errors() {
 }
 
 #[tokio::test]
-async fn the_tool_list_keeps_the_output_schema_and_takes_a_derived_catalog() {
+async fn the_tool_list_keeps_the_output_schema_and_publishes_a_derived_catalog() {
     let client = connect().await;
     let tools = client.list_all_tools().await.unwrap();
     let book = tools.iter().find(|t| t.name == "book").unwrap().clone();
@@ -197,7 +197,6 @@ async fn the_tool_list_keeps_the_output_schema_and_takes_a_derived_catalog() {
         "Json<Booking> gives an outputSchema"
     );
 
-    let book = book.with_error_catalog::<SeatError>();
     let codes: Vec<&str> = book.meta.as_ref().unwrap()[CATALOG_META_KEY]["errors"]
         .as_array()
         .unwrap()

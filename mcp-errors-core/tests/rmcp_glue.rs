@@ -1,4 +1,4 @@
-//! A `#[tool_router]` server wrapped in `ToolErrors`, called through rmcp's client with
+//! A `#[tool_router]` server wrapped in `ErrorBoundary`, called through rmcp's client with
 //! `call_tool`: tools return `Result<Json<T>, TheirError>` and nothing else, yet failures carry
 //! the tool, the trace id and the client, argument errors a code, and empty results a mark.
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mcp_errors_core::ToolError;
 use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause};
-use mcp_errors_core::rmcp::{Json, ToolErrors, call_tool};
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
@@ -72,7 +72,7 @@ impl Shop {
             "ledger" => Err(RefundError::LedgerDown),
             "busy" if self.busy_calls.fetch_add(1, Ordering::SeqCst) == 0 => Err(RefundError::Busy),
             "range" => Err(RefundError::BadRange),
-            _ => Ok(Json::new(Receipt {
+            _ => Ok(Json(Receipt {
                 order_id: args.order_id,
             })),
         }
@@ -111,7 +111,7 @@ async fn connect() -> RunningService<RoleClient, ClientConfig> {
             tool_router: Shop::tool_router(),
             busy_calls: Arc::new(AtomicU32::new(0)),
         };
-        let server = ToolErrors::new(shop)
+        let server = ErrorBoundary::new(shop)
             .serve(server_transport)
             .await
             .expect("server starts");

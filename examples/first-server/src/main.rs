@@ -1,5 +1,5 @@
 use mcp_errors_core::ToolError;
-use mcp_errors_core::rmcp::{Json, ToolErrors, error_catalog_meta};
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{ServiceExt, tool, tool_router};
 
@@ -37,7 +37,7 @@ impl Weather {
         Parameters(args): Parameters<ForecastArgs>,
     ) -> Result<Json<Forecast>, WeatherError> {
         match args.city.as_str() {
-            "Paris" => Ok(Json::new(Forecast {
+            "Paris" => Ok(Json(Forecast {
                 city: args.city,
                 celsius: 18,
             })),
@@ -48,9 +48,9 @@ impl Weather {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // ToolErrors: failures know their tool, the request's trace id and the client, and
+    // ErrorBoundary: failures know their tool, the request's trace id and the client, and
     // arguments that do not deserialize come back as INVALID_ARGUMENTS.
-    let server = ToolErrors::new(Weather)
+    let server = ErrorBoundary::new(Weather)
         .serve(rmcp::transport::stdio())
         .await?;
     server.waiting().await?;

@@ -68,7 +68,7 @@ use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use mcp_errors_core::rmcp::ToolErrors;
+use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_examples::demo::{DemoServer, Faults};
 use rmcp::ServiceExt;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -320,7 +320,7 @@ async fn main() -> ExitCode {
 }
 
 async fn serve_stdio(server: DemoServer) -> Result<(), Box<dyn std::error::Error>> {
-    let running = ToolErrors::new(server)
+    let running = ErrorBoundary::new(server)
         .serve(rmcp::transport::stdio())
         .await?;
     running.waiting().await?;
@@ -352,7 +352,7 @@ async fn serve_http(
     let end_sessions = config.cancellation_token.clone();
     // Every session gets a clone: they share the faults and the seat map.
     let service = StreamableHttpService::new(
-        move || Ok(ToolErrors::new(server.clone())),
+        move || Ok(ErrorBoundary::new(server.clone())),
         sessions.clone(),
         config,
     );

@@ -17,7 +17,7 @@ pub enum Fault {
     /// `ledger_down`: the ledger behind `refund_order` fails (`internal`, masked).
     LedgerDown,
     /// `seats_corrupt`: the seat map behind `reserve_seat` is out of sync, and the tool
-    /// panics (a bug, which `ToolErrors` answers with a masked `TOOL_PANICKED`).
+    /// panics (a bug, which `ErrorBoundary` answers with a masked `TOOL_PANICKED`).
     SeatsCorrupt,
 }
 

@@ -65,7 +65,7 @@ impl DemoServer {
     ) -> Result<Json<SearchHits>, SearchError> {
         let hits = search::search(&args, &self.state.faults)?;
         if hits.total > 0 {
-            return Ok(Json::new(hits));
+            return Ok(Json(hits));
         }
         let text = format!(
             "No {} document matches \"{}\" (an empty result, not an error).",
@@ -89,7 +89,7 @@ impl DemoServer {
                 args.seat_id
             );
         }
-        self.state.seats.reserve(&args.seat_id).map(Json::new)
+        self.state.seats.reserve(&args.seat_id).map(Json)
     }
 
     /// Refunds an order delivered at most 30 days ago. Older orders are refused by a
@@ -99,7 +99,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<RefundArgs>,
     ) -> Result<Json<RefundReceipt>, RefundError> {
-        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json::new)
+        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json)
     }
 
     /// Returns the log lines of a service (checkout, payments or search) between two RFC 3339
@@ -109,7 +109,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<QueryLogsArgs>,
     ) -> Result<Json<LogPage>, LogsError> {
-        logs::query(&args).map(Json::new)
+        logs::query(&args).map(Json)
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.

@@ -19,37 +19,18 @@ pub(crate) const MAX_PROBLEM_CHARS: usize = 512;
 static DESCRIPTORS: [ErrorDescriptor; 1] =
     [
         ErrorDescriptor::execution("ArgumentError", ARGUMENT_ERROR_CODE, Category::Validation)
-            .with_origin("mcp_errors_core::rmcp::ArgumentError"),
+            .with_origin("mcp_errors_core::rmcp::ErrorBoundary"),
     ];
 
 /// A tool's arguments did not deserialize into its parameter type: a `validation` failure
 /// with the code `INVALID_ARGUMENTS`, never retryable as it is.
 ///
-/// [`ToolErrors`](super::ToolErrors) makes one of rmcp's text-only argument error. Its details
-/// say what serde reported: `field` (the argument, as a path like `seats[1].id`, when the
-/// message or the arguments show which one), `expected` and `received`.
-///
-/// ```
-/// use mcp_errors_core::{ToolError, ToolFailure};
-/// use mcp_errors_core::rmcp::ArgumentError;
-/// use serde_json::json;
-///
-/// let arguments = json!({"seat_id": 5});
-/// let error = ArgumentError::from_message(
-///     "failed to deserialize parameters: invalid type: integer `5`, expected a string",
-///     arguments.as_object(),
-/// );
-/// assert_eq!(error.field(), Some("seat_id"));
-/// assert_eq!(error.expected(), Some("a string"));
-/// assert_eq!(error.received(), Some("integer"));
-/// // The value sent is not repeated: the caller knows it, and it may be a secret.
-/// assert_eq!(error.to_string(), "argument `seat_id`: invalid type: integer, expected a string");
-///
-/// let ToolFailure::Execution(result) = error.to_failure() else { unreachable!() };
-/// assert!(result.content[0].as_text().unwrap().starts_with("INVALID_ARGUMENTS: argument `seat_id`"));
-/// ```
+/// [`ErrorBoundary`](super::ErrorBoundary) makes one of rmcp's text-only argument error. Its
+/// details say what serde reported: `field` (the argument, as a path like `seats[1].id`, when
+/// the message or the arguments show which one), `expected` and `received` (the kind of value,
+/// never the value: the caller knows it, and it may be a secret).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgumentError {
+pub(crate) struct ArgumentError {
     field: Option<String>,
     problem: String,
     expected: Option<String>,
@@ -67,7 +48,10 @@ impl ArgumentError {
     /// a secret). Every text is cleaned of control and invisible characters and cut: the field
     /// to 256 characters, the problem and `expected` to 512. Finding the field takes time and
     /// memory linear in `message` and `arguments`, whatever their shape.
-    pub fn from_message(message: &str, arguments: Option<&serde_json::Map<String, Value>>) -> Self {
+    pub(crate) fn from_message(
+        message: &str,
+        arguments: Option<&serde_json::Map<String, Value>>,
+    ) -> Self {
         let message = message
             .strip_prefix(RMCP_ARGUMENT_ERROR_PREFIX)
             .unwrap_or(message)
@@ -131,24 +115,27 @@ impl ArgumentError {
         }
         error
     }
+}
 
+#[cfg(test)]
+impl ArgumentError {
     /// The argument at fault, as a path (`seat_id`, `seats[1].id`), when it is known.
-    pub fn field(&self) -> Option<&str> {
+    pub(crate) fn field(&self) -> Option<&str> {
         self.field.as_deref()
     }
 
     /// What serde expected there, when it said.
-    pub fn expected(&self) -> Option<&str> {
+    pub(crate) fn expected(&self) -> Option<&str> {
         self.expected.as_deref()
     }
 
     /// What it found there, when it said.
-    pub fn received(&self) -> Option<&str> {
+    pub(crate) fn received(&self) -> Option<&str> {
         self.received.as_deref()
     }
 
     /// Serde's message, without rmcp's prefix.
-    pub fn problem(&self) -> &str {
+    pub(crate) fn problem(&self) -> &str {
         &self.problem
     }
 }
@@ -386,6 +373,9 @@ fn path_text(steps: &[Step<'_>]) -> String {
 }
 
 #[cfg(test)]
+mod bounds;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde::Deserialize;
@@ -469,6 +459,28 @@ mod tests {
 
         let float = read(json!({"seat_id": "A1", "count": 1.5}));
         assert_eq!(float.field(), Some("count"));
+    }
+
+    #[test]
+    fn the_value_sent_is_named_by_its_kind_in_the_failure() {
+        let arguments = json!({"seat_id": 5});
+        let error = ArgumentError::from_message(
+            "failed to deserialize parameters: invalid type: integer `5`, expected a string",
+            arguments.as_object(),
+        );
+        assert_eq!(error.field(), Some("seat_id"));
+        assert_eq!(
+            error.to_string(),
+            "argument `seat_id`: invalid type: integer, expected a string"
+        );
+        let crate::ToolFailure::Execution(result) = error.to_failure() else {
+            panic!("an execution failure");
+        };
+        let text = result.content[0].as_text().unwrap();
+        assert!(
+            text.starts_with("INVALID_ARGUMENTS: argument `seat_id`"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! [`Json`]: rmcp's structured tool output, which can also say that it matched nothing.
+//! [`Json`](struct@Json): rmcp's structured tool output, which can also say that it matched
+//! nothing.
 
 use std::borrow::Cow;
 
@@ -11,12 +12,14 @@ use serde_json::Value;
 use crate::wire::EMPTY_META_KEY;
 
 /// The structured output of a tool, as rmcp's `Json<T>`, that can also be marked empty: a
-/// success that matched nothing, which the client reads as
-/// `client::Outcome::Empty` rather than a result to use.
+/// success that matched nothing, which the client reads as `client::Outcome::Empty` rather
+/// than a result to use.
 ///
-/// rmcp's `#[tool]` gives a tool returning `Json<T>` or `Result<Json<T>, E>` the
-/// `outputSchema` of `T`, and it does so for this type too: it goes by the type's name.
-/// Build it with [`Json::new`] (or `.into()`) and [`Json::empty`].
+/// Build it as rmcp's: [`Json(value)`](fn@Json) (also `.map(Json)`), and
+/// [`Json::empty(value, text)`](Json::empty) for the empty mark. rmcp's `#[tool]` gives a tool
+/// returning `Json<T>` or `Result<Json<T>, E>` the `outputSchema` of `T`, and it does so for
+/// this type too: it goes by the type's name. A plain `Json(value)` is answered with the same
+/// result as rmcp's.
 ///
 /// ```
 /// use mcp_errors_core::{EMPTY_META_KEY, ToolError};
@@ -47,7 +50,7 @@ use crate::wire::EMPTY_META_KEY;
 ///             let text = format!("No document matches {:?}.", query.keywords);
 ///             return Ok(Json::empty(Hits { titles }, text));
 ///         }
-///         Ok(Json::new(Hits { titles }))
+///         Ok(Json(Hits { titles }))
 ///     }
 /// }
 ///
@@ -66,18 +69,21 @@ use crate::wire::EMPTY_META_KEY;
 /// assert_eq!(wire["content"][0]["text"], "No match.");
 /// assert_eq!(wire["structuredContent"]["titles"], serde_json::json!([]));
 /// ```
+// Not a tuple struct: the empty mark needs a field of its own, and a tuple struct with two
+// fields could not be built as `Json(value)`; the function `Json` below builds it instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Json<T> {
     value: T,
     empty: Option<Cow<'static, str>>,
 }
 
-impl<T> Json<T> {
-    /// `value`, a result to use: the same result as rmcp's `Json(value)`.
-    pub fn new(value: T) -> Self {
-        Json { value, empty: None }
-    }
+/// `value` as a result to use, not marked empty: the same result as rmcp's `Json(value)`.
+#[allow(non_snake_case)]
+pub fn Json<T>(value: T) -> Json<T> {
+    Json { value, empty: None }
+}
 
+impl<T> Json<T> {
     /// `value`, marked empty: `structuredContent` is `value`, the text the model reads is
     /// `text` (say, "No document matches ..."), and `_meta` sets
     /// [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true`.
@@ -93,28 +99,9 @@ impl<T> Json<T> {
         self.empty.is_some()
     }
 
-    /// The value.
-    pub fn value(&self) -> &T {
-        &self.value
-    }
-
     /// The value, unwrapped.
     pub fn into_inner(self) -> T {
         self.value
-    }
-}
-
-impl<T> From<T> for Json<T> {
-    /// Same as [`Json::new`].
-    fn from(value: T) -> Self {
-        Json::new(value)
-    }
-}
-
-impl<T> From<::rmcp::Json<T>> for Json<T> {
-    /// The same result, not marked empty.
-    fn from(json: ::rmcp::Json<T>) -> Self {
-        Json::new(json.0)
     }
 }
 
@@ -162,16 +149,16 @@ mod tests {
     #[test]
     fn a_plain_value_is_rmcps_own_result() {
         let theirs = complete(::rmcp::Json(Hits { total: 2 }).into_call_tool_result());
-        assert_eq!(wire(Json::new(Hits { total: 2 })), theirs);
-        assert_eq!(wire(Hits { total: 2 }.into())["_meta"], Value::Null);
+        assert_eq!(wire(Json(Hits { total: 2 })), theirs);
+        assert_eq!(wire(Json(Hits { total: 2 }))["_meta"], Value::Null);
     }
 
     #[test]
     fn only_an_empty_value_says_it_is_empty() {
-        assert!(!Json::new(1).is_empty());
+        assert!(!Json(1).is_empty());
         assert!(Json::empty(0, "none").is_empty());
         assert_eq!(Json::empty(0, "none").into_inner(), 0);
-        assert_eq!(*Json::from(3).value(), 3);
+        assert_eq!(Json(3).into_inner(), 3);
     }
 
     #[test]

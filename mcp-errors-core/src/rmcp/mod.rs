@@ -1,32 +1,35 @@
-//! The rmcp integration (feature `rmcp`): conversions to rmcp's types, the
-//! `IntoCallToolResult` impl that `#[derive(ToolError)]` writes, the server glue, and error
-//! catalogs on rmcp tools; with the `client` feature too, rmcp's client under a retry policy.
+//! The rmcp integration (feature `rmcp`): the `IntoCallToolResult` impl that
+//! `#[derive(ToolError)]` writes, the server boundary, error catalogs on rmcp tools and
+//! conversions to rmcp's types; with the `client` feature too, rmcp's client under a retry
+//! policy.
 //!
-//! With the feature on, a derived enum implements rmcp's
-//! [`IntoCallToolResult`], so a tool
+//! With the feature on, a derived enum implements rmcp's [`IntoCallToolResult`], so a tool
 //! method of a `#[tool_router]` returns `Result<Json<T>, MyError>` (or `Result<String, _>`,
 //! `Result<CallToolResult, _>`) and each `Err` reaches its channel: an execution variant as a
 //! result with `isError: true` and the payload in `_meta`, a protocol variant as a JSON-RPC
-//! error whose message starts with the stable code. `Json<T>` keeps giving the tool its
-//! `outputSchema`; this module's [`Json`] can also mark an empty result.
+//! error whose message starts with the stable code.
 //!
-//! - [`ToolErrors`] wraps a server handler (one line per server): failures know the tool, the
-//!   request's `traceparent` and the client, rmcp's text-only answer to arguments that do
-//!   not deserialize becomes an [`ArgumentError`] (`INVALID_ARGUMENTS`, `validation`), and a
-//!   tool that panics is answered with a masked `TOOL_PANICKED` failure.
+//! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool,
+//!   the request's `traceparent` and the client, rmcp's text-only answer to arguments that do
+//!   not deserialize becomes a coded failure (`INVALID_ARGUMENTS`, `validation`), and a tool
+//!   that panics is answered with a masked `TOOL_PANICKED` failure.
+//! - [`error_catalog_meta`] publishes the catalog of an error type in a tool's `_meta`:
+//!   `#[tool(meta = error_catalog_meta::<MyError>())]`.
+//! - [`Json`](struct@Json) is rmcp's `Json<T>` (the same `outputSchema`, built the same way,
+//!   `Json(value)`) that can also mark an empty result, `Json::empty(value, text)`.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
 //!   with a `client::Retrier`; `classify_call` reads one of rmcp's answers.
 //!
 //! rmcp's router turns a -32602 error whose message starts with
-//! [`RMCP_ARGUMENT_ERROR_PREFIX`] into a tool error that carries only the text; failures
+//! `failed to deserialize parameters:` into a tool error that carries only the text; failures
 //! converted by [`ToolFailure::into_rmcp`] never start that way, so a protocol variant stays
 //! a protocol error with its `data`.
 //!
 //! ```
 //! use mcp_errors_core::ToolError;
-//! use mcp_errors_core::rmcp::error_catalog_meta;
+//! use mcp_errors_core::rmcp::{Json, error_catalog_meta};
 //! use rmcp::handler::server::wrapper::Parameters;
-//! use rmcp::{Json, tool, tool_router};
+//! use rmcp::{tool, tool_router};
 //!
 //! #[derive(Debug, thiserror::Error, ToolError)]
 //! enum SeatError {
@@ -69,16 +72,15 @@
 use std::borrow::Cow;
 
 use ::rmcp::ErrorData;
-use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
-use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType, Tool};
-use ::rmcp::service::{RequestContext, RoleServer};
+use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType};
 use serde_json::Value;
 
 use crate::wire::{
     CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
+    RMCP_ARGUMENT_ERROR_PREFIX,
 };
-use crate::{CATALOG_META_KEY, ErrorCode, FailureOptions, ToolError, ToolFailure};
+use crate::{CATALOG_META_KEY, ErrorCode, ToolError, ToolFailure};
 
 mod arguments;
 #[cfg(feature = "client")]
@@ -87,14 +89,12 @@ mod json;
 mod panic;
 mod server;
 
-pub use crate::wire::RMCP_ARGUMENT_ERROR_PREFIX;
-pub use arguments::ArgumentError;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::{call_tool, classify_call};
 pub use json::Json;
+pub use server::ErrorBoundary;
 pub(crate) use server::request_options;
-pub use server::{ToolErrors, request_scope};
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].
@@ -105,7 +105,7 @@ impl ToolFailure {
     /// failure, `Err` the JSON-RPC error of a protocol failure.
     ///
     /// `resultType`, `isError`, `_meta` and `structuredContent` are carried over as they are.
-    /// A -32602 message starting with [`RMCP_ARGUMENT_ERROR_PREFIX`] gets
+    /// A -32602 message starting with `failed to deserialize parameters:` gets
     /// `"invalid parameters: "` put before it, so that rmcp's router does not turn the
     /// protocol error into a text-only tool error.
     ///
@@ -137,39 +137,11 @@ impl ToolFailure {
     }
 }
 
-/// A tool can return `Result<T, ToolFailure>`, for example after converting its error with
-/// [`failure_options`] to carry the request's trace id.
+/// A tool can return `Result<T, ToolFailure>`, for example to convert errors of several types
+/// with `?`; in an [`ErrorBoundary`], the derive's `From` impl gives them the request's options.
 impl IntoCallToolResult for ToolFailure {
     fn into_call_tool_result(self) -> Result<rmcp_model::CallToolResponse, ErrorData> {
         self.into_rmcp().map(rmcp_model::CallToolResponse::from)
-    }
-}
-
-/// Conversion options for a failure answering this request: the request's W3C
-/// `traceparent` (SEP-414), when it carries a valid one, starts the correlation id, which goes
-/// on with a part drawn for this call (see [`FailureOptions::with_traceparent`]), and the
-/// negotiated protocol version chooses the codes (see [`FailureOptions::with_protocol_version`]).
-/// Call it once per request: its failures then share one id.
-///
-/// A tool that takes the request context converts its error explicitly:
-///
-/// ```ignore
-/// #[tool(description = "Reserve a seat")]
-/// async fn reserve_seat(
-///     &self,
-///     Parameters(args): Parameters<SeatArgs>,
-///     context: RequestContext<RoleServer>,
-/// ) -> Result<Json<Seat>, ToolFailure> {
-///     self.reserve(&args.seat_id)
-///         .map(Json)
-///         .map_err(|error| error.to_failure_with(&failure_options(&context)))
-/// }
-/// ```
-pub fn failure_options(context: &RequestContext<RoleServer>) -> FailureOptions {
-    let options = FailureOptions::from_request_meta(&context.meta.0);
-    match context.protocol_version() {
-        Some(version) => options.with_protocol_version(version.as_str()),
-        None => options,
     }
 }
 
@@ -241,7 +213,8 @@ fn result_type(value: Cow<'static, str>) -> ResultType {
 }
 
 /// What the `IntoCallToolResult` impl written by `#[derive(ToolError)]` returns: the error
-/// converted by its `From` impl (with default [`FailureOptions`]), then
+/// converted by its `From` impl (with the options of the request an [`ErrorBoundary`] is
+/// serving, else the defaults), then
 /// [`ToolFailure::into_rmcp`]. Through `From`, so a type that is not a `ToolError` is reported
 /// once, where `From` is generated, and not again here.
 ///
@@ -257,9 +230,10 @@ where
         .map(rmcp_model::CallToolResponse::from)
 }
 
-/// The `_meta` of a tool publishing the error catalog of `E` under [`CATALOG_META_KEY`].
+/// The `_meta` of a tool publishing the error catalog of `E` under [`CATALOG_META_KEY`], for
+/// rmcp's `#[tool(meta = ...)]` attribute.
 ///
-/// Fits rmcp's `#[tool(meta = ...)]` attribute.
+/// A tool built by hand takes it as its `meta`; it is a map, so other entries can be added.
 ///
 /// ```
 /// use mcp_errors_core::ToolError;
@@ -285,86 +259,6 @@ pub fn error_catalog_meta<E: ToolError>() -> MetaObject {
 fn catalog_value<E: ToolError>() -> Value {
     // Cannot fail: a catalog holds strings, numbers and booleans only.
     serde_json::to_value(E::catalog()).unwrap_or(Value::Null)
-}
-
-/// Publishes the error catalog of a [`ToolError`] type in an rmcp [`Tool`]'s `_meta`, under
-/// [`CATALOG_META_KEY`], keeping every other `_meta` entry.
-///
-/// ```
-/// use mcp_errors_core::ToolError;
-///
-/// #[derive(Debug, thiserror::Error, ToolError)]
-/// #[error("seat taken")]
-/// #[category(conflict)]
-/// #[code("SEAT_TAKEN")]
-/// struct SeatTaken;
-///
-/// use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, rmcp::WithErrorCatalog};
-/// use rmcp::model::Tool;
-/// use std::sync::Arc;
-///
-/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()))
-///     .with_error_catalog::<SeatTaken>();
-/// let catalog: ErrorCatalog =
-///     serde_json::from_value(tool.meta.unwrap()[CATALOG_META_KEY].clone()).unwrap();
-/// assert!(catalog.get("SEAT_TAKEN").is_some());
-/// ```
-pub trait WithErrorCatalog: Sized {
-    /// Adds the catalog of `E`, replacing a catalog published before.
-    fn with_error_catalog<E: ToolError>(self) -> Self;
-}
-
-impl WithErrorCatalog for Tool {
-    fn with_error_catalog<E: ToolError>(mut self) -> Self {
-        self.meta
-            .get_or_insert_with(MetaObject::new)
-            .insert(CATALOG_META_KEY.to_owned(), catalog_value::<E>());
-        self
-    }
-}
-
-/// Publishes the error catalog of `E` on the tool named `tool` of an rmcp [`ToolRouter`],
-/// typically right after `Self::tool_router()`. Returns `false`, changing nothing, when the
-/// router has no such tool.
-///
-/// The server must then answer from that stored router, `#[tool_handler(router =
-/// self.tool_router)]`: plain `#[tool_handler]` calls `Self::tool_router()` on every request
-/// and would list the tools without the catalog. `#[tool(meta = error_catalog_meta::<E>())]`
-/// has no such catch.
-///
-/// ```
-/// use mcp_errors_core::ToolError;
-///
-/// #[derive(Debug, thiserror::Error, ToolError)]
-/// #[error("seat taken")]
-/// #[category(conflict)]
-/// #[code("SEAT_TAKEN")]
-/// struct SeatTaken;
-///
-/// use mcp_errors_core::{CATALOG_META_KEY, rmcp::publish_error_catalog};
-/// use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-/// use rmcp::model::{CallToolResult, Tool};
-/// use std::sync::Arc;
-///
-/// struct Server;
-/// let tool = Tool::new("book_seat", "Books a seat", Arc::new(Default::default()));
-/// let mut router = ToolRouter::<Server>::new().with_route(ToolRoute::new_dyn(tool, |_| {
-///     Box::pin(async { Ok(CallToolResult::success(vec![]).into()) })
-/// }));
-/// assert!(publish_error_catalog::<SeatTaken, _>(&mut router, "book_seat"));
-/// assert!(!publish_error_catalog::<SeatTaken, _>(&mut router, "cancel_seat"));
-/// let meta = router.get("book_seat").unwrap().meta.as_ref().unwrap();
-/// assert_eq!(meta[CATALOG_META_KEY]["version"], 1);
-/// ```
-pub fn publish_error_catalog<E: ToolError, S>(router: &mut ToolRouter<S>, tool: &str) -> bool {
-    match router.map.get_mut(tool) {
-        Some(route) => {
-            let attr = std::mem::take(&mut route.attr);
-            route.attr = attr.with_error_catalog::<E>();
-            true
-        }
-        None => false,
-    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! [`ToolErrors`]: an rmcp service wrapped so that every tool failure knows the request it
-//! answers, and rmcp's own argument errors carry a code.
+//! [`ErrorBoundary`]: an rmcp service wrapped so that every tool failure knows the request it
+//! answers, rmcp's own argument errors carry a code, and a panic is answered.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -34,61 +34,36 @@ tokio::task_local! {
     static REQUEST: FailureOptions;
 }
 
-/// Runs `future` with `options` as the options of the request being served: within it,
-/// [`ToolError::to_failure`], the `From` impls and the rmcp conversions the derive writes use
-/// them (see [`FailureOptions::current`]).
-///
-/// [`ToolErrors`] does this for every `tools/call`; call it yourself from a hand-written
-/// `call_tool` or another runtime setup.
-///
-/// ```
-/// use mcp_errors_core::{FailureOptions, ToolError, ToolFailure};
-/// use mcp_errors_core::rmcp::request_scope;
-///
-/// #[derive(Debug, thiserror::Error, ToolError)]
-/// #[error("the ledger is down")]
-/// #[category(internal)]
-/// #[code("LEDGER_UNAVAILABLE")]
-/// struct LedgerDown;
-///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let options = FailureOptions::new()
-///     .with_tool("refund_order")
-///     .with_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
-/// let failure = request_scope(options, async { ToolFailure::from(LedgerDown) }).await;
-/// let payload = &failure.as_execution().unwrap().meta.as_ref().unwrap().error.as_ref().unwrap();
-/// let id = payload.correlation_id.as_deref().unwrap();
-/// assert!(id.starts_with("4bf92f3577b34da6a3ce929d0e0e4736."));
-/// # });
-/// ```
-pub async fn request_scope<F: Future>(options: FailureOptions, future: F) -> F::Output {
-    REQUEST.scope(options, future).await
-}
-
-/// The options of the request being served, if there is one.
+/// The options of the request an [`ErrorBoundary`] is serving on this task, if it is serving
+/// one: the conversions the derive writes (its `From` impl, and so rmcp's
+/// `IntoCallToolResult`) use them.
 pub(crate) fn request_options() -> Option<FailureOptions> {
     REQUEST.try_with(FailureOptions::clone).ok()
 }
 
-/// An rmcp server service whose tool failures know the request they answer, in one line.
+/// An rmcp server wrapped so that every failure inside it, panics and bad arguments
+/// included, leaves as a coded failure that knows the request it answers.
 ///
-/// Wrap the server (any `ServerHandler`) before serving it, over any transport:
+/// Wrap the server (any `ServerHandler`) before serving it, over any transport, in one line:
 ///
 /// ```ignore
-/// ToolErrors::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
+/// ErrorBoundary::new(MyServer::new()).serve(rmcp::transport::stdio()).await?;
 /// ```
 ///
-/// For every `tools/call`, the wrapper
-/// - runs the tool in a [`request_scope`] whose [`FailureOptions`] hold the tool's name, a
+/// For every `tools/call`, the boundary
+/// - converts the tool's errors with [`FailureOptions`] that hold the tool's name, a
 ///   correlation id for the request, the client's name and version (from the request's
 ///   `_meta`, else from `initialize`; each cleaned and cut to 128 characters, as they go to
 ///   every failure's log event) and the negotiated protocol version (which retired codes
 ///   follow), on top of the options given to [`with_options`](Self::with_options). A tool
-///   returning `Result<_, MyError>` gets them through the conversion the derive writes;
+///   returning `Result<_, MyError>` gets them through the conversion the derive writes, and so
+///   does one returning `Result<_, ToolFailure>` that converts with `?` or
+///   [`ToolFailure::from`](crate::ToolFailure); [`ToolError::to_failure`] keeps the defaults;
 /// - turns the text-only `isError` result that rmcp writes when the arguments do not
-///   deserialize (`failed to deserialize parameters: ...`) into an [`ArgumentError`]: a
-///   `validation` failure with the stable code `INVALID_ARGUMENTS` and the field, what was
-///   expected and what was received in its details;
+///   deserialize (`failed to deserialize parameters: ...`) into a `validation` failure with
+///   the stable code `INVALID_ARGUMENTS`, the hint to fix the arguments against the input
+///   schema, and in its details the `field` at fault (a path like `seats[1].id`, when it is
+///   known), what was `expected` and the kind of value `received` (never the value sent);
 /// - answers a tool that panics, at once, with a masked `internal` failure with the stable
 ///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
 ///   characters) and location are logged under that id with the tool's name (the
@@ -109,27 +84,26 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///
 /// ```
 /// use mcp_errors_core::FailureOptions;
-/// use mcp_errors_core::rmcp::ToolErrors;
+/// use mcp_errors_core::rmcp::ErrorBoundary;
 /// use rmcp::ServerHandler;
 ///
 /// #[derive(Clone)]
 /// struct Quiet;
 /// impl ServerHandler for Quiet {}
 ///
-/// let service = ToolErrors::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
-/// assert!(service.options().structured_content());
+/// let service = ErrorBoundary::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
 /// let _inner: &Quiet = service.inner();
 /// ```
 #[derive(Clone, Debug)]
-pub struct ToolErrors<S> {
+pub struct ErrorBoundary<S> {
     inner: S,
     options: FailureOptions,
 }
 
-impl<S> ToolErrors<S> {
+impl<S> ErrorBoundary<S> {
     /// Wraps `inner` with default [`FailureOptions`].
     pub fn new(inner: S) -> Self {
-        ToolErrors {
+        ErrorBoundary {
             inner,
             options: FailureOptions::new(),
         }
@@ -141,11 +115,6 @@ impl<S> ToolErrors<S> {
     pub fn with_options(mut self, options: FailureOptions) -> Self {
         self.options = options;
         self
-    }
-
-    /// The options every request starts from.
-    pub fn options(&self) -> &FailureOptions {
-        &self.options
     }
 
     /// The wrapped service.
@@ -209,7 +178,7 @@ type Answer<T> = Result<T, ErrorData>;
 
 /// Every method goes to the wrapped handler; `call_tool` runs in the request's scope, codes
 /// rmcp's argument errors and answers a panic.
-impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
+impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -219,7 +188,7 @@ impl<S: ServerHandler> ServerHandler for ToolErrors<S> {
         // Kept to name the field of an argument error; the handler takes the request.
         let arguments = request.arguments.clone();
         let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
-        match request_scope(options.clone(), call).await {
+        match REQUEST.scope(options.clone(), call).await {
             Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
                 with_coded_argument_error(result, arguments.as_ref(), &options),
             )),
@@ -438,7 +407,7 @@ mod tests {
 
     #[test]
     fn every_synchronous_method_is_the_wrapped_handlers() {
-        let wrapped = ToolErrors::new(Distinct);
+        let wrapped = ErrorBoundary::new(Distinct);
         assert_eq!(wrapped.get_info(), Distinct.get_info());
         assert_eq!(
             wrapped.get_tool("book").map(|t| t.name),
@@ -462,8 +431,8 @@ mod tests {
     #[test]
     fn the_base_options_are_kept_and_added_to() {
         let base = FailureOptions::new().with_structured_content(true);
-        let wrapped = ToolErrors::new(Distinct).with_options(base.clone());
-        assert_eq!(wrapped.options(), &base);
+        let wrapped = ErrorBoundary::new(Distinct).with_options(base.clone());
+        assert_eq!(wrapped.options, base);
     }
 
     #[test]
@@ -473,7 +442,7 @@ mod tests {
             .build()
             .unwrap();
         let options = FailureOptions::new().with_tool("book");
-        let inside = runtime.block_on(request_scope(options.clone(), async { request_options() }));
+        let inside = runtime.block_on(REQUEST.scope(options.clone(), async { request_options() }));
         assert_eq!(inside, Some(options));
     }
 }

@@ -55,12 +55,14 @@ pub const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
 /// How rmcp's tool router starts the text of the `isError` result it writes when a tool's
 /// arguments do not deserialize (`failed to deserialize parameters: missing field `id``).
-pub const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
+#[cfg(any(feature = "rmcp", feature = "client"))]
+pub(crate) const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
 
 /// The stable code of a tool call whose arguments do not deserialize into the tool's
-/// parameters: a `validation` failure, which the server glue writes and the client also reads
-/// from the bare text of [`RMCP_ARGUMENT_ERROR_PREFIX`].
-pub const ARGUMENT_ERROR_CODE: &str = "INVALID_ARGUMENTS";
+/// parameters: a `validation` failure, which `rmcp::ErrorBoundary` writes and the client also
+/// reads from the bare text of [`RMCP_ARGUMENT_ERROR_PREFIX`].
+#[cfg(any(feature = "rmcp", feature = "client"))]
+pub(crate) const ARGUMENT_ERROR_CODE: &str = "INVALID_ARGUMENTS";
 
 #[cfg(test)]
 mod tests;

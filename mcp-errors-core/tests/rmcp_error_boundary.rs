@@ -1,4 +1,4 @@
-//! A `#[tool_router]` server wrapped in `ToolErrors`, driven by rmcp's client over an
+//! A `#[tool_router]` server wrapped in `ErrorBoundary`, driven by rmcp's client over an
 //! in-process duplex: a tool that panics is answered at once with a masked failure whose
 //! message and location reach the log only; the client's name and version are cut before they
 //! reach the log; two requests with the same `traceparent` get different correlation ids.
@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use mcp_errors_core::rmcp::ToolErrors;
+use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_core::{META_KEY, ToolError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -144,7 +144,7 @@ async fn connect(client: Implementation) -> RunningService<RoleClient, ClientCon
         let seats = Seats {
             tool_router: Seats::tool_router(),
         };
-        let server = ToolErrors::new(seats)
+        let server = ErrorBoundary::new(seats)
             .serve(server_transport)
             .await
             .expect("server starts");
@@ -198,7 +198,12 @@ async fn a_tool_that_panics_is_answered_masked_and_the_next_call_is_served() {
         "{text}"
     );
     let wire = serde_json::to_string(&result).unwrap();
-    for secret in ["hunter2", "password", "out of sync", "rmcp_tool_errors.rs"] {
+    for secret in [
+        "hunter2",
+        "password",
+        "out of sync",
+        "rmcp_error_boundary.rs",
+    ] {
         assert!(!wire.contains(secret), "{secret} in {wire}");
     }
 
@@ -207,7 +212,7 @@ async fn a_tool_that_panics_is_answered_masked_and_the_next_call_is_served() {
     assert_eq!(masked.len(), 1, "{masked:?}");
     let logged = masked[0].field("error").unwrap();
     assert!(
-        logged.starts_with("tool `book` panicked at mcp-errors-core/tests/rmcp_tool_errors.rs:"),
+        logged.starts_with("tool `book` panicked at mcp-errors-core/tests/rmcp_error_boundary.rs:"),
         "{logged}"
     );
     assert!(
