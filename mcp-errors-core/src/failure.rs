@@ -11,7 +11,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
-use crate::wire::json;
 use crate::wire::{
     CallToolResult, Content, Details, DraftToolFailure, ErrorPayload, JsonRpcError, ResultMeta,
     TOOL_FAILURE_META_KEY,
@@ -122,40 +121,6 @@ pub trait ToolError: Error {
     /// The wire form of this error with `options`.
     fn to_failure_with(&self, options: &FailureOptions) -> ToolFailure {
         ToolFailure::from_error_with(self, options)
-    }
-
-    /// Appends the JSON of [`to_failure`](Self::to_failure) to `out`, written straight from
-    /// the error: the result of an execution failure, the JSON-RPC `error` object of a
-    /// protocol failure. For a server that writes its own responses; it logs what
-    /// `to_failure` logs.
-    ///
-    /// ```
-    /// use mcp_errors_core::ToolError;
-    ///
-    /// #[derive(Debug, thiserror::Error, ToolError)]
-    /// #[error("seat {seat} is taken")]
-    /// #[category(conflict)]
-    /// #[hint("pick another seat")]
-    /// struct SeatTaken { #[detail] seat: String }
-    ///
-    /// let error = SeatTaken { seat: "A1".into() };
-    /// let mut bytes = Vec::with_capacity(512);
-    /// error.write_failure_json(&mut bytes);
-    /// assert_eq!(bytes, serde_json::to_vec(&error.to_failure()).unwrap());
-    /// ```
-    fn write_failure_json(&self, out: &mut Vec<u8>) {
-        write_failure_json(self, &FailureOptions::current(), out);
-    }
-
-    /// Appends the JSON of [`to_failure_with`](Self::to_failure_with) to `out`, written
-    /// straight from the error (see [`write_failure_json`](Self::write_failure_json)).
-    ///
-    /// The same JSON as serializing `to_failure_with(options)`: byte for byte for an
-    /// execution failure; for a protocol failure the keys of `data` may come in another
-    /// order (details in declaration order, then `code` and `correlationId`), which JSON
-    /// objects do not distinguish.
-    fn write_failure_json_with(&self, options: &FailureOptions, out: &mut Vec<u8>) {
-        write_failure_json(self, options, out);
     }
 }
 
@@ -646,57 +611,6 @@ fn protocol_error<E: ToolError + ?Sized>(
         code,
         message,
         data: Some(Value::Object(data)),
-    }
-}
-
-/// What `ToolError::write_failure_json_with` writes: the JSON of
-/// `ToolFailure::from_error_with(error, options)`, with no `ToolFailure` in between when the
-/// options ask for neither structured content nor the draft entry.
-fn write_failure_json<E: ToolError + ?Sized>(
-    error: &E,
-    options: &FailureOptions,
-    out: &mut Vec<u8>,
-) {
-    if options.structured_content || options.draft_tool_failure() {
-        return ToolFailure::from_error_with(error, options).write_json(out);
-    }
-    let descriptor = error.descriptor();
-    let correlation_id = if descriptor.is_masked() {
-        let id = options
-            .correlation_id
-            .clone()
-            .unwrap_or_else(mask::new_correlation_id);
-        log_masked(error, descriptor, options, &id);
-        Some(id)
-    } else {
-        options.correlation_id.clone()
-    };
-    log_failure(descriptor, options, correlation_id.as_deref());
-    match descriptor.channel() {
-        Channel::Execution(category) => {
-            let payload = execution_payload(error, descriptor, category, correlation_id);
-            json::execution_failure(out, &payload);
-        }
-        Channel::Protocol(code) => {
-            let code = match options.protocol_version() {
-                Some(version) => code.for_protocol_version(version),
-                None => code,
-            };
-            let (message, details) = if descriptor.is_masked() {
-                (Cow::Borrowed(MASKED_MESSAGE), Details::new())
-            } else {
-                let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
-                (Cow::Owned(message), error.details())
-            };
-            json::protocol_failure(
-                out,
-                code,
-                descriptor.code(),
-                &message,
-                &details,
-                correlation_id.as_deref(),
-            );
-        }
     }
 }
 

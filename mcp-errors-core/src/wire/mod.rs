@@ -10,7 +10,6 @@
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
 mod details;
-pub(crate) mod json;
 mod jsonrpc;
 mod payload;
 mod result;

@@ -180,7 +180,9 @@ impl ResultMeta {
     pub fn into_map(self) -> Map<String, Value> {
         let mut map = self.other;
         if let Some(error) = self.error {
-            map.insert(META_KEY.to_owned(), Value::from(error));
+            // Cannot fail: the payload holds strings, numbers and JSON values only.
+            let error = serde_json::to_value(error).unwrap_or(Value::Null);
+            map.insert(META_KEY.to_owned(), error);
         }
         map
     }

@@ -165,27 +165,3 @@ fn retired_codes_follow_the_negotiated_version_and_other_codes_stay() {
         }
     }
 }
-
-#[test]
-fn a_payload_moved_into_json_is_the_value_serde_makes_of_it() {
-    let mut details = Details::new();
-    details.insert("seat", json!("A1"));
-    details.insert("rows", json!([1, 2]));
-    let payloads = [
-        ErrorPayload::new("TIMEOUT", Category::Transient, "slow"),
-        ErrorPayload::new("SEAT_TAKEN", Category::Conflict, "taken")
-            .with_retryable(true)
-            .with_hint("pick another")
-            .with_retry_after(std::time::Duration::from_millis(1500))
-            .with_details(details)
-            .with_correlation_id("4bf92f3577b34da6a3ce929d0e0e4736"),
-    ];
-    for payload in payloads {
-        let expected = serde_json::to_value(&payload).unwrap();
-        let mut meta = ResultMeta::with_error(payload.clone());
-        meta.other.insert("other".to_owned(), json!(1));
-        assert_eq!(Value::from(payload), expected);
-        assert_eq!(meta.to_map()[META_KEY], expected);
-        assert_eq!(meta.into_map()["other"], 1);
-    }
-}

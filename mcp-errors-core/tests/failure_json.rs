@@ -1,66 +1,15 @@
-//! The JSON writers: `ToolFailure::write_json` gives serde_json's bytes, and
-//! `ToolError::write_failure_json_with` the JSON of `to_failure_with`, on every path a
-//! conversion takes (masked, retry-after, structured content, draft entry, trace id, protocol
-//! version, protocol channel), for derived and hand-written errors.
+//! The JSON of a failure, as serde writes it, on every path a conversion takes (masked,
+//! retry-after, structured content, draft entry, trace id, protocol version, protocol
+//! channel), for derived and hand-written errors.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_errors_core::{
-    Category, Details, ErrorCode, ErrorDescriptor, FailureOptions, ToolError, ToolFailure,
+    Category, Details, ErrorCode, ErrorDescriptor, FailureOptions, META_KEY,
+    TOOL_FAILURE_META_KEY, ToolError, ToolFailure,
 };
 use serde_json::{Value, json};
-
-fn same_bytes(failure: &ToolFailure) {
-    assert_eq!(
-        String::from_utf8(failure.to_json_vec()).unwrap(),
-        serde_json::to_string(failure).unwrap()
-    );
-}
-
-/// `write_failure_json_with` gives the JSON of `to_failure_with`: the same bytes for an
-/// execution failure, the same value for a protocol one. Masked errors get a fresh
-/// correlation id per conversion unless the options fix one, so those are compared with it
-/// taken out.
-fn same_json<E: ToolError>(error: &E, options: &FailureOptions) {
-    let mut written = Vec::new();
-    error.write_failure_json_with(options, &mut written);
-    let failure = error.to_failure_with(options);
-    let fresh_id = error.descriptor().is_masked() && options.correlation_id().is_none()
-        || options.draft_tool_failure();
-    if failure.as_execution().is_some() && !fresh_id {
-        assert_eq!(
-            String::from_utf8(written).unwrap(),
-            serde_json::to_string(&failure).unwrap()
-        );
-        return;
-    }
-    let mut written: Value = serde_json::from_slice(&written).unwrap();
-    let mut expected = serde_json::to_value(&failure).unwrap();
-    if fresh_id {
-        for json in [&mut written, &mut expected] {
-            forget_ids(json);
-        }
-    }
-    assert_eq!(written, expected);
-}
-
-/// Replaces every correlation id (and the text around it, and the draft entry's time) by a
-/// placeholder.
-fn forget_ids(json: &mut Value) {
-    match json {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                match key.as_str() {
-                    "correlationId" | "retryNotBefore" | "text" | "message" => *value = json!("…"),
-                    _ => forget_ids(value),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(forget_ids),
-        _ => {}
-    }
-}
 
 fn all_options() -> Vec<FailureOptions> {
     let trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -79,8 +28,55 @@ fn all_options() -> Vec<FailureOptions> {
     ]
 }
 
+/// What every failure's JSON says, whatever the options: an execution failure is a result
+/// with `isError`, one text block that is the payload's text, the payload under `_meta`, a
+/// copy in `structuredContent` and the draft entry exactly when asked for; a protocol
+/// failure's message starts with its stable code, which `data.code` repeats. A correlation
+/// id is written when the options give one or the error is masked, and it is the same
+/// everywhere it appears.
+fn check(failure: &ToolFailure, options: &FailureOptions, masked: bool) {
+    let json = serde_json::to_value(failure).unwrap();
+    let id = match failure {
+        ToolFailure::Execution(result) => {
+            let payload = result.error_payload().unwrap();
+            assert_eq!(json["isError"], true, "{json}");
+            assert_eq!(json["resultType"], "complete", "{json}");
+            assert_eq!(json["content"].as_array().unwrap().len(), 1, "{json}");
+            assert_eq!(json["content"][0]["text"], payload.to_text(), "{json}");
+            let wire_payload = &json["_meta"][META_KEY];
+            assert_eq!(wire_payload, &serde_json::to_value(&payload).unwrap());
+            assert_eq!(
+                json.get("structuredContent"),
+                options.structured_content().then_some(wire_payload),
+                "{json}"
+            );
+            let draft = json["_meta"].get(TOOL_FAILURE_META_KEY);
+            assert_eq!(draft.is_some(), options.draft_tool_failure(), "{json}");
+            if let Some(draft) = draft {
+                assert_eq!(draft["code"], wire_payload["code"], "{json}");
+                assert!(draft["correlationId"].is_string(), "{json}");
+            }
+            wire_payload.get("correlationId").cloned()
+        }
+        ToolFailure::Protocol(_) => {
+            let code = json["data"]["code"].as_str().unwrap();
+            let message = json["message"].as_str().unwrap();
+            assert!(message.starts_with(&format!("{code}: ")), "{json}");
+            json["data"].get("correlationId").cloned()
+        }
+    };
+    assert_eq!(
+        id.is_some(),
+        masked || options.correlation_id().is_some(),
+        "{json}"
+    );
+    if let Some(given) = options.correlation_id() {
+        assert_eq!(id.unwrap(), given, "{json}");
+    }
+}
+
 #[test]
-fn a_derived_failure_is_written_as_serde_writes_it() {
+fn a_derived_failure_writes_what_its_options_ask_for() {
     #[derive(Debug, thiserror::Error, ToolError)]
     enum Failure {
         #[error("no \"{name}\"\n here")]
@@ -130,15 +126,14 @@ fn a_derived_failure_is_written_as_serde_writes_it() {
     ];
     for error in &errors {
         for options in all_options() {
-            same_bytes(&error.to_failure_with(&options));
-            same_json(error, &options);
+            let masked = error.descriptor().is_masked();
+            check(&error.to_failure_with(&options), &options, masked);
         }
     }
     for options in all_options() {
-        let mut written = Vec::new();
-        Failure::Masked("postgres://admin:hunter2@db".into())
-            .write_failure_json_with(&options, &mut written);
-        let written = String::from_utf8(written).unwrap();
+        let failure =
+            Failure::Masked("postgres://admin:hunter2@db".into()).to_failure_with(&options);
+        let written = serde_json::to_string(&failure).unwrap();
         assert!(!written.contains("hunter2"), "{written}");
         assert!(!written.contains("database"), "{written}");
         assert!(written.contains("correlationId"), "{written}");
@@ -146,7 +141,7 @@ fn a_derived_failure_is_written_as_serde_writes_it() {
 }
 
 /// A hand-written `ToolError` may name details as the protocol error names its own keys:
-/// the stable code and the correlation id win, on both writers.
+/// the stable code and the correlation id win.
 #[derive(Debug, thiserror::Error)]
 enum HandWritten {
     #[error("clash")]
@@ -193,29 +188,17 @@ impl ToolError for HandWritten {
 }
 
 #[test]
-fn a_hand_written_failure_is_written_as_serde_writes_it() {
+fn a_hand_written_failure_writes_what_its_options_ask_for() {
     for error in [HandWritten::Clash, HandWritten::Hidden, HandWritten::Bad] {
         for options in all_options() {
-            same_bytes(&error.to_failure_with(&options));
-            same_json(&error, &options);
+            let masked = error.descriptor().is_masked();
+            check(&error.to_failure_with(&options), &options, masked);
         }
     }
-    let mut written = Vec::new();
-    HandWritten::Clash.write_failure_json_with(&FailureOptions::new(), &mut written);
-    assert!(!String::from_utf8_lossy(&written).contains("posing"));
-    let written: Value = serde_json::from_slice(&written).unwrap();
+    let failure = HandWritten::Clash.to_failure_with(&FailureOptions::new());
+    let written = serde_json::to_string(&failure).unwrap();
+    assert!(!written.contains("posing"), "{written}");
+    let written: Value = serde_json::from_str(&written).unwrap();
     assert_eq!(written["data"]["code"], "CLASH");
     assert_eq!(written["data"].get("correlationId"), None);
-}
-
-/// Without options, `write_failure_json` writes what `to_failure` gives: the options of the
-/// request being served, else the defaults.
-#[test]
-fn without_options_the_default_conversion_is_written() {
-    for error in [HandWritten::Bad, HandWritten::Clash] {
-        let mut written = Vec::new();
-        error.write_failure_json(&mut written);
-        let written: Value = serde_json::from_slice(&written).unwrap();
-        assert_eq!(written, serde_json::to_value(error.to_failure()).unwrap());
-    }
 }
