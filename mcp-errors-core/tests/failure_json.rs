@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_errors_core::{
-    Category, Details, ErrorCode, ErrorDescriptor, FailureOptions, META_KEY,
-    TOOL_FAILURE_META_KEY, ToolError, ToolFailure,
+    Category, Details, ErrorCode, ErrorDescriptor, FailureOptions, META_KEY, TOOL_FAILURE_META_KEY,
+    ToolError, ToolFailure,
 };
 use serde_json::{Value, json};
 

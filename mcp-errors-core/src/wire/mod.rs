@@ -9,11 +9,11 @@
 //! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
-mod details;
-mod jsonrpc;
-mod payload;
-mod result;
-mod tool_failure;
+pub(crate) mod details;
+pub(crate) mod jsonrpc;
+pub(crate) mod payload;
+pub(crate) mod result;
+pub(crate) mod tool_failure;
 
 pub use details::Details;
 pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion, RequestId};
