@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_errors_core::{
-    Category, Details, ErrorCode, ErrorDescriptor, FailureOptions, META_KEY, TOOL_FAILURE_META_KEY,
+    Category, ErrorCode, ErrorDescriptor, FailureOptions, META_KEY, TOOL_FAILURE_META_KEY,
     ToolError, ToolFailure,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 fn all_options() -> Vec<FailureOptions> {
     let trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -175,11 +175,11 @@ impl ToolError for HandWritten {
     fn hint(&self) -> Option<Cow<'static, str>> {
         Some(Cow::Owned("try \"again\"".to_owned()))
     }
-    fn details(&self) -> Details {
-        let mut details = Details::new();
-        details.insert("code", json!("posing"));
-        details.insert("correlationId", json!("posing"));
-        details.insert("a\"b", json!({"nested": [1, "\n"]}));
+    fn details(&self) -> Map<String, Value> {
+        let mut details = Map::new();
+        details.insert("code".to_owned(), json!("posing"));
+        details.insert("correlationId".to_owned(), json!("posing"));
+        details.insert("a\"b".to_owned(), json!({"nested": [1, "\n"]}));
         details
     }
     fn retry_after(&self) -> Option<Duration> {

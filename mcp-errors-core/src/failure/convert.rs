@@ -140,10 +140,7 @@ fn protocol_error<E: ToolError + ?Sized>(
         (coded(descriptor.code(), MASKED_MESSAGE), Map::new())
     } else {
         let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
-        (
-            coded(descriptor.code(), &message),
-            error.details().into_map(),
-        )
+        (coded(descriptor.code(), &message), error.details())
     };
     // The stable code and the correlation id win over details named like them (the derive
     // refuses such details; a hand-written `ToolError` may still have them): without a

@@ -4,11 +4,12 @@ use std::borrow::Cow;
 use std::error::Error;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
+
 use super::ToolFailure;
 use super::convert;
 use super::options::FailureOptions;
 use crate::catalog::{ErrorCatalog, ErrorDescriptor};
-use crate::wire::details::Details;
 
 /// A domain error that knows how it reaches the wire.
 ///
@@ -93,8 +94,8 @@ pub trait ToolError: Error {
 
     /// The `#[detail]` fields, by name (tuple fields by index), in declaration order; none
     /// unless a hand-written impl says.
-    fn details(&self) -> Details {
-        Details::new()
+    fn details(&self) -> Map<String, Value> {
+        Map::new()
     }
 
     /// The `#[retry_after]` field of the variant, if it has one; none unless a hand-written

@@ -4,18 +4,15 @@
 //! - [`JsonRpcError`] with its [`ErrorCode`]: a protocol failure.
 //! - [`ErrorPayload`]: the structured description of a tool-execution failure, and the text
 //!   a model reads.
-//! - [`Details`]: the `#[detail]` fields of a failure.
 //!
 //! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
-pub(crate) mod details;
 pub(crate) mod jsonrpc;
 pub(crate) mod payload;
 pub(crate) mod result;
 pub(crate) mod tool_failure;
 
-pub use details::Details;
 pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, JsonRpcVersion, RequestId};
 pub use payload::ErrorPayload;
 pub use result::{CallToolResult, Content, ResultMeta};

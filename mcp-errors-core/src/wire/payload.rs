@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use super::Details;
 use crate::Category;
 
 /// The structured description of a tool-execution failure.
@@ -49,7 +49,7 @@ pub struct ErrorPayload {
     pub retry_after_ms: Option<u64>,
     /// The `#[detail]` fields of the variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Details>,
+    pub details: Option<Map<String, Value>>,
     /// The id under which the full error was logged (always set on masked errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
@@ -95,7 +95,7 @@ impl ErrorPayload {
     }
 
     /// The same payload with these details.
-    pub fn with_details(mut self, details: Details) -> Self {
+    pub fn with_details(mut self, details: Map<String, Value>) -> Self {
         self.details = Some(details);
         self
     }
