@@ -12,7 +12,7 @@ use crate::wire::result::{CallToolResult, Content};
 mod convert;
 mod events;
 pub(crate) mod options;
-mod tool_error;
+pub(crate) mod tool_error;
 
 pub use options::FailureOptions;
 pub use tool_error::ToolError;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Category;
+use crate::category::Category;
 
 /// The structured description of a tool-execution failure.
 ///

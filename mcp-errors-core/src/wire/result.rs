@@ -6,7 +6,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ErrorPayload, META_KEY, RESULT_TYPE_COMPLETE};
+use super::payload::ErrorPayload;
+use super::{META_KEY, RESULT_TYPE_COMPLETE};
 
 /// The result of a `tools/call`, as the MCP schema defines it.
 ///

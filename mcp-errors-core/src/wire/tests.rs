@@ -1,7 +1,7 @@
 //! Tests of the wire types.
 
 use super::*;
-use crate::Category;
+use crate::category::Category;
 use serde_json::Value;
 use serde_json::json;
 
