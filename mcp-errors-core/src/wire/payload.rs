@@ -127,7 +127,7 @@ impl ErrorPayload {
             (true, Some(ms)) => {
                 text.push_str(" Retryable after ");
                 push_duration(text, ms);
-                text.push_str(".");
+                text.push('.');
             }
         }
         if let Some(hint) = &self.hint {
@@ -151,7 +151,7 @@ fn push_sentence(text: &mut String, message: &str) {
     let message = message.trim_end();
     text.push_str(message);
     if !message.ends_with(['.', '!', '?', '…']) {
-        text.push_str(".");
+        text.push('.');
     }
 }
 
