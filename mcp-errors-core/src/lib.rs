@@ -54,27 +54,53 @@
 //! assert!(!wire.contains("hunter2"));
 //! ```
 //!
-//! # Modules
+//! # What is where
 //!
-//! - [`category`]: the nine categories and what each means by default.
-//! - [`wire`]: the MCP types a failure becomes ([`CallToolResult`], [`JsonRpcError`]), the
-//!   [`ErrorPayload`] and the `_meta` keys.
-//! - [`failure`]: the [`ToolError`] trait and [`ToolFailure`], one failure on its channel.
-//! - [`mask`]: what the model sees of an internal error, correlation ids, text limits.
-//! - [`otel`]: the OpenTelemetry attribute names of the tracing events and spans.
-//! - [`catalog`]: every code of an error type, to publish and to check as a contract.
+//! - The crate root: the server side. [`ToolError`] and its derive, [`ToolFailure`] (one
+//!   failure on its channel) and the [`FailureOptions`] of one conversion; [`Category`]; the
+//!   MCP types a failure becomes ([`CallToolResult`], [`JsonRpcError`]), the [`ErrorPayload`]
+//!   and the `_meta` keys; the [`ErrorCatalog`] of every code of an error type.
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
 //!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
+//! - `rmcp` (feature `rmcp`): the glue for rmcp servers, and (with `client`) rmcp's client.
+//!
+//! [`ToolFailure`], [`Channel`], [`JsonRpcError`], [`JsonRpcErrorResponse`] and [`RequestId`]
+//! are exhaustive on purpose (MCP has two channels; JSON-RPC 2.0 fixes its error object);
+//! every other public enum, and every struct with public fields, is `#[non_exhaustive]`.
+//!
+//! # Masking and limits
+//!
+//! A masked failure (by default `internal` and `-32603`; `#[mask]`/`#[expose]` decide per
+//! variant) shows the model `internal error; the details were logged under the correlation
+//! id` and a correlation id, nothing else: no `Display`, source, hint or details. With the
+//! `tracing` feature the full text and source chain are logged under that id.
+//!
+//! A correlation id is 1 to 128 ASCII letters, digits, `.`, `_`, `:` or `-` (a W3C trace id,
+//! a UUID, a ULID); an id of any other shape given to
+//! [`FailureOptions::with_correlation_id`] is ignored and a fresh one drawn.
+//!
+//! Every text emitted is cleaned (control characters other than newline and tab become
+//! spaces; Unicode's default-ignorable code points, bidirectional controls among them, are
+//! removed) and cut, ending with `…`: a `message` at 2048 characters, a `hint` at 1024. A
+//! `#[detail]` value is cut at 32 levels of nesting while it is serialized (the part too deep
+//! becomes `"…(nested too deep)"`), and a retry-after is clamped to one day.
+//!
+//! # Tracing
+//!
+//! With the `tracing` feature, each failure is one event with target `mcp_errors::failure`,
+//! and the client's retrier opens one span per call (`mcp_errors::call`). Their fields use
+//! OpenTelemetry's semantic conventions for MCP and generative AI (status: development):
+//! `error.type` (`tool_error` for `isError: true`, the JSON-RPC code as a string for a
+//! protocol error), `gen_ai.tool.name`, `gen_ai.operation.name` (`execute_tool`),
+//! `mcp.method.name` (`tools/call`) and `rpc.response.status_code`; beside them this crate's
+//! `code`, `category` and `retryable`.
 //!
 //! # Drafts
 //!
 //! Two parts follow proposals that are not part of the MCP specification yet and may change
-//! with them: the tool-failure entry of SEP-3313 under
-//! [`TOOL_FAILURE_META_KEY`] (written only when switched on, see
-//! [`FailureOptions::with_draft_tool_failure`]; read by the client), and the reading of
-//! unknown or disabled tools reported as tool errors (SEP-2145). The OpenTelemetry attribute
-//! names ([`otel`]) follow conventions whose status is "development".
-//! - `rmcp` (feature `rmcp`): the glue for rmcp servers.
+//! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
+//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and the
+//! reading of unknown or disabled tools reported as execution errors (SEP-2145).
 //!
 //! # Features
 //!
@@ -84,30 +110,32 @@
 //! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
 //! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
-//! | `rmcp` | no | `IntoCallToolResult` for derived types, `ToolErrors` (request context, coded argument errors), `Json` with an empty mark, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
+//! | `rmcp` | no | `IntoCallToolResult` for derived types, `rmcp::ErrorBoundary` (request context, coded argument errors, panics masked), `rmcp::Json`, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
-//! | `snapshot` | no | `catalog::assert_catalog_snapshot`, a test helper for catalogs as a contract |
+//! | `snapshot` | no | `assert_catalog_snapshot`, a test helper for catalogs as a contract |
 //!
 //! The server side is the default because the derive's users write servers; an agent or host
 //! that calls tools turns on `client`.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod catalog;
-pub mod category;
+mod catalog;
+mod category;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod derive_support;
-pub mod failure;
-pub mod mask;
-pub mod otel;
+mod failure;
+mod mask;
+mod otel;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
-pub mod wire;
+mod wire;
 
-pub use catalog::{CATALOG_FORMAT_VERSION, CatalogChange, Channel, ErrorCatalog, ErrorDescriptor};
+#[cfg(feature = "snapshot")]
+pub use catalog::assert_catalog_snapshot;
+pub use catalog::{CatalogChange, Channel, CodeConflict, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{

@@ -4,35 +4,28 @@
 //! development), so a `tracing-opentelemetry` layer turns the `mcp_errors::failure` event and
 //! the client's `mcp_errors::call` spans into spans and span events that any backend reads as
 //! MCP tool calls. Beside them, the fields of this crate: `code`, `category`, `retryable`.
-//!
-//! ```
-//! use mcp_errors_core::otel;
-//!
-//! assert_eq!(otel::ERROR_TYPE, "error.type");
-//! assert_eq!(otel::TOOL_ERROR, "tool_error");
-//! ```
 
 /// `error.type`: [`TOOL_ERROR`] for a result with `isError: true`, the JSON-RPC error code as
 /// a string (`"-32602"`) for a protocol error.
-pub const ERROR_TYPE: &str = "error.type";
+pub(crate) const ERROR_TYPE: &str = "error.type";
 
 /// The `error.type` of a tool-execution failure (`isError: true`).
-pub const TOOL_ERROR: &str = "tool_error";
+pub(crate) const TOOL_ERROR: &str = "tool_error";
 
 /// `gen_ai.tool.name`: the name of the tool called.
-pub const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
+pub(crate) const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
 
 /// `gen_ai.operation.name`: [`EXECUTE_TOOL`] for `tools/call`.
-pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
+pub(crate) const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
 
 /// The `gen_ai.operation.name` of a tool call.
-pub const EXECUTE_TOOL: &str = "execute_tool";
+pub(crate) const EXECUTE_TOOL: &str = "execute_tool";
 
 /// `mcp.method.name`: the JSON-RPC method, [`TOOLS_CALL`] here.
-pub const MCP_METHOD_NAME: &str = "mcp.method.name";
+pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
 
 /// The method of a tool call.
-pub const TOOLS_CALL: &str = "tools/call";
+pub(crate) const TOOLS_CALL: &str = "tools/call";
 
 /// `rpc.response.status_code`: the JSON-RPC error code as a string, on a protocol error.
-pub const RPC_RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";
+pub(crate) const RPC_RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";

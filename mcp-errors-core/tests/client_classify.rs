@@ -10,14 +10,17 @@ use mcp_errors_core::client::{
     ErrorSource, ExecutionErrorInfo, InvalidReason, Outcome, ResultJson, UnknownCause, classify,
     classify_bytes, classify_result, classify_result_bytes,
 };
-use mcp_errors_core::mask::{
-    MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
-};
 use mcp_errors_core::{
     CallToolResult, Category, EMPTY_META_KEY, ErrorCode, ErrorPayload, JsonRpcError, META_KEY,
     ResultMeta, TOOL_FAILURE_META_KEY, ToolFailure,
 };
 use serde_json::{Value, json};
+
+/// Limits the crate documents (the crate root's "Limits").
+const MAX_DETAIL_DEPTH: usize = 32;
+const MAX_HINT_CHARS: usize = 1024;
+const MAX_MESSAGE_CHARS: usize = 2048;
+const TRUNCATED_DETAIL: &str = "…(nested too deep)";
 
 fn tool_error(response: &Value) -> ExecutionErrorInfo {
     match both(response) {

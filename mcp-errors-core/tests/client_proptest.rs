@@ -9,11 +9,14 @@ use mcp_errors_core::client::{
     Attempt, Decision, ErrorSource, EscalationReason, InvalidReason, Jitter, Outcome, RetryBudget,
     RetryPolicy, UnknownCause, classify, classify_bytes, classify_result, classify_result_bytes,
 };
-use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{FailureClass, META_KEY};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
+
+/// Limits the crate documents (the crate root's "Limits").
+const MAX_HINT_CHARS: usize = 1024;
+const MAX_MESSAGE_CHARS: usize = 2048;
 
 /// Keys the classifier looks at, mixed with random ones, so generated objects hit its paths.
 fn key() -> impl Strategy<Value = String> {

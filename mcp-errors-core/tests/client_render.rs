@@ -19,12 +19,15 @@ use mcp_errors_core::client::render::{
     anthropic_mcp_tool_result, anthropic_tool_result, langchain_tool_message,
     openai_function_call_output, vercel_tool_result,
 };
-use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use mcp_errors_core::{
     CallToolResult, Category, Content, ErrorPayload, FailureOptions, ResultMeta,
     TOOL_FAILURE_META_KEY, ToolError,
 };
 use serde_json::{Value, json};
+
+/// Limits the crate documents (the crate root's "Limits").
+const MAX_HINT_CHARS: usize = 1024;
+const MAX_MESSAGE_CHARS: usize = 2048;
 
 fn keys(value: &Value) -> BTreeSet<&str> {
     value

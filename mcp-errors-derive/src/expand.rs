@@ -411,10 +411,10 @@ fn composed_catalog(input: &Input, resolved: &[Resolved]) -> Option<TokenStream>
         .map(|(_, ty)| quote!(.compose(<#ty as __mcp_errors_core::ToolError>::catalog())));
     Some(quote! {
         fn catalog() -> __mcp_errors_core::ErrorCatalog {
-            __mcp_errors_core::ErrorCatalog::defined_by(
+            __mcp_errors_core::ErrorCatalog::new(
                 <Self as __mcp_errors_core::ToolError>::descriptors(),
-                ::core::any::type_name::<Self>(),
             )
+            .with_origin(::core::any::type_name::<Self>())
             #(#composed)*
         }
     })

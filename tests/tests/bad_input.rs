@@ -5,11 +5,17 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use mcp_errors_core::mask::{MAX_HINT_CHARS, MAX_MESSAGE_CHARS, MAX_RETRY_AFTER};
 use mcp_errors_core::{
     Category, ErrorDescriptor, ErrorPayload, FailureOptions, META_KEY, ToolError, ToolFailure,
 };
 use serde::{Serialize, Serializer};
+
+/// Limits the crate documents (the crate root's "Limits").
+const MAX_DETAIL_DEPTH: usize = 32;
+const MAX_HINT_CHARS: usize = 1024;
+const MAX_MESSAGE_CHARS: usize = 2048;
+const MAX_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+const TRUNCATED_DETAIL: &str = "…(nested too deep)";
 
 /// A detail whose `Serialize` always fails.
 #[derive(Debug)]
@@ -294,8 +300,8 @@ fn deep_details_are_cut_so_every_json_parser_can_read_them() {
         depth += 1;
     }
     // The detail value itself is level 1; its 32nd level still holds an object.
-    assert_eq!(depth, mcp_errors_core::mask::MAX_DETAIL_DEPTH);
-    assert_eq!(node, mcp_errors_core::mask::TRUNCATED_DETAIL);
+    assert_eq!(depth, MAX_DETAIL_DEPTH);
+    assert_eq!(node, TRUNCATED_DETAIL);
     assert_schema_valid(&error);
 }
 
@@ -320,8 +326,8 @@ fn a_detail_of_any_depth_converts_on_a_small_stack() {
         node = child;
         depth += 1;
     }
-    assert_eq!(depth, mcp_errors_core::mask::MAX_DETAIL_DEPTH);
-    assert_eq!(node, mcp_errors_core::mask::TRUNCATED_DETAIL);
+    assert_eq!(depth, MAX_DETAIL_DEPTH);
+    assert_eq!(node, TRUNCATED_DETAIL);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Codes are a contract: the sample enum's catalog must not break its committed snapshot,
 //! and the checker must catch every kind of break.
 
-use mcp_errors_core::catalog::assert_catalog_snapshot;
+use mcp_errors_core::assert_catalog_snapshot;
 use mcp_errors_core::{Category, Channel, ErrorCatalog, ErrorCode, ErrorDescriptor, ToolError};
 use mcp_errors_tests::sample::SampleError;
 

@@ -66,7 +66,7 @@ impl FailureOptions {
     /// emitted too so a client can quote it).
     ///
     /// The id reaches the text the model reads, `_meta`, JSON-RPC `data` and the log, so it
-    /// must have the shape [`mask::is_valid_correlation_id`] checks: 1 to 128 characters among
+    /// must have this shape: 1 to 128 characters among
     /// ASCII letters, digits, `.`, `_`, `:` and `-`. An id of any other shape is ignored, as an
     /// invalid `traceparent` is: the options stay as they were, and a masked error gets a fresh
     /// id.
@@ -145,9 +145,9 @@ impl FailureOptions {
         self
     }
 
-    /// The name of the tool that failed, for the tracing events: cleaned as
-    /// [`mask::clean_text`] cleans text and cut to 128 characters (the longest tool name MCP
-    /// allows), since a request can name any tool.
+    /// The name of the tool that failed, for the tracing events: cleaned as the text a model
+    /// reads is (control, invisible and bidirectional characters replaced or removed) and cut
+    /// to 128 characters (the longest tool name MCP allows), since a request can name any tool.
     ///
     /// ```
     /// use mcp_errors_core::FailureOptions;
@@ -161,8 +161,8 @@ impl FailureOptions {
     }
 
     /// The client the failure answers (for example `name/version` from its `initialize`), for
-    /// the `mcp_errors::failure` tracing event: cleaned as [`mask::clean_text`] cleans text
-    /// and cut to 257 characters, since a client names itself with any text of any length.
+    /// the `mcp_errors::failure` tracing event: cleaned as the text a model reads is and cut
+    /// to 257 characters, since a client names itself with any text of any length.
     /// `rmcp::ToolErrors` cuts the name and the version to 128 characters each before joining
     /// them.
     ///

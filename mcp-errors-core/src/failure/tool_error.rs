@@ -59,7 +59,7 @@ pub trait ToolError: Error {
     where
         Self: Sized,
     {
-        ErrorCatalog::defined_by(Self::descriptors(), std::any::type_name::<Self>())
+        ErrorCatalog::new(Self::descriptors()).with_origin(std::any::type_name::<Self>())
     }
 
     /// The descriptor of this value's variant.

@@ -19,7 +19,7 @@ pub(crate) const MAX_PROBLEM_CHARS: usize = 512;
 static DESCRIPTORS: [ErrorDescriptor; 1] =
     [
         ErrorDescriptor::execution("ArgumentError", ARGUMENT_ERROR_CODE, Category::Validation)
-            .defined_in("mcp_errors_core::rmcp::ArgumentError"),
+            .with_origin("mcp_errors_core::rmcp::ArgumentError"),
     ];
 
 /// A tool's arguments did not deserialize into its parameter type: a `validation` failure

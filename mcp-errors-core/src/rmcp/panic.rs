@@ -25,7 +25,7 @@ const TOOL_PANICKED_CODE: &str = "TOOL_PANICKED";
 static DESCRIPTORS: [ErrorDescriptor; 1] =
     [
         ErrorDescriptor::execution("ToolPanicked", TOOL_PANICKED_CODE, Category::Internal)
-            .defined_in("mcp_errors_core::rmcp::ToolErrors"),
+            .with_origin("mcp_errors_core::rmcp::ToolErrors"),
     ];
 
 thread_local! {

@@ -87,8 +87,8 @@ impl ErrorPayload {
         self
     }
 
-    /// The same payload asking to wait `wait` (in whole milliseconds, at most
-    /// [`MAX_RETRY_AFTER`](crate::mask::MAX_RETRY_AFTER)) before calling again.
+    /// The same payload asking to wait `wait` (in whole milliseconds, at most 24 hours) before
+    /// calling again.
     pub fn with_retry_after(mut self, wait: Duration) -> Self {
         self.retry_after_ms = Some(crate::mask::retry_after_ms(wait));
         self

@@ -124,7 +124,7 @@ impl CallToolResult {
 /// never fails the whole result and survives a round trip.
 ///
 /// ```
-/// use mcp_errors_core::wire::ResultMeta;
+/// use mcp_errors_core::ResultMeta;
 /// use mcp_errors_core::META_KEY;
 /// use serde_json::json;
 ///
@@ -171,7 +171,7 @@ impl ResultMeta {
     /// The entries as a JSON object, moving them.
     ///
     /// ```
-    /// use mcp_errors_core::wire::ResultMeta;
+    /// use mcp_errors_core::ResultMeta;
     /// use mcp_errors_core::{Category, ErrorPayload, META_KEY};
     ///
     /// let meta = ResultMeta::with_error(ErrorPayload::new("TIMEOUT", Category::Transient, "slow"));

@@ -1,9 +1,9 @@
-//! `mask::clean_text` against a plain reference implementation, on any string: what it removes
+//! `clean_text` against a plain reference implementation, on any string: what it removes
 //! (Unicode's default-ignorable code points, which hold every bidirectional control, except
 //! the joiners and emoji variation selectors), what it turns into a space (control characters
 //! other than newline and tab), and where it cuts.
 
-use mcp_errors_core::mask::clean_text;
+use super::clean_text;
 use proptest::prelude::*;
 
 /// Unicode 16's `Default_Ignorable_Code_Point` (DerivedCoreProperties.txt).

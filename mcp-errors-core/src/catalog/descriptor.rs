@@ -1,0 +1,256 @@
+//! One code of a catalog: its channel, category or protocol code, and retry advice.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::category::Category;
+use crate::wire::ErrorCode;
+
+/// Where a variant goes on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// A `CallToolResult` with `isError: true`, which the model reads.
+    Execution(Category),
+    /// A JSON-RPC error with this code, which the client handles.
+    Protocol(ErrorCode),
+}
+
+/// What the catalog knows of one variant, fixed at compile time by `#[derive(ToolError)]`.
+///
+/// On the wire a descriptor is `{code, category | protocolCode, retryable, masked}`. The
+/// Rust variant name is not part of that contract, so equality ignores it too.
+///
+/// The constructors take their defaults from the category or the protocol code
+/// ([`Category::retryable_by_default`], [`Category::masked_by_default`],
+/// [`ErrorCode::masked_by_default`]); [`retryable`](Self::retryable) and
+/// [`masked`](Self::masked) override them. All of them are `const`.
+///
+/// ```
+/// use mcp_errors_core::{Category, ErrorCode, ErrorDescriptor};
+///
+/// const TIMEOUT: ErrorDescriptor =
+///     ErrorDescriptor::execution("Timeout", "TIMEOUT", Category::Transient);
+/// assert_eq!(TIMEOUT.category(), Some(Category::Transient));
+/// assert!(TIMEOUT.is_retryable() && !TIMEOUT.is_masked());
+/// assert_eq!(
+///     serde_json::to_value(&TIMEOUT).unwrap(),
+///     serde_json::json!({"code": "TIMEOUT", "category": "transient", "retryable": true, "masked": false})
+/// );
+///
+/// const BAD_RANGE: ErrorDescriptor =
+///     ErrorDescriptor::protocol("BadRange", "BAD_RANGE", ErrorCode::INVALID_PARAMS);
+/// assert_eq!(BAD_RANGE.protocol_code(), Some(ErrorCode::INVALID_PARAMS));
+///
+/// const SEAT_TAKEN: ErrorDescriptor =
+///     ErrorDescriptor::execution("SeatTaken", "SEAT_TAKEN", Category::Conflict).retryable(true);
+/// assert!(SEAT_TAKEN.is_retryable());
+/// ```
+#[derive(Clone, Debug, Serialize)]
+#[serde(into = "DescriptorWire")]
+pub struct ErrorDescriptor {
+    pub(super) variant: Cow<'static, str>,
+    pub(super) origin: &'static str,
+    pub(super) code: Cow<'static, str>,
+    pub(super) channel: Channel,
+    pub(super) retryable: bool,
+    pub(super) masked: bool,
+}
+
+impl ErrorDescriptor {
+    /// A tool-execution variant of `category`, retryable and masked as the category is by
+    /// default.
+    pub const fn execution(variant: &'static str, code: &'static str, category: Category) -> Self {
+        ErrorDescriptor {
+            variant: Cow::Borrowed(variant),
+            origin: "",
+            code: Cow::Borrowed(code),
+            channel: Channel::Execution(category),
+            retryable: category.retryable_by_default(),
+            masked: category.masked_by_default(),
+        }
+    }
+
+    /// A protocol variant answering with `protocol_code`: never retryable, masked only for
+    /// an internal error (-32603).
+    pub const fn protocol(
+        variant: &'static str,
+        code: &'static str,
+        protocol_code: ErrorCode,
+    ) -> Self {
+        ErrorDescriptor {
+            variant: Cow::Borrowed(variant),
+            origin: "",
+            code: Cow::Borrowed(code),
+            channel: Channel::Protocol(protocol_code),
+            retryable: false,
+            masked: protocol_code.masked_by_default(),
+        }
+    }
+
+    /// The same descriptor, retryable or not (a protocol variant stays not retryable: retry
+    /// advice reaches the model only on tool-execution errors).
+    pub const fn retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable && matches!(self.channel, Channel::Execution(_));
+        self
+    }
+
+    /// The same descriptor, masked or not.
+    pub const fn masked(mut self, masked: bool) -> Self {
+        self.masked = masked;
+        self
+    }
+
+    /// The same descriptor, defined by the error type at `origin` (the derive writes the
+    /// type's module path and name). A catalog composed of several error types reports a code
+    /// that two origins define ([`ErrorCatalog::conflicts`](crate::ErrorCatalog::conflicts)); not part of the wire contract.
+    pub const fn with_origin(mut self, origin: &'static str) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The error type that defines the code, when known (see [`with_origin`](Self::with_origin)).
+    pub fn origin(&self) -> Option<&'static str> {
+        (!self.origin.is_empty()).then_some(self.origin)
+    }
+
+    /// The Rust variant name (not part of the wire contract, useful in logs).
+    pub fn variant(&self) -> &str {
+        &self.variant
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The stable code, borrowed from the descriptor when it is a constant.
+    pub(crate) fn code_cow(&self) -> Cow<'static, str> {
+        self.code.clone()
+    }
+
+    /// The channel and its category or protocol code.
+    pub const fn channel(&self) -> Channel {
+        self.channel
+    }
+
+    /// Whether calling again with the same input may succeed (always `false` for protocol).
+    pub const fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// Whether the model sees only a generic message and a correlation id.
+    pub const fn is_masked(&self) -> bool {
+        self.masked
+    }
+
+    /// The category of a tool-execution variant.
+    pub const fn category(&self) -> Option<Category> {
+        match self.channel {
+            Channel::Execution(category) => Some(category),
+            Channel::Protocol(_) => None,
+        }
+    }
+
+    /// The JSON-RPC code of a protocol variant.
+    pub const fn protocol_code(&self) -> Option<ErrorCode> {
+        match self.channel {
+            Channel::Protocol(code) => Some(code),
+            Channel::Execution(_) => None,
+        }
+    }
+}
+
+impl PartialEq for ErrorDescriptor {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.code, self.channel, self.retryable, self.masked)
+            == (&other.code, other.channel, other.retryable, other.masked)
+    }
+}
+
+impl Eq for ErrorDescriptor {}
+
+impl<'de> Deserialize<'de> for ErrorDescriptor {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        DescriptorWire::deserialize(deserializer).map(ErrorDescriptor::from)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DescriptorWire {
+    code: Cow<'static, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    category: Option<Category>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    protocol_code: Option<ErrorCode>,
+    retryable: bool,
+    #[serde(default)]
+    masked: bool,
+    // The variant name stays out of the published catalog: renaming a Rust variant must
+    // not look like a change of contract.
+    #[serde(skip)]
+    variant: Cow<'static, str>,
+}
+
+impl From<ErrorDescriptor> for DescriptorWire {
+    fn from(d: ErrorDescriptor) -> Self {
+        DescriptorWire {
+            category: d.category(),
+            protocol_code: d.protocol_code(),
+            code: d.code,
+            retryable: d.retryable,
+            masked: d.masked,
+            variant: d.variant,
+        }
+    }
+}
+
+impl From<DescriptorWire> for ErrorDescriptor {
+    fn from(w: DescriptorWire) -> Self {
+        // A descriptor from elsewhere that names neither is treated as an internal failure:
+        // the safe reading of a code nobody explained.
+        let channel = match (w.protocol_code, w.category) {
+            (Some(code), _) => Channel::Protocol(code),
+            (None, Some(category)) => Channel::Execution(category),
+            (None, None) => Channel::Execution(Category::Internal),
+        };
+        ErrorDescriptor {
+            variant: w.variant,
+            origin: "",
+            code: w.code,
+            channel,
+            retryable: w.retryable,
+            masked: w.masked,
+        }
+    }
+}
+
+pub(super) fn channel_name(descriptor: &ErrorDescriptor) -> String {
+    match descriptor.channel {
+        Channel::Execution(category) => format!("category {category}"),
+        Channel::Protocol(code) => format!("protocol error {code}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn protocol_descriptors_carry_their_code_and_no_category() {
+        let d = ErrorDescriptor::protocol("BadRange", "BAD_RANGE", ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            serde_json::to_value(&d).unwrap(),
+            json!({"code": "BAD_RANGE", "protocolCode": -32602, "retryable": false, "masked": false})
+        );
+    }
+
+    #[test]
+    fn a_foreign_descriptor_without_channel_reads_as_internal() {
+        let d: ErrorDescriptor =
+            serde_json::from_value(json!({"code": "X", "retryable": true})).unwrap();
+        assert_eq!(d.channel(), Channel::Execution(Category::Internal));
+    }
+}
