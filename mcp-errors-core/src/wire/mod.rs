@@ -59,11 +59,13 @@ pub(crate) const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
 /// How rmcp's tool router starts the text of the `isError` result it writes when a tool's
 /// arguments do not deserialize (`failed to deserialize parameters: missing field `id``).
+#[cfg(any(feature = "client", feature = "rmcp"))]
 pub const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize parameters:";
 
 /// The stable code of a tool call whose arguments do not deserialize into the tool's
 /// parameters: a `validation` failure, which the server glue writes and the client also reads
 /// from the bare text of [`RMCP_ARGUMENT_ERROR_PREFIX`].
+#[cfg(any(feature = "client", feature = "rmcp"))]
 pub const ARGUMENT_ERROR_CODE: &str = "INVALID_ARGUMENTS";
 
 #[cfg(test)]
