@@ -74,11 +74,6 @@ fn main() {
         ),
         (
             "execution_to_bytes",
-            "derive_serde",
-            count(borrowed, |()| derive_serde_to_bytes(black_box(&execution))),
-        ),
-        (
-            "execution_to_bytes",
             "derive_rmcp",
             count(|| execution.clone(), |e| derive_rmcp_to_bytes(black_box(e))),
         ),
@@ -121,13 +116,6 @@ fn main() {
             "derive",
             count(borrowed, |()| {
                 derive_protocol_to_bytes(black_box(&protocol))
-            }),
-        ),
-        (
-            "protocol_to_bytes",
-            "derive_serde",
-            count(borrowed, |()| {
-                derive_serde_protocol_to_bytes(black_box(&protocol))
             }),
         ),
         (
@@ -223,7 +211,6 @@ fn main() {
     }
     repeat! {
         derive_to_bytes(black_box(&execution));
-        derive_serde_to_bytes(black_box(&execution));
         derive_rmcp_to_bytes(black_box(execution.clone()));
         drop_execution_error(black_box(execution.clone()));
         typed_by_hand_to_bytes(black_box(&execution));
@@ -233,7 +220,6 @@ fn main() {
         rmcp_error_to_bytes(black_box(&execution));
         rmcp_structured_error_to_bytes(black_box(&execution));
         derive_protocol_to_bytes(black_box(&protocol));
-        derive_serde_protocol_to_bytes(black_box(&protocol));
         derive_rmcp_protocol_to_bytes(black_box(protocol.clone()));
         drop_protocol_error(black_box(protocol.clone()));
         typed_protocol_to_bytes(black_box(&protocol));

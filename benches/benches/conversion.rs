@@ -43,9 +43,8 @@ fn execution(c: &mut Criterion) {
     check_equivalence();
     let error = execution_error();
     let mut group = c.benchmark_group("execution_to_bytes");
-    let paths: [(&str, BorrowingPath); 8] = [
+    let paths: [(&str, BorrowingPath); 7] = [
         ("derive", derive_to_bytes),
-        ("derive_serde", derive_serde_to_bytes),
         ("typed_by_hand", typed_by_hand_to_bytes),
         ("typed_collect_str", typed_collect_str_to_bytes),
         ("typed_format", typed_format_to_bytes),
@@ -63,9 +62,8 @@ fn execution(c: &mut Criterion) {
 fn protocol(c: &mut Criterion) {
     let error = protocol_error();
     let mut group = c.benchmark_group("protocol_to_bytes");
-    let paths: [(&str, BorrowingPath); 5] = [
+    let paths: [(&str, BorrowingPath); 4] = [
         ("derive", derive_protocol_to_bytes),
-        ("derive_serde", derive_serde_protocol_to_bytes),
         ("typed_by_hand", typed_protocol_to_bytes),
         ("floor", floor_protocol_to_bytes),
         ("json_rmcp_error_data", rmcp_protocol_to_bytes),

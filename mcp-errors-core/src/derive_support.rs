@@ -4,7 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::{ToolError, ToolFailure};
+use crate::failure::ToolFailure;
+use crate::failure::tool_error::ToolError;
 
 /// Every [`ToolError`]. The generated `From<T> for ToolFailure` converts through it, so when
 /// `T` derives `ToolError` without being a `std::error::Error` (the supertrait), that

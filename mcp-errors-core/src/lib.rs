@@ -196,7 +196,7 @@ pub use catalog::{CatalogChange, Channel, CodeConflict, ErrorCatalog, ErrorDescr
 pub use category::{Category, FailureClass, UnknownCategory};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
-    CATALOG_META_KEY, CallToolResult, Content, Details, EMPTY_META_KEY, ErrorCode, ErrorPayload,
+    CATALOG_META_KEY, CallToolResult, Content, EMPTY_META_KEY, ErrorCode, ErrorPayload,
     JsonRpcError, JsonRpcErrorResponse, META_KEY, RequestId, ResultMeta, TOOL_FAILURE_META_KEY,
 };
 
@@ -228,17 +228,19 @@ pub mod __private {
             .unwrap_or(Value::Null)
     }
 
-    /// One `#[detail]` entry: its key, borrowed, and [`detail_value`] of the field.
-    pub fn detail<T: serde::Serialize + ?Sized>(
-        key: &'static str,
-        value: &T,
-    ) -> (std::borrow::Cow<'static, str>, Value) {
-        (std::borrow::Cow::Borrowed(key), detail_value(value))
+    /// One `#[detail]` entry: its key and [`detail_value`] of the field.
+    pub fn detail<T: serde::Serialize + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
+        (key.to_owned(), detail_value(value))
     }
 
-    /// The details of a variant, from its entries (distinct keys: its field names).
-    pub fn details(entries: Vec<(std::borrow::Cow<'static, str>, Value)>) -> crate::Details {
-        crate::Details::from_distinct(entries)
+    /// The details of a variant, from its entries (inserted one by one: collecting would
+    /// first gather them in a vector of its own).
+    pub fn details<const N: usize>(entries: [(String, Value); N]) -> Map<String, Value> {
+        let mut details = Map::new();
+        for (key, value) in entries {
+            details.insert(key, value);
+        }
+        details
     }
 
     /// `Display` of `value` into a string sized for a typical message (`to_string` starts

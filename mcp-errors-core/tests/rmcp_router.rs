@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use mcp_errors_core::rmcp::error_catalog_meta;
 use mcp_errors_core::{
-    CATALOG_META_KEY, Category, Details, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY,
-    ToolError, ToolFailure,
+    CATALOG_META_KEY, Category, ErrorCatalog, ErrorDescriptor, ErrorPayload, META_KEY, ToolError,
+    ToolFailure,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
@@ -79,15 +79,15 @@ impl ToolError for OrderError {
         }
     }
 
-    fn details(&self) -> Details {
-        let mut details = Details::new();
+    fn details(&self) -> Map<String, Value> {
+        let mut details = Map::new();
         match self {
             OrderError::NotFound { id } => {
-                details.insert("id", json!(id));
+                details.insert("id".to_owned(), json!(id));
             }
             OrderError::BadRange { start, end } => {
-                details.insert("start", json!(start));
-                details.insert("end", json!(end));
+                details.insert("start".to_owned(), json!(start));
+                details.insert("end".to_owned(), json!(end));
             }
             _ => {}
         }

@@ -168,18 +168,12 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             let (template, lit) = (r.mapped()?.hint.as_ref()?, variant.attrs.hint.as_ref()?);
             Some(hint_arm(variant, template, lit))
         });
-    // One helper per type for the arms of `details()`: the entries come as an array, which
-    // it turns into the `Vec` of `Details` (no `vec!` to expand per variant).
+    // The arms of `details()` hand their entries, as an array, to one function of the core
+    // (no `vec!` or map-building code to expand per variant).
     let details_helpers = quote! {
-        use __mcp_errors_core::__private::detail as __mcp_errors_detail;
-        fn __mcp_errors_details<const N: ::core::primitive::usize>(
-            entries: [(
-                ::std::borrow::Cow<'static, ::core::primitive::str>,
-                __mcp_errors_core::__private::Value,
-            ); N],
-        ) -> __mcp_errors_core::Details {
-            __mcp_errors_core::__private::details(::core::convert::From::from(entries))
-        }
+        use __mcp_errors_core::__private::{
+            detail as __mcp_errors_detail, details as __mcp_errors_details,
+        };
     };
     let detail_arms: Vec<TokenStream> = input
         .variants
@@ -306,13 +300,18 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                     }
                 }
 
-                fn details(&self) -> __mcp_errors_core::Details {
+                fn details(
+                    &self,
+                ) -> __mcp_errors_core::__private::Map<
+                    ::std::string::String,
+                    __mcp_errors_core::__private::Value,
+                > {
                     #details_helpers
                     #[allow(unreachable_patterns)]
                     match self {
                         #(#forward_details)*
                         #(#detail_arms)*
-                        _ => __mcp_errors_core::Details::new(),
+                        _ => __mcp_errors_core::__private::Map::new(),
                     }
                 }
 

@@ -45,7 +45,12 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
                 ) -> ::std::option::Option<::std::borrow::Cow<'static, ::core::primitive::str>> {
                     ::core::unreachable!()
                 }
-                fn details(&self) -> __mcp_errors_core::Details {
+                fn details(
+                    &self,
+                ) -> __mcp_errors_core::__private::Map<
+                    ::std::string::String,
+                    __mcp_errors_core::__private::Value,
+                > {
                     ::core::unreachable!()
                 }
                 fn retry_after(

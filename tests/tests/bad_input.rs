@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_errors_core::{
-    Category, Details, ErrorDescriptor, ErrorPayload, FailureOptions, META_KEY, ToolError,
-    ToolFailure,
+    Category, ErrorDescriptor, ErrorPayload, FailureOptions, META_KEY, ToolError, ToolFailure,
 };
 use serde::{Serialize, Serializer};
 
@@ -176,8 +175,8 @@ impl ToolError for AlwaysWaits {
     fn hint(&self) -> Option<Cow<'static, str>> {
         None
     }
-    fn details(&self) -> Details {
-        Details::new()
+    fn details(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
     }
     fn retry_after(&self) -> Option<Duration> {
         Some(Duration::from_secs(3))

@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use mcp_errors_core::{
-    Details, ErrorCode, ErrorDescriptor, FailureOptions, ToolError, ToolFailure,
-};
+use mcp_errors_core::{ErrorCode, ErrorDescriptor, FailureOptions, ToolError, ToolFailure};
 use mcp_errors_tests::sample::SampleError;
 
 /// Limits the crate documents (the crate root's "Limits").
@@ -286,11 +284,11 @@ impl ToolError for Posing {
     fn hint(&self) -> Option<Cow<'static, str>> {
         None
     }
-    fn details(&self) -> Details {
-        let mut details = Details::new();
-        details.insert("code", serde_json::json!("FORGED_CODE"));
-        details.insert("correlationId", serde_json::json!("forged-id"));
-        details.insert("kept", serde_json::json!(1));
+    fn details(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut details = serde_json::Map::new();
+        details.insert("code".to_owned(), serde_json::json!("FORGED_CODE"));
+        details.insert("correlationId".to_owned(), serde_json::json!("forged-id"));
+        details.insert("kept".to_owned(), serde_json::json!(1));
         details
     }
     fn retry_after(&self) -> Option<Duration> {

@@ -54,8 +54,8 @@ enum Outer<T: std::fmt::Debug + 'static> {
     Store(LoginError),
 }
 
-/// The wire forms of `error` (the `ToolFailure` and the bytes of `write_failure_json`), and
-/// what tracing wrote while they were made.
+/// The wire form of `error` (its `ToolFailure`, serialized), and what tracing wrote while it
+/// was made.
 fn wire_and_log<E: ToolError>(error: &E) -> (String, String) {
     let captured = Captured::default();
     let writer = captured.clone();
@@ -63,12 +63,8 @@ fn wire_and_log<E: ToolError>(error: &E) -> (String, String) {
         .with_writer(move || writer.clone())
         .with_ansi(false)
         .finish();
-    let mut bytes = Vec::new();
-    let failure = tracing::subscriber::with_default(subscriber, || {
-        error.write_failure_json(&mut bytes);
-        error.to_failure()
-    });
-    let wire = serde_json::to_string(&failure).unwrap() + &String::from_utf8(bytes).unwrap();
+    let failure = tracing::subscriber::with_default(subscriber, || error.to_failure());
+    let wire = serde_json::to_string(&failure).unwrap();
     (wire, captured.text())
 }
 

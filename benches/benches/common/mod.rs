@@ -85,19 +85,10 @@ fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
 
 // ---- 1. the derive ---------------------------------------------------------------------
 
-/// The derive's path to bytes: `ToolError::write_failure_json`, which writes the failure
-/// straight from the error into the buffer.
+/// The derive's path to bytes: `ToolError::to_failure` (the `ToolFailure` a server keeps or
+/// changes), then `serde_json::to_writer`.
 #[inline(never)]
 pub fn derive_to_bytes(error: &SearchError) -> Vec<u8> {
-    let mut bytes = buffer();
-    error.write_failure_json(&mut bytes);
-    bytes
-}
-
-/// The derive's value, serialized: `ToolError::to_failure` (the `ToolFailure` a server keeps
-/// or changes), then `serde_json::to_writer`.
-#[inline(never)]
-pub fn derive_serde_to_bytes(error: &SearchError) -> Vec<u8> {
     to_bytes(&error.to_failure())
 }
 
@@ -433,15 +424,6 @@ pub fn rmcp_structured_error_to_bytes(error: &SearchError) -> Vec<u8> {
 #[inline(never)]
 pub fn derive_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     black_box("protocol channel");
-    let mut bytes = buffer();
-    error.write_failure_json(&mut bytes);
-    bytes
-}
-
-/// The protocol variant's `ToolFailure`, serialized, as [`derive_serde_to_bytes`].
-#[inline(never)]
-pub fn derive_serde_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
-    black_box("protocol channel, serde");
     to_bytes(&error.to_failure())
 }
 
@@ -723,9 +705,8 @@ pub fn check_equivalence() {
         (false, escaped_execution_error()),
     ] {
         let derived = derive_to_bytes(&execution);
-        let paths: [(&str, Vec<u8>); 9] = [
+        let paths: [(&str, Vec<u8>); 8] = [
             ("derive", derive_to_bytes(&execution)),
-            ("derive_serde", derive_serde_to_bytes(&execution)),
             ("derive_rmcp", derive_rmcp_to_bytes(execution.clone())),
             ("typed_format", typed_format_to_bytes(&execution)),
             ("typed_by_hand", typed_by_hand_to_bytes(&execution)),
@@ -757,12 +738,8 @@ pub fn check_equivalence() {
     }
     for (measured, protocol) in [(true, protocol_error()), (false, escaped_protocol_error())] {
         let derived = derive_protocol_to_bytes(&protocol);
-        let paths: [(&str, Vec<u8>); 6] = [
+        let paths: [(&str, Vec<u8>); 5] = [
             ("protocol derive", derive_protocol_to_bytes(&protocol)),
-            (
-                "protocol derive_serde",
-                derive_serde_protocol_to_bytes(&protocol),
-            ),
             (
                 "protocol derive_rmcp",
                 derive_rmcp_protocol_to_bytes(protocol.clone()),

@@ -3,11 +3,11 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::mask::clean_text;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
-use crate::{Category, Details, ErrorDescriptor, ToolError};
+use crate::{Category, ErrorDescriptor, ToolError};
 
 /// The most characters of an argument's path that an [`ArgumentError`] keeps.
 pub(crate) const MAX_FIELD_CHARS: usize = 256;
@@ -170,15 +170,15 @@ impl ToolError for ArgumentError {
         ))
     }
 
-    fn details(&self) -> Details {
-        let mut details = Details::new();
+    fn details(&self) -> Map<String, Value> {
+        let mut details = Map::new();
         for (name, value) in [
             ("field", &self.field),
             ("expected", &self.expected),
             ("received", &self.received),
         ] {
             if let Some(value) = value {
-                details.insert(name, Value::from(value.as_str()));
+                details.insert(name.to_owned(), Value::from(value.as_str()));
             }
         }
         details

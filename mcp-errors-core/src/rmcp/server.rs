@@ -25,7 +25,7 @@ use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
 use super::panic::catch_panic;
-use crate::failure::MAX_CLIENT_PART_CHARS;
+use crate::failure::options::MAX_CLIENT_PART_CHARS;
 use crate::mask::clean_text;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 use crate::{FailureOptions, ToolError};
@@ -67,8 +67,8 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// - answers a tool that panics, at once, with a masked `internal` failure with the stable
 ///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
 ///   characters) and location are logged under that id with the tool's name (the
-///   `mcp_errors::masked` event of [`ToolFailure::from_error_with`](crate::ToolFailure::from_error_with)),
-///   never sent. Left alone, rmcp drops the request of a panicking tool, and the client waits
+///   `mcp_errors::masked` event of
+///   [`ToolError::to_failure_with`](crate::ToolError::to_failure_with)), never sent. Left alone, rmcp drops the request of a panicking tool, and the client waits
 ///   for its own timeout. The location comes from a panic hook installed at the first call,
 ///   which hands every panic on to the hook that was set before (yours, or the default one
 ///   that prints to stderr); a hook set after it replaces it, and the log then holds the

@@ -287,7 +287,7 @@ impl From<String> for RequestId {
 
 /// The literal `"2.0"` of a JSON-RPC message.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct JsonRpcVersion;
+pub(crate) struct JsonRpcVersion;
 
 impl Serialize for JsonRpcVersion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -311,8 +311,8 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
 /// A whole JSON-RPC error response: `{jsonrpc: "2.0", id, error}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JsonRpcErrorResponse {
-    /// Always `"2.0"`.
-    pub jsonrpc: JsonRpcVersion,
+    /// Always `"2.0"`: written so, and refused otherwise when read.
+    jsonrpc: JsonRpcVersion,
     /// The id of the request this answers.
     pub id: RequestId,
     /// The error.

@@ -4,23 +4,18 @@
 //! - [`JsonRpcError`] with its [`ErrorCode`]: a protocol failure.
 //! - [`ErrorPayload`]: the structured description of a tool-execution failure, and the text
 //!   a model reads.
-//! - [`Details`]: the `#[detail]` fields of a failure.
 //!
 //! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
-mod details;
-pub(crate) mod json;
-mod jsonrpc;
-mod payload;
-mod result;
-mod tool_failure;
+pub(crate) mod jsonrpc;
+pub(crate) mod payload;
+pub(crate) mod result;
+pub(crate) mod tool_failure;
 
-pub use details::Details;
 pub use jsonrpc::{ErrorCode, JsonRpcError, JsonRpcErrorResponse, RequestId};
 pub use payload::ErrorPayload;
 pub use result::{CallToolResult, Content, ResultMeta};
-pub use tool_failure::DraftToolFailure;
 #[cfg(feature = "client")]
 pub(crate) use tool_failure::epoch_millis;
 
@@ -41,17 +36,26 @@ pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
 
 /// The `_meta` key of the draft standard entry for tool failures (SEP-3313, a draft of the
 /// MCP specification; it may still change): `{class, code, retryable?, retryNotBefore?,
-/// correlationId, agentGuidance?}` on a result with `isError: true`. See [`DraftToolFailure`].
+/// correlationId, agentGuidance?}` on a result with `isError: true`, written when
+/// [`FailureOptions::with_draft_tool_failure`](crate::FailureOptions::with_draft_tool_failure)
+/// asks for it.
+///
+/// The draft's rules for a client: branch on `class` (`capability`, `governance` or
+/// `reliability`); never retry a `capability` or `governance` failure by itself; retry a
+/// `reliability` failure only when `retryable` is `true` and the call may be repeated, and
+/// never before `retryNotBefore` (milliseconds since the Unix epoch). The client side of this
+/// crate reads the entry by those rules.
 ///
 /// Unlike this crate's own keys it lives in the specification's namespace, as the draft defines
 /// it.
 pub const TOOL_FAILURE_META_KEY: &str = "io.modelcontextprotocol/toolFailure";
 
 /// The `resultType` of a finished call (required by spec 2026-07-28, ignored before).
-pub const RESULT_TYPE_COMPLETE: &str = "complete";
+pub(crate) const RESULT_TYPE_COMPLETE: &str = "complete";
 
 /// The `resultType` of a result that needs more input first (spec 2026-07-28).
-pub const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
+#[cfg(any(feature = "client", feature = "rmcp"))]
+pub(crate) const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
 /// How rmcp's tool router starts the text of the `isError` result it writes when a tool's
 /// arguments do not deserialize (`failed to deserialize parameters: missing field `id``).

@@ -2,13 +2,13 @@
 //! model reads.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::Details;
-use crate::Category;
+use crate::category::Category;
 
 /// The structured description of a tool-execution failure.
 ///
@@ -49,7 +49,7 @@ pub struct ErrorPayload {
     pub retry_after_ms: Option<u64>,
     /// The `#[detail]` fields of the variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Details>,
+    pub details: Option<Map<String, Value>>,
     /// The id under which the full error was logged (always set on masked errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
@@ -87,15 +87,15 @@ impl ErrorPayload {
         self
     }
 
-    /// The same payload asking to wait `wait` (in whole milliseconds, at most
-    /// [`MAX_RETRY_AFTER`](crate::mask::MAX_RETRY_AFTER)) before calling again.
+    /// The same payload asking to wait `wait` (in whole milliseconds, at most 24 hours) before
+    /// calling again.
     pub fn with_retry_after(mut self, wait: Duration) -> Self {
         self.retry_after_ms = Some(crate::mask::retry_after_ms(wait));
         self
     }
 
     /// The same payload with these details.
-    pub fn with_details(mut self, details: Details) -> Self {
+    pub fn with_details(mut self, details: Map<String, Value>) -> Self {
         self.details = Some(details);
         self
     }
@@ -116,103 +116,47 @@ impl ErrorPayload {
         text
     }
 
-    /// Writes the pieces of [`to_text`](Self::to_text), in order, to `sink`.
-    pub(crate) fn write_text(&self, sink: &mut impl TextSink) {
-        sink.text(&self.code);
-        sink.fixed(": ");
-        push_sentence(sink, &self.message);
+    /// Appends the pieces of [`to_text`](Self::to_text), in order, to `text`.
+    fn write_text(&self, text: &mut String) {
+        text.push_str(&self.code);
+        text.push_str(": ");
+        push_sentence(text, &self.message);
         match (self.retryable, self.retry_after_ms) {
-            (false, _) => sink.fixed(" Not retryable."),
-            (true, None) => sink.fixed(" Retryable."),
+            (false, _) => text.push_str(" Not retryable."),
+            (true, None) => text.push_str(" Retryable."),
             (true, Some(ms)) => {
-                sink.fixed(" Retryable after ");
-                push_duration(sink, ms);
-                sink.fixed(".");
+                text.push_str(" Retryable after ");
+                push_duration(text, ms);
+                text.push('.');
             }
         }
         if let Some(hint) = &self.hint {
-            sink.fixed(" Hint: ");
+            text.push_str(" Hint: ");
             match self.correlation_id {
                 // A hint ends the text as written (it may be a list, not a sentence); it is
                 // closed with a full stop only when the correlation id follows.
-                None => sink.text(hint),
-                Some(_) => push_sentence(sink, hint),
+                None => text.push_str(hint),
+                Some(_) => push_sentence(text, hint),
             }
         }
         if let Some(id) = &self.correlation_id {
-            sink.fixed(" Correlation id: ");
-            sink.text(id);
+            text.push_str(" Correlation id: ");
+            text.push_str(id);
         }
-    }
-}
-
-impl From<ErrorPayload> for Value {
-    /// The payload as JSON, moving its strings: the same value as `serde_json::to_value`,
-    /// without a serializer in between.
-    ///
-    /// ```
-    /// use mcp_errors_core::{Category, ErrorPayload};
-    /// use serde_json::Value;
-    ///
-    /// let payload = ErrorPayload::new("TIMEOUT", Category::Transient, "slow").with_hint("wait");
-    /// assert_eq!(serde_json::to_value(&payload).unwrap(), Value::from(payload));
-    /// ```
-    fn from(payload: ErrorPayload) -> Self {
-        // In the order of the fields, as `to_value` inserts them (which shows when
-        // serde_json keeps insertion order).
-        let mut map = Map::new();
-        map.insert("code".to_owned(), Value::String(payload.code.into_owned()));
-        map.insert(
-            "category".to_owned(),
-            Value::from(payload.category.as_str()),
-        );
-        map.insert("retryable".to_owned(), Value::Bool(payload.retryable));
-        map.insert("message".to_owned(), Value::String(payload.message));
-        if let Some(hint) = payload.hint {
-            map.insert("hint".to_owned(), Value::String(hint.into_owned()));
-        }
-        if let Some(ms) = payload.retry_after_ms {
-            map.insert("retryAfterMs".to_owned(), Value::from(ms));
-        }
-        if let Some(details) = payload.details {
-            map.insert("details".to_owned(), Value::Object(details.into_map()));
-        }
-        if let Some(id) = payload.correlation_id {
-            map.insert("correlationId".to_owned(), Value::String(id));
-        }
-        Value::Object(map)
-    }
-}
-
-/// Where the pieces of a payload's text go: a `String`, or a JSON string being written.
-pub(crate) trait TextSink {
-    /// Text that comes from the error (code, message, hint, correlation id).
-    fn text(&mut self, text: &str);
-    /// Text of this crate's own: plain ASCII with nothing to escape.
-    fn fixed(&mut self, text: &str);
-}
-
-impl TextSink for String {
-    fn text(&mut self, text: &str) {
-        self.push_str(text);
-    }
-
-    fn fixed(&mut self, text: &str) {
-        self.push_str(text);
     }
 }
 
 /// Appends `message`, closing it with a full stop unless it already ends a sentence.
-fn push_sentence(sink: &mut impl TextSink, message: &str) {
+fn push_sentence(text: &mut String, message: &str) {
     let message = message.trim_end();
-    sink.text(message);
+    text.push_str(message);
     if !message.ends_with(['.', '!', '?', '…']) {
-        sink.fixed(".");
+        text.push('.');
     }
 }
 
 /// Appends a duration in the largest unit that divides it: `2s`, `1500ms`, `5min`, `2h`.
-fn push_duration(sink: &mut impl TextSink, ms: u64) {
+fn push_duration(text: &mut String, ms: u64) {
     const HOUR: u64 = 3_600_000;
     const MINUTE: u64 = 60_000;
     const SECOND: u64 = 1_000;
@@ -223,6 +167,6 @@ fn push_duration(sink: &mut impl TextSink, ms: u64) {
         ms if ms % SECOND == 0 => (ms / SECOND, "s"),
         ms => (ms, "ms"),
     };
-    sink.fixed(itoa::Buffer::new().format(count));
-    sink.fixed(unit);
+    // Cannot fail: writing to a `String`.
+    let _ = write!(text, "{count}{unit}");
 }

@@ -6,7 +6,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ErrorPayload, META_KEY, RESULT_TYPE_COMPLETE};
+use super::payload::ErrorPayload;
+use super::{META_KEY, RESULT_TYPE_COMPLETE};
 
 /// The result of a `tools/call`, as the MCP schema defines it.
 ///
@@ -180,7 +181,9 @@ impl ResultMeta {
     pub fn into_map(self) -> Map<String, Value> {
         let mut map = self.other;
         if let Some(error) = self.error {
-            map.insert(META_KEY.to_owned(), Value::from(error));
+            // Cannot fail: the payload holds strings, numbers and JSON values only.
+            let error = serde_json::to_value(error).unwrap_or(Value::Null);
+            map.insert(META_KEY.to_owned(), error);
         }
         map
     }

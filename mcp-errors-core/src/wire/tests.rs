@@ -1,7 +1,7 @@
 //! Tests of the wire types.
 
 use super::*;
-use crate::Category;
+use crate::category::Category;
 use serde_json::Value;
 use serde_json::json;
 
@@ -103,38 +103,6 @@ fn meta_round_trips_and_keeps_a_foreign_payload_as_json() {
 }
 
 #[test]
-fn details_keep_the_last_value_of_a_repeated_key_and_compare_as_objects() {
-    let small: Details = serde_json::from_str(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
-    assert_eq!(
-        small,
-        Details::from_iter([("a", json!(3)), ("b", json!(2))])
-    );
-    assert_eq!(small.len(), 2);
-
-    let mut text = String::from("{");
-    for i in 0..100 {
-        text.push_str(&format!(r#""k{i}": {i}, "#));
-    }
-    text.push_str(r#""k7": "last"}"#);
-    let large: Details = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        (large.len(), &large["k7"], &large["k99"]),
-        (100, &json!("last"), &json!(99))
-    );
-
-    let mut details = Details::new();
-    assert_eq!(details.insert("b", json!(1)), None);
-    assert_eq!(details.insert(String::from("a"), json!(2)), None);
-    assert_eq!(details.insert("b", json!(3)), Some(json!(1)));
-    assert_eq!(details.keys().collect::<Vec<_>>(), ["b", "a"]);
-    assert_eq!(serde_json::to_string(&details).unwrap(), r#"{"b":3,"a":2}"#);
-    assert_eq!(details, details.to_map());
-    assert_eq!(Details::from(details.to_map()), details);
-    assert_eq!(details.remove("b"), Some(json!(3)));
-    assert!(!details.contains_key("b") && details["b"].is_null());
-}
-
-#[test]
 fn jsonrpc_version_rejects_anything_but_2_0() {
     let bad = json!({"jsonrpc": "1.0", "id": 1, "error": {"code": 1, "message": "m"}});
     assert!(serde_json::from_value::<JsonRpcErrorResponse>(bad).is_err());
@@ -163,29 +131,5 @@ fn retired_codes_follow_the_negotiated_version_and_other_codes_stay() {
             let error = JsonRpcError::new(code, "m").for_protocol_version(version);
             assert_eq!(error.code, code, "{version} {code}");
         }
-    }
-}
-
-#[test]
-fn a_payload_moved_into_json_is_the_value_serde_makes_of_it() {
-    let mut details = Details::new();
-    details.insert("seat", json!("A1"));
-    details.insert("rows", json!([1, 2]));
-    let payloads = [
-        ErrorPayload::new("TIMEOUT", Category::Transient, "slow"),
-        ErrorPayload::new("SEAT_TAKEN", Category::Conflict, "taken")
-            .with_retryable(true)
-            .with_hint("pick another")
-            .with_retry_after(std::time::Duration::from_millis(1500))
-            .with_details(details)
-            .with_correlation_id("4bf92f3577b34da6a3ce929d0e0e4736"),
-    ];
-    for payload in payloads {
-        let expected = serde_json::to_value(&payload).unwrap();
-        let mut meta = ResultMeta::with_error(payload.clone());
-        meta.other.insert("other".to_owned(), json!(1));
-        assert_eq!(Value::from(payload), expected);
-        assert_eq!(meta.to_map()[META_KEY], expected);
-        assert_eq!(meta.into_map()["other"], 1);
     }
 }

@@ -1,0 +1,167 @@
+//! The conversion of an error into its [`ToolFailure`]: every decision made once, in this
+//! order: the correlation id, the tracing events, then the failure of the variant's channel.
+
+use std::time::SystemTime;
+
+use serde_json::{Map, Value};
+
+use super::ToolFailure;
+use super::events;
+use super::options::FailureOptions;
+use super::tool_error::ToolError;
+use crate::catalog::{Channel, ErrorDescriptor};
+use crate::category::Category;
+use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
+use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
+use crate::wire::payload::ErrorPayload;
+use crate::wire::result::{CallToolResult, Content, ResultMeta};
+use crate::wire::tool_failure::DraftToolFailure;
+use crate::wire::{RESULT_TYPE_COMPLETE, TOOL_FAILURE_META_KEY};
+
+/// `error` converted with `options`: what [`ToolError::to_failure_with`] returns.
+pub(super) fn to_failure<E: ToolError + ?Sized>(
+    error: &E,
+    options: &FailureOptions,
+) -> ToolFailure {
+    let descriptor = error.descriptor();
+    // The correlation id: the one of the options; for a masked error without one, a fresh
+    // one, under which its full text is logged.
+    let correlation_id = match options.correlation_id() {
+        Some(id) => Some(id.to_owned()),
+        None => descriptor.is_masked().then(mask::new_correlation_id),
+    };
+    // The draft entry always names a correlation id: a fresh one, recorded in the failure
+    // event, when the payload has none.
+    let draft_id = match descriptor.channel() {
+        Channel::Execution(_) if options.draft_tool_failure() => Some(
+            correlation_id
+                .clone()
+                .unwrap_or_else(mask::new_correlation_id),
+        ),
+        _ => None,
+    };
+    if let Some(id) = correlation_id.as_deref().filter(|_| descriptor.is_masked()) {
+        events::masked(error, descriptor, options, id);
+    }
+    events::failure(
+        descriptor,
+        options,
+        draft_id.as_deref().or(correlation_id.as_deref()),
+    );
+    match descriptor.channel() {
+        Channel::Execution(category) => {
+            let payload = execution_payload(error, descriptor, category, correlation_id);
+            ToolFailure::Execution(execution_result(payload, options, draft_id))
+        }
+        Channel::Protocol(code) => {
+            let code = match options.protocol_version() {
+                Some(version) => code.for_protocol_version(version),
+                None => code,
+            };
+            ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
+        }
+    }
+}
+
+fn execution_payload<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    category: Category,
+    correlation_id: Option<String>,
+) -> ErrorPayload {
+    let retry_after_ms = if descriptor.is_retryable() {
+        error.retry_after().map(mask::retry_after_ms)
+    } else {
+        None
+    };
+    if descriptor.is_masked() {
+        return ErrorPayload {
+            code: descriptor.code_cow(),
+            category,
+            retryable: descriptor.is_retryable(),
+            message: MASKED_MESSAGE.to_owned(),
+            hint: None,
+            retry_after_ms,
+            details: None,
+            correlation_id,
+        };
+    }
+    let details = error.details();
+    ErrorPayload {
+        code: descriptor.code_cow(),
+        category,
+        retryable: descriptor.is_retryable(),
+        message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
+        hint: error
+            .hint()
+            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS)),
+        retry_after_ms,
+        details: (!details.is_empty()).then_some(details),
+        correlation_id,
+    }
+}
+
+fn execution_result(
+    payload: ErrorPayload,
+    options: &FailureOptions,
+    draft_id: Option<String>,
+) -> CallToolResult {
+    let text = payload.to_text();
+    // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
+    // Cannot fail: the payload holds strings, numbers and JSON values only.
+    let structured_content = options
+        .structured_content()
+        .then(|| serde_json::to_value(&payload).unwrap_or(Value::Null));
+    let draft = draft_id.map(|id| DraftToolFailure::from_payload(&payload, id, SystemTime::now()));
+    let mut meta = ResultMeta::with_error(payload);
+    if let Some(draft) = draft {
+        // Cannot fail: the entry holds strings, numbers and booleans only.
+        let entry = serde_json::to_value(draft).unwrap_or(Value::Null);
+        meta.other.insert(TOOL_FAILURE_META_KEY.to_owned(), entry);
+    }
+    CallToolResult {
+        content: vec![Content::text(text)],
+        structured_content,
+        is_error: Some(true),
+        result_type: RESULT_TYPE_COMPLETE.into(),
+        meta: Some(meta),
+    }
+}
+
+fn protocol_error<E: ToolError + ?Sized>(
+    error: &E,
+    descriptor: &ErrorDescriptor,
+    code: ErrorCode,
+    correlation_id: Option<String>,
+) -> JsonRpcError {
+    // The message starts with the stable code, as the text of a tool error does: clients,
+    // relays and agent SDKs that drop `data` still show it.
+    let (message, mut data) = if descriptor.is_masked() {
+        (coded(descriptor.code(), MASKED_MESSAGE), Map::new())
+    } else {
+        let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
+        (coded(descriptor.code(), &message), error.details())
+    };
+    // The stable code and the correlation id win over details named like them (the derive
+    // refuses such details; a hand-written `ToolError` may still have them): without a
+    // correlation id, a detail must not pose as one.
+    data.insert("code".to_owned(), Value::from(descriptor.code()));
+    match correlation_id {
+        Some(id) => data.insert("correlationId".to_owned(), Value::from(id)),
+        None => data.remove("correlationId"),
+    };
+    JsonRpcError {
+        code,
+        message,
+        data: Some(Value::Object(data)),
+    }
+}
+
+/// `CODE: message`.
+fn coded(code: &str, message: &str) -> String {
+    let mut text = String::with_capacity(code.len() + 2 + message.len());
+    text.push_str(code);
+    text.push_str(": ");
+    text.push_str(message);
+    text
+}
