@@ -184,6 +184,7 @@ pub mod client;
 mod derive_support;
 mod failure;
 mod mask;
+#[cfg(any(feature = "tracing", feature = "client"))]
 mod otel;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]

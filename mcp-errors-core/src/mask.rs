@@ -141,7 +141,7 @@ pub(crate) fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 ///
 /// Plain ASCII text without control characters is returned as is, after one pass over its
 /// bytes.
-#[cfg(any(test, feature = "rmcp"))]
+#[cfg(any(test, feature = "rmcp", feature = "client"))]
 pub(crate) fn clean_text(text: &str, max_chars: usize) -> String {
     if is_clean(text, max_chars) {
         return text.to_owned();

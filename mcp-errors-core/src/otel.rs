@@ -5,6 +5,9 @@
 //! the client's `mcp_errors::call` spans into spans and span events that any backend reads as
 //! MCP tool calls. Beside them, the fields of this crate: `code`, `category`, `retryable`.
 
+// Without `tracing`, only the client's reading of `error.type` uses these names.
+#![cfg_attr(not(feature = "tracing"), allow(dead_code))]
+
 /// `error.type`: [`TOOL_ERROR`] for a result with `isError: true`, the JSON-RPC error code as
 /// a string (`"-32602"`) for a protocol error.
 pub(crate) const ERROR_TYPE: &str = "error.type";
