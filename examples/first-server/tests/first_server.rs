@@ -1,4 +1,5 @@
-//! The first server is the README's, line for line, and it answers as the README says.
+//! The first server the README links to: it uses the README's glue, answers, fails with a
+//! stable code and names a wrong argument.
 
 use std::path::Path;
 
@@ -13,44 +14,24 @@ fn repository_file(path: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The body of the README's first fenced block that starts with `fence` after `heading`.
-fn readme_block(heading: &str, fence: &str) -> String {
-    let readme = repository_file("../../README.md");
-    let section = &readme[readme.find(heading).expect("the section")..];
-    let start = section.find(fence).expect("the block") + fence.len();
-    let end = section[start..].find("\n```").expect("the block's end") + start;
-    section[start..end].trim_start_matches('\n').to_owned() + "\n"
-}
-
 #[test]
-fn the_readme_shows_this_main_rs_and_these_dependencies() {
-    assert_eq!(
-        readme_block("### A first server", "```rust,ignore"),
-        repository_file("src/main.rs")
+fn the_readme_sends_its_readers_here_and_shows_the_same_glue() {
+    let readme = repository_file("../../README.md");
+    assert!(
+        readme.contains("tree/main/examples/first-server"),
+        "the README links here"
     );
-    let readme_toml = readme_block("### A first server", "```toml");
-    let manifest = repository_file("Cargo.toml");
-    let dependencies = manifest
-        .split("[dependencies]\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n[").next())
-        .expect("a [dependencies] table");
-    for line in dependencies.lines().filter(|l| !l.is_empty()) {
-        let shown = match line
-            .strip_prefix("mcp-errors-core = { path = \"../../mcp-errors-core\", ")
-        {
-            Some(rest) => format!(
-                "mcp-errors-core = {{ git = \"https://github.com/mcp-errors/mcp-errors\", {rest}"
-            ),
-            None => line.to_owned(),
-        };
-        assert!(readme_toml.contains(&shown), "the README lacks `{shown}`");
+    let main = repository_file("src/main.rs");
+    for glue in [
+        "ErrorBoundary::new(",
+        "error_catalog_meta::<",
+        "Result<Json<",
+    ] {
+        assert!(
+            readme.contains(glue) && main.contains(glue),
+            "both use `{glue}`"
+        );
     }
-    assert_eq!(
-        readme_toml.lines().filter(|l| l.contains(" = ")).count(),
-        dependencies.lines().filter(|l| l.contains(" = ")).count(),
-        "the README lists other dependencies: {readme_toml}"
-    );
 }
 
 #[tokio::test]

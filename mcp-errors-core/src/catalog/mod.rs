@@ -4,7 +4,7 @@
 //! A server can publish it (for example in a tool's `_meta`) and a client can use it to
 //! tell known codes from unknown ones.
 
-mod descriptor;
+pub(crate) mod descriptor;
 mod diff;
 #[cfg(feature = "snapshot")]
 mod snapshot;

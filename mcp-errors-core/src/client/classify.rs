@@ -35,7 +35,7 @@ use super::clean;
 use super::described::{loose_draft, loose_error, read_execution_error};
 use super::lenient::{Member, Node, Obj, ObjectView, Text};
 use super::outcome::{InvalidReason, Outcome, UnknownCause};
-use crate::ErrorCode;
+use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::{
     EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
     TOOL_FAILURE_META_KEY,

@@ -5,13 +5,14 @@
 use serde_json::{Map, Value};
 
 use super::outcome::ExecutionError;
-#[cfg(feature = "render")]
-use crate::ErrorPayload;
 use crate::mask::{
     self, MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
     is_valid_correlation_id,
 };
-use crate::{ErrorCode, JsonRpcError};
+use crate::wire::jsonrpc::ErrorCode;
+use crate::wire::jsonrpc::JsonRpcError;
+#[cfg(feature = "render")]
+use crate::wire::payload::ErrorPayload;
 
 /// The longest code kept, in characters: twice what `#[derive(ToolError)]` allows, for the
 /// codes of other implementations.

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use super::clean;
 use super::lenient::{Member, Millis, Node, Obj, ObjectView, Text};
 use super::outcome::{Evidence, ExecutionError};
+use crate::category::Category;
+use crate::category::FailureClass;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
-use crate::{Category, FailureClass};
 
 /// Any of the error shapes this crate reads: this project's payload, `{code, retryable,
 /// message}`, `{errorCategory, isRetryable, description}`. Each field is read leniently (see

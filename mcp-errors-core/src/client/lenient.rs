@@ -11,7 +11,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::outcome::RawResult;
-use crate::ErrorCode;
+use crate::wire::jsonrpc::ErrorCode;
 
 /// A view of a JSON object, read member by member by [`Obj`].
 ///

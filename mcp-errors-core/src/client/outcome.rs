@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::{Category, FailureClass, JsonRpcError};
+use crate::category::Category;
+use crate::category::FailureClass;
+use crate::wire::jsonrpc::JsonRpcError;
 
 /// What one `tools/call` came to, as [`classify`](super::classify) reads it.
 ///

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Category, ErrorCode, JsonRpcError};
+use crate::category::Category;
+use crate::wire::jsonrpc::ErrorCode;
+use crate::wire::jsonrpc::JsonRpcError;
 
 /// What a JSON-RPC error code means for one peer, when a [`PeerProfile`] knows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -9,7 +9,11 @@ use super::decision::{Decision, EscalationReason};
 use super::known::says_tool_unavailable;
 use super::outcome::{Evidence, ExecutionError, Outcome, RawResult};
 use super::peer::PeerProfile;
-use crate::{Category, ErrorCatalog, ErrorCode, FailureClass, JsonRpcError};
+use crate::catalog::ErrorCatalog;
+use crate::category::Category;
+use crate::category::FailureClass;
+use crate::wire::jsonrpc::ErrorCode;
+use crate::wire::jsonrpc::JsonRpcError;
 
 /// Maps an [`Outcome`] and the attempt to a [`Decision`]. This table is the one place that
 /// says what a category means to a client.

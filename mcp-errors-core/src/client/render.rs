@@ -20,7 +20,7 @@
 use serde_json::{Value, json};
 
 use super::clean;
-use crate::CallToolResult;
+use crate::wire::result::CallToolResult;
 
 /// Prefix of an OpenAI function output that reports a failure (the format has no error flag).
 const OPENAI_ERROR_PREFIX: &str = "ERROR: ";

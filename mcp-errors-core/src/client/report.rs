@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::call::ToolCall;
 use super::decision::{Decision, EscalationReason};
 use super::outcome::{ExecutionError, Outcome};
-use crate::{Category, FailureClass};
+use crate::category::Category;
+use crate::category::FailureClass;
 
 /// One attempt of a call: what came back and what the policy made of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

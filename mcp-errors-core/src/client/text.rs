@@ -12,7 +12,9 @@ use serde::Deserialize;
 
 use super::known::says_tool_unavailable;
 use super::outcome::RawResult;
-use crate::{Category, ErrorCode, JsonRpcError};
+use crate::category::Category;
+use crate::wire::jsonrpc::ErrorCode;
+use crate::wire::jsonrpc::JsonRpcError;
 
 /// What the rules read from a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -148,7 +148,7 @@ mod imp {
                         .code
                         .as_deref()
                         .map(|c| escape_for_log(c).into_owned()),
-                    category: error.category.map(crate::Category::as_str),
+                    category: error.category.map(crate::category::Category::as_str),
                     retryable: Some(error.retryable),
                 },
                 Outcome::ProtocolError(error) => Facts {

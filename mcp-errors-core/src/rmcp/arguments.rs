@@ -5,9 +5,11 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
+use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
-use crate::{Category, ErrorDescriptor, ToolError};
 
 /// The most characters of an argument's path that an [`ArgumentError`] keeps.
 pub(crate) const MAX_FIELD_CHARS: usize = 256;
@@ -473,7 +475,7 @@ mod tests {
             error.to_string(),
             "argument `seat_id`: invalid type: integer, expected a string"
         );
-        let crate::ToolFailure::Execution(result) = error.to_failure() else {
+        let crate::failure::ToolFailure::Execution(result) = error.to_failure() else {
             panic!("an execution failure");
         };
         let text = result.content[0].as_text().unwrap();

@@ -12,7 +12,8 @@ use crate::client::{
     InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall, UnknownCause,
     classify_result,
 };
-use crate::{ErrorCode, JsonRpcError};
+use crate::wire::jsonrpc::ErrorCode;
+use crate::wire::jsonrpc::JsonRpcError;
 
 /// Runs `call` on `peer` with `retrier` (its policy, budget and jitter) until the policy
 /// stops: the success, or the [`StopReport`] whose decision says what to do next.

@@ -76,11 +76,14 @@ use ::rmcp::handler::server::tool::IntoCallToolResult;
 use ::rmcp::model::{self as rmcp_model, ContentBlock, MetaObject, ResultType};
 use serde_json::Value;
 
+use crate::failure::ToolFailure;
+use crate::failure::tool_error::ToolError;
+use crate::wire::CATALOG_META_KEY;
+use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::{
     CallToolResult, Content, JsonRpcError, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
     RMCP_ARGUMENT_ERROR_PREFIX,
 };
-use crate::{CATALOG_META_KEY, ErrorCode, ToolError, ToolFailure};
 
 mod arguments;
 #[cfg(feature = "client")]

@@ -16,8 +16,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 use std::task::Poll;
 
+use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
+use crate::failure::tool_error::ToolError;
 use crate::mask::MAX_MESSAGE_CHARS;
-use crate::{Category, ErrorDescriptor, ToolError};
 
 /// The stable code of a tool that panicked.
 const TOOL_PANICKED_CODE: &str = "TOOL_PANICKED";

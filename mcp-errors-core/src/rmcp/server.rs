@@ -25,10 +25,11 @@ use ::rmcp::{ErrorData, ServerHandler};
 
 use super::arguments::ArgumentError;
 use super::panic::catch_panic;
+use crate::failure::options::FailureOptions;
 use crate::failure::options::MAX_CLIENT_PART_CHARS;
+use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
 use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
-use crate::{FailureOptions, ToolError};
 
 tokio::task_local! {
     static REQUEST: FailureOptions;
