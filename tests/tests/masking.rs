@@ -103,6 +103,21 @@ fn the_options_set_are_the_ones_read_back() {
     assert_eq!(request.protocol_version(), Some("2025-11-25"));
 }
 
+#[test]
+fn a_requests_traceparent_starts_the_correlation_id_of_its_failures() {
+    let meta = serde_json::json!({
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    });
+    let options = FailureOptions::from_request_meta(meta.as_object().unwrap());
+    let id = options.correlation_id().expect("a traceparent gives an id");
+    assert!(id.starts_with("4bf92f3577b34da6a3ce929d0e0e4736."), "{id}");
+    let no_trace = serde_json::json!({"traceparent": "not a traceparent"});
+    assert_eq!(
+        FailureOptions::from_request_meta(no_trace.as_object().unwrap()).correlation_id(),
+        None
+    );
+}
+
 fn assert_no_secret(error: &OrderError) {
     for options in all_option_sets() {
         let wire = serde_json::to_string(&error.to_failure_with(&options)).unwrap();
