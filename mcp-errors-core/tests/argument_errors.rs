@@ -3,9 +3,6 @@
 //! repeats the value sent. The reading itself is bounded by the unit tests of
 //! `rmcp::arguments`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -16,29 +13,8 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Map, Value, json};
 
-/// Counts the allocations of the thread that asks, so tests on other threads do not count.
-struct Counting;
-
-thread_local! {
-    static ALLOCATED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATED.try_with(|count| {
-            let (calls, bytes) = count.get();
-            count.set((calls + 1, bytes + layout.size()));
-        });
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
 
 /// Nested objects with long keys, ending in many values alike: each one's path is long, and
 /// every one fits the description.
@@ -109,9 +85,9 @@ async fn a_hostile_call_is_answered_within_bounds() {
         let request = CallToolRequestParams::new("reserve").with_arguments(arguments);
         let peer = client.peer().clone();
         async move {
-            let before = ALLOCATED.with(Cell::get).1;
+            let before = counting::allocated().1;
             let result = peer.call_tool(request).await.expect("an answer");
-            (ALLOCATED.with(Cell::get).1 - before, result)
+            (counting::allocated().1 - before, result)
         }
     };
     let mut well_typed = hostile_arguments(100, 1000, 50_000);

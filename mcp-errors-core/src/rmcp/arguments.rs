@@ -620,15 +620,7 @@ mod tests {
             json!({"a": 1}),
         ];
         for (index, value) in values.iter().enumerate() {
-            let description = match value {
-                Value::Null => "unit value".to_owned(),
-                Value::Bool(b) => format!("boolean `{b}`"),
-                Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
-                Value::Number(n) => format!("integer `{n}`"),
-                Value::String(s) => format!("string {s:?}"),
-                Value::Array(_) => "sequence".to_owned(),
-                Value::Object(_) => "map".to_owned(),
-            };
+            let description = super::bounds::described(value);
             let wanted = Wanted::parse(&description).unwrap();
             for (other, candidate) in values.iter().enumerate() {
                 assert_eq!(

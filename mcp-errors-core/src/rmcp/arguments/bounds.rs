@@ -1,46 +1,20 @@
 //! The reading of an argument error costs memory and work linear in the request whatever its
 //! shape: allocations counted while [`ArgumentError::from_message`] runs on random and on
 //! hostile arguments.
-//!
-//! The counting allocator serves the whole test binary; it counts per thread, so tests
-//! running on other threads do not count.
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::{ArgumentError, MAX_FIELD_CHARS};
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATED.try_with(|count| {
-            let (calls, bytes) = count.get();
-            count.set((calls + 1, bytes + layout.size()));
-        });
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
+#[path = "../../../tests/common/counting.rs"]
+mod counting;
 
 /// What `work` allocated on this thread: (allocations, bytes), and its answer.
 fn allocations<T>(work: impl FnOnce() -> T) -> ((usize, usize), T) {
-    let before = ALLOCATED.with(Cell::get);
+    let before = counting::allocated();
     let answer = work();
-    let after = ALLOCATED.with(Cell::get);
+    let after = counting::allocated();
     ((after.0 - before.0, after.1 - before.1), answer)
 }
 
@@ -69,7 +43,7 @@ fn assert_bounded(message: &str, arguments: &Map<String, Value>) -> ArgumentErro
 }
 
 /// What serde writes for `value` as the `Unexpected` part of its message.
-fn described(value: &Value) -> String {
+pub(super) fn described(value: &Value) -> String {
     match value {
         Value::Null => "unit value".to_owned(),
         Value::Bool(b) => format!("boolean `{b}`"),
