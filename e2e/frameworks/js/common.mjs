@@ -40,13 +40,24 @@ export async function main(framework, packages, runCase, { canSendMeta }) {
       continue;
     }
     try {
-      records.push({ case: c.name, ...(await runCase(c)) });
+      records.push({ case: c.name, ...(await withTimeout(runCase(c), CASE_TIMEOUT_MS)) });
     } catch (error) {
       records.push({ case: c.name, crash: `${error?.name ?? "Error"}: ${error?.message ?? error}` });
     }
   }
   const versions = Object.fromEntries(packages.map((p) => [p, version(p)]));
   writeFileSync(out, JSON.stringify({ framework, versions, records }, null, 2));
+}
+
+const CASE_TIMEOUT_MS = 60_000;
+
+/** `promise`, or a rejection once `ms` have passed. */
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export const canSendMetaReason = "the framework's tool call sends no request _meta";

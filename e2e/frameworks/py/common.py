@@ -14,6 +14,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 NO_META = "the framework's tool call sends no request _meta"
+CASE_TIMEOUT_S = 60
 
 
 def fault_args(case: dict) -> list[str]:
@@ -52,7 +53,7 @@ def main(framework: str, packages: list[str], run_case, can_send_meta: bool = Tr
             records.append({"case": case["name"], "skipped": NO_META})
             continue
         try:
-            record = asyncio.run(run_case(server, case))
+            record = asyncio.run(asyncio.wait_for(run_case(server, case), CASE_TIMEOUT_S))
         except BaseException as error:  # a crash of the framework is what we record
             if isinstance(error, KeyboardInterrupt):
                 raise
