@@ -270,7 +270,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Codes are a contract: `catalog()` lists them for a server to publish, and clients match on
 /// them. Renaming a variant changes its default code, which the catalog snapshot
-/// (`catalog::assert_catalog_snapshot`, feature `snapshot`) reports; pin it with
+/// (`assert_catalog_snapshot`, feature `snapshot`) reports; pin it with
 /// `#[code("...")]` when the name may change, or when the default is not the code you want
 /// (`PlanBFailed` gives `PLAN_BFAILED`).
 ///
