@@ -54,6 +54,9 @@ pub struct ErrorDescriptor {
     pub(super) code: Cow<'static, str>,
     pub(super) channel: Channel,
     pub(super) retryable: bool,
+    /// Whether the variant gives retry advice: always on the execution channel (its
+    /// category's default at least); on the protocol channel only when `retryable` was set.
+    pub(super) retry_advised: bool,
     pub(super) masked: bool,
 }
 
@@ -67,12 +70,15 @@ impl ErrorDescriptor {
             code: Cow::Borrowed(code),
             channel: Channel::Execution(category),
             retryable: category.retryable_by_default(),
+            retry_advised: true,
             masked: category.masked_by_default(),
         }
     }
 
-    /// A protocol variant answering with `protocol_code`: never retryable, masked only for
-    /// an internal error (-32603).
+    /// A protocol variant answering with `protocol_code`, masked only for an internal error
+    /// (-32603). It gives no retry advice until [`retryable`](Self::retryable) sets some: its
+    /// JSON-RPC error then says nothing of retrying, and the client decides by the JSON-RPC
+    /// code.
     pub const fn protocol(
         variant: &'static str,
         code: &'static str,
@@ -84,14 +90,17 @@ impl ErrorDescriptor {
             code: Cow::Borrowed(code),
             channel: Channel::Protocol(protocol_code),
             retryable: false,
+            retry_advised: false,
             masked: protocol_code.masked_by_default(),
         }
     }
 
-    /// The same descriptor, retryable or not (a protocol variant stays not retryable: retry
-    /// advice reaches the model only on tool-execution errors).
+    /// The same descriptor, retryable or not. On a protocol variant this is the retry advice
+    /// its JSON-RPC error carries: `retryable` (and `retryAfterMs`) in `data`, and the same
+    /// words as a tool-execution error's text in the message.
     pub const fn retryable(mut self, retryable: bool) -> Self {
-        self.retryable = retryable && matches!(self.channel, Channel::Execution(_));
+        self.retryable = retryable;
+        self.retry_advised = true;
         self
     }
 
@@ -134,9 +143,19 @@ impl ErrorDescriptor {
         self.channel
     }
 
-    /// Whether calling again with the same input may succeed (always `false` for protocol).
+    /// Whether calling again with the same input may succeed (`false` for a protocol variant
+    /// that gives no retry advice).
     pub const fn is_retryable(&self) -> bool {
         self.retryable
+    }
+
+    /// The retry advice: `Some(retryable)`, or `None` for a protocol variant that gives none.
+    pub(crate) const fn retry_advice(&self) -> Option<bool> {
+        if self.retry_advised {
+            Some(self.retryable)
+        } else {
+            None
+        }
     }
 
     /// Whether the model sees only a generic message and a correlation id.
@@ -221,6 +240,8 @@ impl From<DescriptorWire> for ErrorDescriptor {
             code: w.code,
             channel,
             retryable: w.retryable,
+            // A catalog lists a protocol variant without advice as not retryable.
+            retry_advised: matches!(channel, Channel::Execution(_)) || w.retryable,
             masked: w.masked,
         }
     }
