@@ -141,7 +141,8 @@ fn a_derived_failure_writes_what_its_options_ask_for() {
 }
 
 /// A hand-written `ToolError` may name details as the protocol error names its own keys:
-/// the stable code and the correlation id win.
+/// the stable code, the retry advice, the hint and the correlation id win, and a key the error
+/// does not write is not left to a detail.
 #[derive(Debug, thiserror::Error)]
 enum HandWritten {
     #[error("clash")]
@@ -150,12 +151,15 @@ enum HandWritten {
     Hidden,
     #[error("bad \"input\"\u{1}")]
     Bad,
+    #[error("busy")]
+    Busy,
 }
 
-static CATALOG: [ErrorDescriptor; 3] = [
+static CATALOG: [ErrorDescriptor; 4] = [
     ErrorDescriptor::protocol("Clash", "CLASH", ErrorCode::INVALID_PARAMS),
     ErrorDescriptor::protocol("Hidden", "HIDDEN", ErrorCode::INTERNAL_ERROR),
     ErrorDescriptor::execution("Bad", "BAD", Category::RateLimited),
+    ErrorDescriptor::protocol("Busy", "BUSY", ErrorCode(-32001)).retryable(true),
 ];
 
 impl ToolError for HandWritten {
@@ -167,6 +171,7 @@ impl ToolError for HandWritten {
             HandWritten::Clash => &CATALOG[0],
             HandWritten::Hidden => &CATALOG[1],
             HandWritten::Bad => &CATALOG[2],
+            HandWritten::Busy => &CATALOG[3],
         }
     }
     fn message(&self) -> String {
@@ -179,6 +184,9 @@ impl ToolError for HandWritten {
         let mut details = Map::new();
         details.insert("code".to_owned(), json!("posing"));
         details.insert("correlationId".to_owned(), json!("posing"));
+        details.insert("retryable".to_owned(), json!("posing"));
+        details.insert("retryAfterMs".to_owned(), json!("posing"));
+        details.insert("hint".to_owned(), json!("posing"));
         details.insert("a\"b".to_owned(), json!({"nested": [1, "\n"]}));
         details
     }
@@ -189,7 +197,12 @@ impl ToolError for HandWritten {
 
 #[test]
 fn a_hand_written_failure_writes_what_its_options_ask_for() {
-    for error in [HandWritten::Clash, HandWritten::Hidden, HandWritten::Bad] {
+    for error in [
+        HandWritten::Clash,
+        HandWritten::Hidden,
+        HandWritten::Bad,
+        HandWritten::Busy,
+    ] {
         for options in all_options() {
             let masked = error.descriptor().is_masked();
             check(&error.to_failure_with(&options), &options, masked);
@@ -201,4 +214,27 @@ fn a_hand_written_failure_writes_what_its_options_ask_for() {
     let written: Value = serde_json::from_str(&written).unwrap();
     assert_eq!(written["data"]["code"], "CLASH");
     assert_eq!(written["data"].get("correlationId"), None);
+    // No retry advice: none in `data` or the message.
+    assert_eq!(written["data"].get("retryable"), None);
+    assert_eq!(written["data"].get("retryAfterMs"), None);
+    assert_eq!(written["data"]["hint"], "try \"again\"");
+    assert_eq!(written["message"], "CLASH: clash. Hint: try \"again\"");
+
+    let busy = serde_json::to_value(HandWritten::Busy.to_failure()).unwrap();
+    assert_eq!(
+        (&busy["data"]["retryable"], &busy["data"]["retryAfterMs"]),
+        (&json!(true), &json!(5_400_000))
+    );
+    assert_eq!(
+        busy["message"],
+        "BUSY: busy. Retryable after 90min. Hint: try \"again\""
+    );
+    // Masked: the generic message and the retry advice only; no hint, no details.
+    let hidden = serde_json::to_value(HandWritten::Hidden.to_failure()).unwrap();
+    assert_eq!(hidden["data"].get("hint"), None);
+    assert_eq!(hidden["data"].get("retryable"), None);
+    assert!(
+        !hidden["message"].as_str().unwrap().contains("again"),
+        "{hidden}"
+    );
 }

@@ -303,7 +303,7 @@ async fn a_protocol_failure_keeps_its_code_in_the_message() {
     let Outcome::ProtocolError(error) = &report.attempts[0].outcome else {
         panic!("expected a protocol error");
     };
-    assert_eq!(error.message, "BAD_RANGE: start is after end");
+    assert_eq!(error.message, "BAD_RANGE: start is after end.");
     assert_eq!(error.data.as_ref().unwrap()["code"], "BAD_RANGE");
     assert_eq!(report.decision, Decision::FixInput);
     client.cancel().await.unwrap();

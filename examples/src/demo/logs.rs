@@ -90,6 +90,8 @@ pub enum LogsError {
 
     #[error("{field} is not an RFC 3339 timestamp: \"{value}\"")]
     #[protocol(invalid_params)]
+    #[retryable(false)]
+    #[hint("write it as 2026-11-02T10:00:00Z")]
     BadTimestamp {
         #[detail]
         field: String,

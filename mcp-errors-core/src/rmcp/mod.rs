@@ -115,7 +115,7 @@ impl ToolFailure {
     /// ```
     /// use mcp_errors_core::{CallToolResult, ToolFailure, JsonRpcError};
     ///
-    /// let result = ToolFailure::Execution(CallToolResult::error_text("NOT_FOUND: no order 7."))
+    /// let result = ToolFailure::Execution(CallToolResult::error_text("Error NOT_FOUND: no order 7."))
     ///     .into_rmcp()
     ///     .unwrap();
     /// assert_eq!(result.is_error, Some(true));
@@ -183,7 +183,7 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
     /// ```
     /// use mcp_errors_core::CallToolResult;
     ///
-    /// let ours = CallToolResult::error_text("QUOTA: quota exceeded. Not retryable.");
+    /// let ours = CallToolResult::error_text("Error QUOTA: quota exceeded. Not retryable.");
     /// let theirs = rmcp::model::CallToolResult::from(ours.clone());
     /// assert_eq!(serde_json::to_value(&theirs).unwrap(), serde_json::to_value(&ours).unwrap());
     /// ```

@@ -18,7 +18,7 @@ fn payload() -> ErrorPayload {
 fn text_reads_code_message_retry_advice_and_hint() {
     assert_eq!(
         payload().to_text(),
-        "UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
+        "Error UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
     );
 }
 
@@ -31,7 +31,7 @@ fn text_does_not_double_the_full_stop_and_names_the_unit() {
     p.retry_after_ms = Some(90_000);
     assert_eq!(
         p.to_text(),
-        "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
+        "Error UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
     );
     p.retry_after_ms = Some(1_500);
     assert!(p.to_text().ends_with("Retryable after 1500ms."));
