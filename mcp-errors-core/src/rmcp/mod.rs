@@ -91,6 +91,7 @@ mod client;
 mod json;
 mod panic;
 mod server;
+mod unknown_tool;
 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
