@@ -70,6 +70,18 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///   the stable code `INVALID_ARGUMENTS`, the hint to fix the arguments against the input
 ///   schema, and in its details the `field` at fault (a path like `seats[1].id`, when it is
 ///   known), what was `expected` and the kind of value `received` (never the value sent);
+/// - answers a call to a tool the server does not list, or has disabled (rmcp's bare
+///   `tool not found`), with MCP's protocol error -32602 carrying the stable code
+///   `UNKNOWN_TOOL`: its message is ``UNKNOWN_TOOL: no tool named `name`. Hint: ...``, and its
+///   `data` holds the `code`, the `tool` called, the `hint` and, when the server lists at most
+///   10 tools, their names (`tools`, also in the hint); a longer list is not repeated, and the
+///   hint says to list the tools again;
+/// - sends the `invalid_params` variants of a tool's errors as `validation` tool execution
+///   errors (an `isError` result the model reads, with the same code, message, hint and
+///   details) to a client that negotiated 2025-11-25 or later, which calls input validation
+///   errors tool execution errors; to an older client they stay JSON-RPC errors. Set
+///   [`FailureOptions::with_invalid_params_as_execution`] in
+///   [`with_options`](Self::with_options) to choose for every version;
 /// - answers a tool that panics, at once, with a masked `internal` failure with the stable
 ///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
 ///   characters) and location are logged under that id with the tool's name (the
@@ -84,9 +96,14 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
 /// the request's trace in your tracing backend, and the part the server draws keeps apart two
 /// requests that send the same `traceparent`, which any caller can. A request without one gets
-/// a fresh id for each masked failure.
+/// a fresh id for each masked failure. A function given to
+/// [`with_correlation_id`](Self::with_correlation_id) (the server's own request id) comes
+/// first. The text the model reads names the correlation id only when the failure is masked;
+/// the payload always carries it.
 ///
-/// Every other method of `ServerHandler` is the wrapped handler's, unchanged.
+/// [`with_error_catalog`](Self::with_error_catalog) publishes an error catalog on every tool
+/// that `tools/list` returns. Every other method of `ServerHandler` is the wrapped handler's,
+/// unchanged.
 ///
 /// ```
 /// use mcp_errors_core::FailureOptions;
