@@ -26,7 +26,7 @@ CASES = Path(__file__).resolve().parent.parent / "cases.json"
 ERROR_KEY = "rs.mcp-errors/error"
 EMPTY_KEY = "rs.mcp-errors/empty"
 CATALOG_KEY = "rs.mcp-errors/catalog"
-TOOLS = ["query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"]
+TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"]
 
 
 def matches(expected, actual) -> bool:

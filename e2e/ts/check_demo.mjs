@@ -18,7 +18,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 const ERROR_KEY = "rs.mcp-errors/error";
 const EMPTY_KEY = "rs.mcp-errors/empty";
 const CATALOG_KEY = "rs.mcp-errors/catalog";
-const TOOLS = ["query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"];
+const TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"];
 
 const server = process.argv[2];
 if (!server || process.argv.length !== 3) {

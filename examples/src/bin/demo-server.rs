@@ -9,7 +9,10 @@
 //! `search_down` (`search_docs`: backend down, transient), `token_expired` (`search_docs`:
 //! unauthenticated), `orders_slow` (`refund_order`: transient with a 2 s retry-after),
 //! `ledger_down` (`refund_order`: internal, masked), `seats_corrupt` (`reserve_seat`: the
-//! tool panics, answered as a masked `TOOL_PANICKED`).
+//! tool panics, answered as a masked `TOOL_PANICKED`), and for `fetch_report`'s report service
+//! `reports_throttled` (429 with a 2 s `Retry-After`: rate limited), `reports_down` (503:
+//! transient), `reports_broken` (500: internal, masked), `reports_offline` (unreachable:
+//! transient).
 //! `NAME:N` switches the fault on for the first N calls only.
 //!
 //! Over HTTP the server bounds what a client can hold, each bound a constant below with a
@@ -79,7 +82,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]...
   --http ADDR             serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080) instead of stdio
   --fault NAME[:N]        switch a fault on (for the first N calls only with :N); repeatable
-                          NAME: search_down, token_expired, orders_slow, ledger_down, seats_corrupt
+                          NAME: search_down, token_expired, orders_slow, ledger_down, seats_corrupt,
+                          reports_throttled, reports_down, reports_broken, reports_offline
   DEMO_FAULTS             the same as a comma-separated list, e.g. DEMO_FAULTS=search_down:1,orders_slow
 HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an IP address):
   --allow-origin ORIGIN   also accept requests from this browser origin, e.g. https://app.example:443

@@ -19,16 +19,30 @@ pub enum Fault {
     /// `seats_corrupt`: the seat map behind `reserve_seat` is out of sync, and the tool
     /// panics (a bug, which `ErrorBoundary` answers with a masked `TOOL_PANICKED`).
     SeatsCorrupt,
+    /// `reports_throttled`: the report service behind `fetch_report` answers 429 with a
+    /// `Retry-After` (`rate_limited`).
+    ReportsThrottled,
+    /// `reports_down`: the report service answers 503 (`transient`).
+    ReportsDown,
+    /// `reports_broken`: the report service answers 500 with an internal error in its body
+    /// (`internal`, masked).
+    ReportsBroken,
+    /// `reports_offline`: the report service cannot be reached (`transient`).
+    ReportsOffline,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 5] = [
+    pub const ALL: [Fault; 9] = [
         Fault::SearchDown,
         Fault::TokenExpired,
         Fault::OrdersSlow,
         Fault::LedgerDown,
         Fault::SeatsCorrupt,
+        Fault::ReportsThrottled,
+        Fault::ReportsDown,
+        Fault::ReportsBroken,
+        Fault::ReportsOffline,
     ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
@@ -39,6 +53,10 @@ impl Fault {
             Fault::OrdersSlow => "orders_slow",
             Fault::LedgerDown => "ledger_down",
             Fault::SeatsCorrupt => "seats_corrupt",
+            Fault::ReportsThrottled => "reports_throttled",
+            Fault::ReportsDown => "reports_down",
+            Fault::ReportsBroken => "reports_broken",
+            Fault::ReportsOffline => "reports_offline",
         }
     }
 

@@ -1,4 +1,4 @@
-//! The demo server: five tools, each with its own derived error enum, modelled on the cases
+//! The demo server: six tools, each with its own derived error enum, modelled on the cases
 //! that make tool errors hard.
 //!
 //! | tool | cases |
@@ -7,6 +7,7 @@
 //! | `reserve_seat` | reserved; unknown seat (`not_found`); taken seat (`conflict`); a seat map out of sync (the tool panics: `TOOL_PANICKED`, masked) |
 //! | `refund_order` | refunded; delivered more than 30 days ago (`business`, with a message for the customer); unknown order (`not_found`); slow order service (`transient`, retry-after) |
 //! | `query_logs` | entries; `start_time` after `end_time` (JSON-RPC -32602, `data` names both fields); a malformed timestamp (-32602); unknown service (`not_found`) |
+//! | `fetch_report` | from the cache; from the report service; classified at run time: a folder named as a report (`io::Error` `IsADirectory`: `validation`), an unknown report (HTTP 404: `not_found`), throttled (429: `rate_limited`, the service's `Retry-After`), down (503: `transient`), broken (500: `internal`, masked), unreachable (`reqwest::Error`: `transient`) |
 //! | `test_error_handling` | always a tool-execution error (the conformance suite calls it) |
 //!
 //! The faults that need a broken backend are switched on by [`Faults`]: the server's
@@ -15,6 +16,7 @@
 mod faults;
 mod logs;
 mod refunds;
+mod reports;
 mod search;
 mod seats;
 mod server;
@@ -22,6 +24,7 @@ mod server;
 pub use faults::{Fault, Faults, UnknownFault};
 pub use logs::{LogEntry, LogPage, LogsError, QueryLogsArgs};
 pub use refunds::{RefundArgs, RefundError, RefundReceipt};
+pub use reports::{FetchReportArgs, REPORT_SERVICE_RETRY_AFTER, Report, ReportError, Reports};
 pub use search::{DocHit, SearchArgs, SearchError, SearchHits};
 pub use seats::{Reservation, ReserveSeatArgs, SeatError};
 pub use server::{DemoServer, IntentionalError};

@@ -12,6 +12,7 @@ use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use super::faults::{Fault, Faults};
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
 use super::refunds::{self, RefundArgs, RefundError, RefundReceipt};
+use super::reports::{FetchReportArgs, Report, ReportError, Reports};
 use super::search::{self, SearchArgs, SearchError, SearchHits};
 use super::seats::{Reservation, ReserveSeatArgs, SeatError, Seats};
 
@@ -26,8 +27,9 @@ pub struct IntentionalError;
 
 #[derive(Debug)]
 struct State {
-    faults: Faults,
+    faults: Arc<Faults>,
     seats: Seats,
+    reports: Reports,
 }
 
 /// The demo server. Clones share their state (faults, seat map), so the sessions of one
@@ -40,8 +42,10 @@ pub struct DemoServer {
 impl DemoServer {
     /// A server with these faults switched on.
     pub fn new(faults: Faults) -> Self {
+        let faults = Arc::new(faults);
         DemoServer {
             state: Arc::new(State {
+                reports: Reports::new(Arc::clone(&faults)),
                 faults,
                 seats: Seats::default(),
             }),
@@ -110,6 +114,16 @@ impl DemoServer {
         Parameters(args): Parameters<QueryLogsArgs>,
     ) -> Result<Json<LogPage>, LogsError> {
         logs::query(&args).map(Json)
+    }
+
+    /// Returns a report (e.g. q3-summary) from the local cache, or from the report service
+    /// when the cache does not have it.
+    #[tool(meta = error_catalog_meta::<ReportError>())]
+    async fn fetch_report(
+        &self,
+        Parameters(args): Parameters<FetchReportArgs>,
+    ) -> Result<Json<Report>, ReportError> {
+        self.state.reports.fetch(&args.name).await.map(Json)
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.
