@@ -1,6 +1,6 @@
 //! The JSON of a failure, as serde writes it, on every path a conversion takes (masked,
 //! retry-after, structured content, draft entry, trace id, protocol version, protocol
-//! channel), for derived and hand-written errors.
+//! channel, `invalid_params` as execution errors), for derived and hand-written errors.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -21,6 +21,9 @@ fn all_options() -> Vec<FailureOptions> {
         FailureOptions::new().with_structured_content(true),
         FailureOptions::new().with_draft_tool_failure(true),
         FailureOptions::new()
+            .with_invalid_params_as_execution(true)
+            .with_traceparent(trace),
+        FailureOptions::new()
             .with_structured_content(true)
             .with_draft_tool_failure(true)
             .with_traceparent(trace)
@@ -29,7 +32,8 @@ fn all_options() -> Vec<FailureOptions> {
 }
 
 /// What every failure's JSON says, whatever the options: an execution failure is a result
-/// with `isError`, one text block that is the payload's text, the payload under `_meta`, a
+/// with `isError`, one text block that is the payload's text (without the correlation id
+/// unless masked), the payload under `_meta`, a
 /// copy in `structuredContent` and the draft entry exactly when asked for; a protocol
 /// failure's message starts with its stable code, which `data.code` repeats. A correlation
 /// id is written when the options give one or the error is masked, and it is the same
@@ -42,7 +46,12 @@ fn check(failure: &ToolFailure, options: &FailureOptions, masked: bool) {
             assert_eq!(json["isError"], true, "{json}");
             assert_eq!(json["resultType"], "complete", "{json}");
             assert_eq!(json["content"].as_array().unwrap().len(), 1, "{json}");
-            assert_eq!(json["content"][0]["text"], payload.to_text(), "{json}");
+            // The text names the correlation id only when the error is masked.
+            let mut shown = payload.clone();
+            if !masked {
+                shown.correlation_id = None;
+            }
+            assert_eq!(json["content"][0]["text"], shown.to_text(), "{json}");
             let wire_payload = &json["_meta"][META_KEY];
             assert_eq!(wire_payload, &serde_json::to_value(&payload).unwrap());
             assert_eq!(

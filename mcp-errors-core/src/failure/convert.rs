@@ -31,6 +31,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     let retry_after = classification
         .and_then(|c| c.retry_after())
         .or_else(|| error.retry_after());
+    let channel = channel(descriptor, options);
     // The correlation id: the one of the options; for a masked error without one, a fresh
     // one, under which its full text is logged.
     let correlation_id = match options.correlation_id() {
@@ -39,7 +40,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     };
     // The draft entry always names a correlation id: a fresh one, recorded in the failure
     // event, when the payload has none.
-    let draft_id = match descriptor.channel() {
+    let draft_id = match channel {
         Channel::Execution(_) if options.draft_tool_failure() => Some(
             correlation_id
                 .clone()
@@ -55,11 +56,12 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
         options,
         draft_id.as_deref().or(correlation_id.as_deref()),
     );
-    match descriptor.channel() {
+    match channel {
         Channel::Execution(category) => {
             let payload =
                 execution_payload(error, descriptor, category, retry_after, correlation_id);
-            ToolFailure::Execution(execution_result(payload, options, draft_id))
+            let masked = descriptor.is_masked();
+            ToolFailure::Execution(execution_result(payload, options, draft_id, masked))
         }
         Channel::Protocol(code) => {
             let code = match options.protocol_version() {
@@ -68,6 +70,21 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             };
             ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
         }
+    }
+}
+
+/// The channel of the failure: the variant's, except for an `invalid_params` protocol variant
+/// converted with [`FailureOptions::with_invalid_params_as_execution`] on, which becomes a
+/// `validation` execution failure.
+fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
+    match descriptor.channel() {
+        Channel::Protocol(code)
+            if code == ErrorCode::INVALID_PARAMS
+                && options.invalid_params_as_execution() == Some(true) =>
+        {
+            Channel::Execution(Category::Validation)
+        }
+        channel => channel,
     }
 }
 
@@ -111,11 +128,21 @@ fn execution_payload<E: ToolError + ?Sized>(
 }
 
 fn execution_result(
-    payload: ErrorPayload,
+    mut payload: ErrorPayload,
     options: &FailureOptions,
     draft_id: Option<String>,
+    masked: bool,
 ) -> CallToolResult {
-    let text = payload.to_text();
+    // The text names the correlation id only when the error is masked: the model then needs
+    // it to report the failure. The payload always carries it.
+    let text = if masked {
+        payload.to_text()
+    } else {
+        let id = payload.correlation_id.take();
+        let text = payload.to_text();
+        payload.correlation_id = id;
+        text
+    };
     // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
     // Cannot fail: the payload holds strings, numbers and JSON values only.
     let structured_content = options
