@@ -393,8 +393,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// The field goes into the payload's `details` (tool-execution error) or the JSON-RPC `data`
 /// (protocol error), keyed by the field's name (without `r#`) or a tuple field's index, in
-/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound). A
-/// masked variant emits no details.
+/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound):
+/// a foreign error such as `std::io::Error` or `sqlx::Error` is not, and is refused
+/// ([detail-not-serialize]); keep it as the `#[source]`, or format what the client needs into
+/// a `String` field. A masked variant emits no details.
 ///
 /// A tool-execution error's details are an object of their own, so any name works. A protocol
 /// error's details share `data` with the keys the library writes there, so on a protocol variant
@@ -839,6 +841,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Details:
 ///
+/// - A detail is `Serialize` ([detail-not-serialize]): the type checker reports, at the
+///   field, ``error[E0277]: this value cannot be a detail: `T` is not `Serialize`; use
+///   `#[source]` or format it into a `String` field``, with the note ``keep the error as the
+///   `#[source]` (logged, not sent), or store what the client needs as a `String`, e.g.
+///   `#[detail] cause: String` built with `error.to_string()` ``.
 /// - A protocol error's detail does not take a key of `data` ([detail-key-reserved-in-protocol-data]):
 ///   `` the `#[detail]` field `code` of `V` would go into JSON-RPC `data` as `code`, the key that
 ///   holds the stable code: rename the field (a detail is keyed by its field's name) ``; for
@@ -915,6 +922,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [default-code-from-generic-words]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/default-code-from-generic-words.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [detail-not-serialize]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-not-serialize.rs
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
