@@ -398,6 +398,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// ([detail-not-serialize]); keep it as the `#[source]`, or format what the client needs into
 /// a `String` field. A masked variant emits no details.
 ///
+/// A detail is model-visible. The payload is meant for the client, but some hosts (Google
+/// ADK, LlamaIndex) show the model the whole payload, `details` included, so write a detail
+/// as if the model reads it; a value that must not reach it is `#[sensitive]`.
+///
 /// A tool-execution error's details are an object of their own, so any name works. A protocol
 /// error's details share `data` with the keys the library writes there, so on a protocol variant
 /// no `#[detail]` field is named `code` (the stable code) or `correlationId` (the correlation id).
@@ -434,7 +438,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
 /// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
-/// `#[retry_after]` (which are sent).
+/// `#[retry_after]` (which are sent). Everything sent may reach the model, `details` too
+/// (some hosts, such as Google ADK and LlamaIndex, show the model the whole payload), so
+/// `#[sensitive]` is the way to keep a value (a token, a password, a customer's data) out of
+/// its reach.
 ///
 /// A type with a `#[sensitive]` field gets its `Debug` from the derive: the one
 /// `#[derive(Debug)]` would write, with the field's value printed as `<redacted>`
