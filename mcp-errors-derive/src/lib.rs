@@ -148,7 +148,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[category(NAME)]`: a tool-execution error
 ///
 /// The variant becomes a `CallToolResult` with `isError: true`. Its text is what a model
-/// understands alone (`CODE: message. Not retryable. Hint: hint`), and its `_meta` carries the
+/// understands alone (`CODE: message. Not retryable. Hint: hint`, the message without a
+/// leading repetition of the code's words, see `#[message]`), and its `_meta` carries the
 /// structured payload `{code, category, retryable, message, hint?, retryAfterMs?, details?,
 /// correlationId?}`.
 ///
@@ -336,6 +337,36 @@ use syn::{DeriveInput, parse_macro_input};
 /// );
 /// let low = BookingError::FareTooLow { fare: 9.5, floor: 12.0, digits: 2, r#type: "economy" };
 /// assert_eq!(low.message(), "fare 9.50 is below 12.00 for economy");
+/// ```
+///
+/// The text is `CODE: message`, so a message that starts by saying the code again would read
+/// it twice (`INVALID_SQL: Invalid SQL: near "x"`), as thiserror messages written before the
+/// code existed often do. The text leaves that repetition out, with no attribute: when the
+/// message starts with the code's words (split at `_`), in any case, each a whole word, then
+/// a `:` or a `-` and a space, the text goes on after them (`INVALID_SQL: near "x"`). The
+/// message itself stays whole: `message()`, the payload's `message` and the log keep
+/// `Invalid SQL: near "x"`. A JSON-RPC error's message (`CODE: message`) follows the same
+/// rule. A message that only starts alike keeps every word (`Invalid SQLite file: ...`,
+/// `Invalid SQL query: ...`), and so does one with nothing after the separator. Rewrite the
+/// message with `#[message]` only when it should say something else.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum QueryError {
+///     #[error("Invalid SQL: near {0:?}")]
+///     #[category(validation)]
+///     InvalidSql(String),
+/// }
+///
+/// let error = QueryError::InvalidSql("x".into());
+/// assert_eq!(error.message(), "Invalid SQL: near \"x\"");
+/// let failure = error.to_failure();
+/// assert_eq!(
+///     failure.as_execution().unwrap().content[0].as_text(),
+///     Some("INVALID_SQL: near \"x\". Not retryable."),
+/// );
 /// ```
 ///
 /// # `#[mask]`, `#[expose]`: masking

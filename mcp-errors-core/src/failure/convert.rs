@@ -12,6 +12,7 @@ use super::tool_error::ToolError;
 use crate::catalog::{Channel, ErrorDescriptor};
 use crate::category::Category;
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
+use crate::wire::echo::without_code_echo;
 use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 use crate::wire::payload::ErrorPayload;
 use crate::wire::result::{CallToolResult, Content, ResultMeta};
@@ -157,8 +158,9 @@ fn protocol_error<E: ToolError + ?Sized>(
     }
 }
 
-/// `CODE: message`.
+/// `CODE: message`, without a leading repetition of the code's words in the message.
 fn coded(code: &str, message: &str) -> String {
+    let message = without_code_echo(code, message);
     let mut text = String::with_capacity(code.len() + 2 + message.len());
     text.push_str(code);
     text.push_str(": ");

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::echo::without_code_echo;
 use crate::category::Category;
 
 /// The structured description of a tool-execution failure.
@@ -108,6 +109,10 @@ impl ErrorPayload {
 
     /// The text a model reads: code, message, retry advice, hint and correlation id, e.g.
     /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
+    ///
+    /// A message that starts by repeating the code's words, then `:` or `-`, is written
+    /// without them: code `INVALID_SQL` and message `Invalid SQL: near "x"` give
+    /// `INVALID_SQL: near "x". Not retryable.` The payload's `message` stays whole.
     pub fn to_text(&self) -> String {
         let mut text = String::with_capacity(
             self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
@@ -120,7 +125,7 @@ impl ErrorPayload {
     fn write_text(&self, text: &mut String) {
         text.push_str(&self.code);
         text.push_str(": ");
-        push_sentence(text, &self.message);
+        push_sentence(text, without_code_echo(&self.code, &self.message));
         match (self.retryable, self.retry_after_ms) {
             (false, _) => text.push_str(" Not retryable."),
             (true, None) => text.push_str(" Retryable."),
