@@ -148,6 +148,7 @@ fn a_message_that_repeats_the_code_reads_it_once() {
     enum QueryError {
         #[error("Invalid SQL: near \"{0}\"")]
         #[category(validation)]
+        #[code("INVALID_SQL")]
         InvalidSql(String),
         #[error("unknown column - {0}")]
         #[protocol(invalid_params)]

@@ -354,18 +354,18 @@ use syn::{DeriveInput, parse_macro_input};
 /// use mcp_errors_core::ToolError;
 ///
 /// #[derive(Debug, thiserror::Error, ToolError)]
-/// enum QueryError {
-///     #[error("Invalid SQL: near {0:?}")]
-///     #[category(validation)]
-///     InvalidSql(String),
+/// enum QuotaError {
+///     #[error("Quota exceeded: {used} of {limit} calls today")]
+///     #[category(business)]
+///     QuotaExceeded { used: u32, limit: u32 },
 /// }
 ///
-/// let error = QueryError::InvalidSql("x".into());
-/// assert_eq!(error.message(), "Invalid SQL: near \"x\"");
+/// let error = QuotaError::QuotaExceeded { used: 1000, limit: 1000 };
+/// assert_eq!(error.message(), "Quota exceeded: 1000 of 1000 calls today");
 /// let failure = error.to_failure();
 /// assert_eq!(
 ///     failure.as_execution().unwrap().content[0].as_text(),
-///     Some("INVALID_SQL: near \"x\". Not retryable."),
+///     Some("QUOTA_EXCEEDED: 1000 of 1000 calls today. Not retryable."),
 /// );
 /// ```
 ///
