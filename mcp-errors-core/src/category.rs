@@ -217,6 +217,17 @@ impl Category {
             K::NotConnected => "ENETUNREACH",
             K::AddrNotAvailable => "EHOSTUNREACH",
             K::WriteZero | K::UnexpectedEof => "EIO",
+            K::NotADirectory => "ENOTDIR",
+            K::IsADirectory => "EISDIR",
+            K::InvalidFilename => "ENAMETOOLONG",
+            K::DirectoryNotEmpty => "ENOTEMPTY",
+            K::ReadOnlyFilesystem => "EROFS",
+            K::HostUnreachable => "EHOSTUNREACH",
+            K::NetworkUnreachable => "ENETUNREACH",
+            K::NetworkDown => "ENETDOWN",
+            K::ResourceBusy | K::ExecutableFileBusy => "EBUSY",
+            K::StorageFull => "ENOSPC",
+            K::QuotaExceeded => "EDQUOT",
             _ => return None,
         };
         Category::from_errno(errno)

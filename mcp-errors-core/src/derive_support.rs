@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::category::Category;
+use crate::classify::Classification;
 use crate::failure::ToolFailure;
 use crate::failure::tool_error::ToolError;
 
@@ -33,6 +35,44 @@ pub fn tool_failure<T: DerivedToolError + ?Sized>(error: &T) -> ToolFailure {
         return error.to_failure_with(&options);
     }
     error.to_failure()
+}
+
+/// What the function of `#[classify(with = path)]` returned, as a classification.
+pub fn classify_with<T: ClassifyOutput>(output: T) -> Option<Classification> {
+    output.into_classification()
+}
+
+/// What the function of `#[classify(with = path)]` may return: a [`Classification`] or a
+/// [`Category`], or an `Option` of either (`None` when the value does not say).
+#[diagnostic::on_unimplemented(
+    message = "the function of `#[classify(with = ...)]` returns `{Self}`, which is no classification",
+    label = "returns `{Self}`",
+    note = "return a `Classification`, a `Category`, or an `Option` of either (`None` when the value does not say), e.g. `fn kind(status: &u16) -> Option<Category> {{ Category::from_http_status(*status) }}`"
+)]
+pub trait ClassifyOutput {
+    /// The classification, if any.
+    fn into_classification(self) -> Option<Classification>;
+}
+
+#[diagnostic::do_not_recommend]
+impl ClassifyOutput for Classification {
+    fn into_classification(self) -> Option<Classification> {
+        Some(self)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl ClassifyOutput for Category {
+    fn into_classification(self) -> Option<Classification> {
+        Some(Classification::new(self))
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: ClassifyOutput> ClassifyOutput for Option<T> {
+    fn into_classification(self) -> Option<Classification> {
+        self.and_then(ClassifyOutput::into_classification)
+    }
 }
 
 /// A field shown with `{field:p}` in `#[message]` or `#[hint]`: formats the field's own

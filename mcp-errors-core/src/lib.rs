@@ -59,7 +59,10 @@
 //! - The crate root: the server side. [`ToolError`] and its derive, [`ToolFailure`] (one
 //!   failure on its channel) and the [`FailureOptions`] of one conversion; [`Category`]; the
 //!   MCP types a failure becomes ([`CallToolResult`], [`JsonRpcError`]), the [`ErrorPayload`]
-//!   and the `_meta` keys; the [`ErrorCatalog`] of every code of an error type.
+//!   and the `_meta` keys; the [`ErrorCatalog`] of every code of an error type;
+//!   [`Classify`], the run-time kind of the errors a server already has (`std::io::Error`,
+//!   and behind features `http::StatusCode`, `reqwest::Error`, `sqlx::Error`), which a
+//!   `#[classify]` field turns into its variant's [`Classification`].
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
 //!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
 //! - `rmcp` (feature `rmcp`): the glue for rmcp servers, and (with `client`) rmcp's client.
@@ -170,6 +173,9 @@
 //! | `rmcp` | no | `IntoCallToolResult` for derived types, `rmcp::ErrorBoundary` (request context, coded argument errors, panics masked), `rmcp::Json`, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `assert_catalog_snapshot`, a test helper for catalogs as a contract |
+//! | `http` | no | [`Classify`] for `http::StatusCode` (http 1) |
+//! | `reqwest` | no | [`Classify`] for `reqwest::Error` (reqwest 0.13) |
+//! | `sqlx` | no | [`Classify`] for `sqlx::Error` (sqlx 0.8; 0.9 needs Rust 1.94, newer than this crate's `rust-version`) |
 //!
 //! The server side is the default because the derive's users write servers; an agent or host
 //! that calls tools turns on `client`.
@@ -178,6 +184,7 @@
 
 mod catalog;
 mod category;
+mod classify;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
@@ -195,6 +202,7 @@ mod wire;
 pub use catalog::assert_catalog_snapshot;
 pub use catalog::{CatalogChange, Channel, CodeConflict, ErrorCatalog, ErrorDescriptor};
 pub use category::{Category, FailureClass, UnknownCategory};
+pub use classify::{Classification, Classify};
 pub use failure::{FailureOptions, ToolError, ToolFailure};
 pub use wire::{
     CATALOG_META_KEY, CallToolResult, Content, EMPTY_META_KEY, ErrorCode, ErrorPayload,
@@ -210,8 +218,9 @@ pub use mcp_errors_derive::ToolError;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::derive_support::{
-        DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter, ShownField,
-        ShownToolError, ShownValue, Var, shown_to_the_model, tool_failure,
+        ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
+        ShownField, ShownToolError, ShownValue, Var, classify_with, shown_to_the_model,
+        tool_failure,
     };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;

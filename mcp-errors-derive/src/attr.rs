@@ -53,6 +53,8 @@ pub struct Attrs {
     pub detail: Option<Span>,
     pub retry_after: Option<Span>,
     pub sensitive: Option<Span>,
+    /// `#[classify]` (`None` inside) or `#[classify(with = path)]`.
+    pub classify: Option<Spanned<Option<syn::Path>>>,
     pub transparent: Option<Span>,
     /// `#[tool_error(crate = "...")]`: the path of the core crate in the generated code.
     pub krate: Option<syn::Path>,
@@ -177,12 +179,43 @@ impl Attrs {
                 };
                 *slot = Some(span);
             }
+            // Parse #[classify] or #[classify(with = path::to::function)]
+            CLASSIFY => {
+                let span = args_span(attr, path_span);
+                let with = match &attr.meta {
+                    syn::Meta::Path(_) => None,
+                    _ => Some(attr.parse_args_with(parse_classify_with).map_err(|error| {
+                        darling::Error::custom(format!(
+                            "{error}; the syntax is `#[classify]` or `#[classify(with = path::to::function)]`"
+                        ))
+                        .with_span(&error.span())
+                    })?),
+                };
+                self.classify = Some(Spanned { value: with, span });
+            }
             // Parse #[tool_error(crate = "path::to::mcp_errors_core")]
             TOOL_ERROR => self.krate = Some(parse_tool_error(attr)?),
             _ => unreachable!("every name of symbol::ALL has a branch"),
         }
         Ok(())
     }
+}
+
+/// `with = path`: the function `#[classify]` calls with the field.
+fn parse_classify_with(input: ParseStream) -> syn::Result<syn::Path> {
+    let key: Ident = input.parse()?;
+    if key != "with" {
+        return Err(syn::Error::new(
+            key.span(),
+            format!("unknown option `{key}` of `#[classify]`"),
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    let path = input.parse()?;
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the function's path"));
+    }
+    Ok(path)
 }
 
 /// Errors point at the attribute's name: a span cannot cover a whole attribute on stable.

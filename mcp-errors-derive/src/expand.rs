@@ -9,7 +9,7 @@ use crate::ast::{Input, Variant};
 use crate::fallback;
 use crate::fmt::{Arg, Template, pointer_local};
 use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
-use crate::resolve::{self, Channel, Mapped, Resolved};
+use crate::resolve::{self, Channel, Classified, Mapped, Resolved};
 
 /// The whole derive: parse, check, then expand or fall back.
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -55,6 +55,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     // masking are the core's defaults for the category or code unless written out.
     // The type's own variants, numbered in `descriptors()`: all but the `#[transparent]` ones,
     // whose descriptors are those of the errors they wrap.
+    let params = ParamsInScope::new(input.generics);
     let own: Vec<(&Variant, &Mapped)> = input
         .variants
         .iter()
@@ -73,7 +74,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                     name
                 }
             };
-            descriptor(variant, r, &channel)
+            descriptor(variant, r, &channel, &params)
         })
         .collect();
     let channel_consts = channels.iter().map(|(channel, name)| match channel {
@@ -123,6 +124,33 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
     let forward_hint = forward(quote!(hint));
     let forward_details = forward(quote!(details));
     let forward_retry_after = forward(quote!(retry_after));
+    let forward_classification = forward(quote!(classification));
+    let classification_arms: Vec<TokenStream> = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter_map(|(variant, r)| {
+            Some(classification_arm(variant, r.mapped()?.classify.as_ref()?))
+        })
+        .collect();
+    // Only a type with a `#[classify]` field, or one that forwards to another, says more than
+    // the trait's default.
+    let classification = (!classification_arms.is_empty()
+        || resolved.iter().any(|r| matches!(r, Resolved::Transparent)))
+    .then(|| {
+        quote! {
+            fn classification(
+                &self,
+            ) -> ::std::option::Option<__mcp_errors_core::Classification> {
+                #[allow(unreachable_patterns)]
+                match self {
+                    #(#forward_classification)*
+                    #(#classification_arms)*
+                    _ => ::std::option::Option::None,
+                }
+            }
+        }
+    });
     let catalog = composed_catalog(input, resolved);
     // Variants without a `#[message]`, `#[hint]`, `#[detail]` or `#[retry_after]` share one
     // `_` arm per method, as hand-written code would: less code for the compiler to check.
@@ -325,6 +353,8 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                         _ => ::std::option::Option::None,
                     }
                 }
+
+                #classification
             }
 
             #[automatically_derived]
@@ -456,7 +486,12 @@ fn pattern(variant: &Variant, used: &[usize]) -> TokenStream {
 /// `__McpErrorsDescriptor::execution("V", "CODE", __MCP_ERRORS_CHANNEL_0)`, then
 /// `.retryable(..)` and `.masked(..)` when written out: one entry of `DESCRIPTORS`, whose
 /// category or protocol code is the local const `channel`.
-fn descriptor(variant: &Variant, r: &Mapped, channel: &Ident) -> TokenStream {
+fn descriptor(
+    variant: &Variant,
+    r: &Mapped,
+    channel: &Ident,
+    params: &ParamsInScope,
+) -> TokenStream {
     let constructor = match r.channel {
         Channel::Execution(_) => quote!(execution),
         Channel::Protocol(_) => quote!(protocol),
@@ -464,7 +499,16 @@ fn descriptor(variant: &Variant, r: &Mapped, channel: &Ident) -> TokenStream {
     let (name, code) = (variant.name(), &r.code);
     let retryable = r.retryable.map(|value| quote!(.retryable(#value)));
     let masked = r.masked.map(|value| quote!(.masked(#value)));
-    quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked)
+    let classified = r.classify.as_ref().map(|classify| {
+        let ty = &variant.fields[classify.field].ty;
+        // A function's categories are unknown, and a const cannot name the impl's parameters.
+        if classify.with.is_some() || params.intersects(ty) {
+            quote!(.classified(&__mcp_errors_core::Category::ALL))
+        } else {
+            quote_spanned!(ty.span()=> .classified(<#ty as __mcp_errors_core::Classify>::CATEGORIES))
+        }
+    });
+    quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked #classified)
 }
 
 /// An arm of `hint()`: `Some(Borrowed("..."))` for a fixed hint, else
@@ -500,6 +544,31 @@ fn retry_after_arm(variant: &Variant, field: usize) -> TokenStream {
     binding.set_span(span);
     let call =
         quote_spanned!(span=> __mcp_errors_core::__private::RetryAfter::retry_after(#binding));
+    quote!(#pattern => #call,)
+}
+
+/// An arm of `classification()`: `Classify::classify` of the field, named as the descriptor
+/// names the trait's `CATEGORIES` and spanned at the field's type, so a type without
+/// `Classify` is one error there; or, for `#[classify(with = path)]`, the function's answer,
+/// spanned at the path.
+fn classification_arm(variant: &Variant, classify: &Classified) -> TokenStream {
+    let pattern = pattern(variant, &[classify.field]);
+    let field = &variant.fields[classify.field];
+    let call = match &classify.with {
+        Some(path) => {
+            let binding = &field.binding;
+            quote_spanned! {path.span()=>
+                __mcp_errors_core::__private::classify_with(#path(#binding))
+            }
+        }
+        None => {
+            let span = field.ty.span();
+            let mut binding = field.binding.clone();
+            binding.set_span(span);
+            let ty = &field.ty;
+            quote_spanned!(span=> <#ty as __mcp_errors_core::Classify>::classify(#binding))
+        }
+    };
     quote!(#pattern => #call,)
 }
 
@@ -592,6 +661,12 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
             let ty = &variant.fields[retry_after.field].ty;
             if params.intersects(ty) {
                 bounds.insert(ty, Bound::RetryAfter);
+            }
+        }
+        if let Some(classify) = r.classify.as_ref().filter(|c| c.with.is_none()) {
+            let ty = &variant.fields[classify.field].ty;
+            if params.intersects(ty) {
+                bounds.insert(ty, Bound::Classify);
             }
         }
         let templates = [&r.message, &r.hint];

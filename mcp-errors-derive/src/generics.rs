@@ -55,6 +55,8 @@ pub enum Bound {
     RetryAfter,
     /// The field of a `#[transparent]` variant.
     ToolError,
+    /// `#[classify]` without a function.
+    Classify,
 }
 
 impl Bound {
@@ -68,6 +70,7 @@ impl Bound {
             Bound::Serialize => quote!(#core::__private::Serialize),
             Bound::RetryAfter => quote!(#core::__private::RetryAfter),
             Bound::ToolError => quote!(#core::ToolError),
+            Bound::Classify => quote!(#core::Classify),
         }
     }
 
@@ -100,6 +103,10 @@ impl Bound {
             Bound::ToolError => matches!(
                 names.as_slice(),
                 ["ToolError"] | ["mcp_errors_core", "ToolError"]
+            ),
+            Bound::Classify => matches!(
+                names.as_slice(),
+                ["Classify"] | ["mcp_errors_core", "Classify"]
             ),
         }
     }

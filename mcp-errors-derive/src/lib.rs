@@ -136,6 +136,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `detail` | | | yes |
 /// | `retry_after` | | | yes |
 /// | `sensitive` | | | yes |
+/// | `classify`, `classify(with = PATH)` | | | yes |
 /// | `tool_error(crate = "PATH")` | yes | on a struct | |
 /// | `transparent` | | yes | |
 ///
@@ -465,6 +466,72 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(RateLimited { wait: None }.retry_after(), None);
 /// ```
 ///
+/// ## `#[classify]`: the kind known at run time
+///
+/// The errors a server already has often carry their kind in a value: an `io::Error`'s kind,
+/// an HTTP status, a `reqwest::Error`, a `sqlx::Error`. `#[classify]` on that field lets the
+/// value pick the variant's category, retry advice and wait when the error is converted,
+/// through the core's `Classify` trait (implemented for `std::io::Error`, `io::ErrorKind`
+/// and `Category`; for `http::StatusCode`, `reqwest::Error` and `sqlx::Error` behind the core's
+/// features of the same names; yours for your own types). `#[classify(with = path)]` names a
+/// function from the field (`&T`) to a `Classification`, a `Category` or an `Option` of either
+/// instead.
+///
+/// - The variant's `#[category]` (or the enum's) is what a failure takes when the value does
+///   not say (`None`, e.g. an `io::Error` of kind `Other`); without one it is `internal`. It is
+///   also the category the catalog declares, and the catalog lists every category the code can
+///   take at run time (`runtimeCategories`).
+/// - Masking follows the category chosen at run time: an `internal` outcome is masked, any
+///   other shown. The variant's `Display` is checked for both readers, so no `#[sensitive]`
+///   field may show in it.
+/// - `#[retryable]`, `#[mask]` and `#[expose]` written on the variant win over the value.
+/// - A `#[retry_after]` field gives the wait when the value makes the failure retryable and
+///   gives none itself (a `reqwest::Error` keeps the status, not the `Retry-After` header).
+/// - One field per variant, on a tool-execution variant only.
+///
+/// ```
+/// use std::io;
+/// use mcp_errors_core::{Category, ToolError, ToolFailure};
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// pub enum ReportError {
+///     #[error("cannot read {path}: {source}")]
+///     #[code("REPORT_UNREADABLE")]
+///     #[category(internal)] // when the kind says nothing; also what the catalog declares
+///     Unreadable {
+///         #[detail]
+///         path: String,
+///         #[classify]
+///         source: io::Error,
+///     },
+///     #[error("the report service answered {0}")]
+///     #[code("REPORT_SERVICE_STATUS")]
+///     Service(#[classify(with = by_status)] u16),
+/// }
+///
+/// fn by_status(status: &u16) -> Option<Category> {
+///     Category::from_http_status(*status)
+/// }
+///
+/// let missing = ReportError::Unreadable { path: "q3.csv".into(), source: io::ErrorKind::NotFound.into() };
+/// let payload = missing.to_failure().as_execution().unwrap().error_payload().unwrap().clone();
+/// assert_eq!((payload.category, payload.retryable), (Category::NotFound, false));
+///
+/// let throttled = ReportError::Service(429).to_failure();
+/// let payload = throttled.as_execution().unwrap().error_payload().unwrap();
+/// assert_eq!((payload.category, payload.retryable), (Category::RateLimited, true));
+///
+/// let full = ReportError::Unreadable { path: "q3.csv".into(), source: io::ErrorKind::StorageFull.into() };
+/// let payload = full.to_failure().as_execution().unwrap().error_payload().unwrap().clone();
+/// assert_eq!(payload.category, Category::Internal);
+/// assert!(!payload.message.contains("q3.csv"), "masked");
+///
+/// let catalog = ReportError::catalog();
+/// let declared = catalog.get("REPORT_UNREADABLE").unwrap();
+/// assert_eq!(declared.category(), Some(Category::Internal));
+/// assert!(declared.runtime_categories().unwrap().contains(&Category::Permission));
+/// ```
+///
 /// ## `#[sensitive]`
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
@@ -703,8 +770,9 @@ use syn::{DeriveInput, parse_macro_input};
 ///   without `r#`, then `.retryable(..)` and `.masked(..)` only where an attribute says so);
 ///   `catalog()`, composed with the wrapped types' catalogs when there are `#[transparent]`
 ///   variants (the trait's default otherwise); and `descriptor`, `message`, `hint`, `details`
-///   and `retry_after` for a value, forwarded to the wrapped error for a `#[transparent]`
-///   variant;
+///   and `retry_after` for a value, and `classification` for a type with a `#[classify]` field
+///   (its descriptors then end in `.classified(CATEGORIES)`), forwarded to the wrapped error
+///   for a `#[transparent]` variant;
 /// - `impl From<Self> for ToolFailure`, which calls `ToolError::to_failure`;
 /// - with the core's `rmcp` feature, `impl IntoCallToolResult`;
 /// - for a type with a `#[sensitive]` field, `impl Debug`, which prints that field as
@@ -826,12 +894,29 @@ use syn::{DeriveInput, parse_macro_input};
 ///   the wait may be unknown ``.
 /// - Once per variant ([retry-after-twice]): `` `V` has more than one `#[retry_after]` field:
 ///   keep it on the one field that says how long to wait ``.
-/// - On a retryable variant ([retry-after-on-non-retryable]): `` `#[retry_after]` on `V`, which
+/// - On a retryable variant ([retry-after-on-non-retryable]) unless the variant has a
+///   `#[classify]` field, whose value decides: `` `#[retry_after]` on `V`, which
 ///   is not retryable: add `#[retryable]` to the variant, or drop `#[retry_after]` `` (on a
 ///   protocol variant: ``..., which is a protocol error, which is never retried by the model:
 ///   ...``). When the variant's retryability is its category's default, the core decides it, and
 ///   the compiler reports the same text as `error[E0080]: evaluation panicked: ...`, pointing at
 ///   `#[retry_after]`.
+///
+/// Run-time kinds:
+///
+/// - A `#[classify]` field's type implements `Classify` ([classify-field-without-classify]):
+///   ``error[E0277]: `#[classify]` reads the failure's kind from the field through `Classify`,
+///   which `TYPE` does not implement`` at the field's type, with the note ``implement
+///   `mcp_errors_core::Classify` for `TYPE`, or name a function from the field to a
+///   `Classification` or `Category` with `#[classify(with = path::to::function)]` ``. The
+///   function's answer is one ([classify-with-returns-no-classification]): ``the function of
+///   `#[classify(with = ...)]` returns `TYPE`, which is no classification``.
+/// - One per variant ([classify-two-fields]): `` `V` has more than one `#[classify]` field: the
+///   kind of the failure comes from one value; keep `#[classify]` on the field that knows it ``.
+/// - Not on a protocol variant ([classify-on-protocol-variant]): `` `#[classify]` picks a
+///   tool-execution category at run time, but `V` is a protocol error: drop `#[classify]`, or
+///   map the variant with `#[category(...)]` (the category a failure takes when its value does
+///   not say) ``.
 ///
 /// Masking:
 ///
@@ -964,6 +1049,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
+/// [classify-field-without-classify]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-field-without-classify.rs
+/// [classify-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-on-protocol-variant.rs
+/// [classify-two-fields]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-two-fields.rs
+/// [classify-with-returns-no-classification]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-with-returns-no-classification.rs
 /// [duplicate-attribute]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-attribute.rs
 /// [duplicate-stable-code]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/duplicate-stable-code.rs
 /// [empty-message-or-hint]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/empty-message-or-hint.rs
@@ -1025,6 +1114,7 @@ use syn::{DeriveInput, parse_macro_input};
         detail,
         retry_after,
         sensitive,
+        classify,
         tool_error,
         transparent
     )

@@ -43,6 +43,8 @@ pub struct Mapped {
     pub message: Option<Template>,
     pub hint: Option<Template>,
     pub retry_after: Option<RetryAfter>,
+    /// The `#[classify]` field, whose value decides the category at run time.
+    pub classify: Option<Classified>,
     /// Indices into the variant's fields, in declaration order.
     pub details: Vec<usize>,
     /// The warning a default code from generic words gets (see
@@ -61,6 +63,14 @@ pub struct RetryAfter {
     /// When the variant's retryability is its category's default, only the core knows it:
     /// the message of the compile-time assertion that the variant is retryable.
     pub assert_retryable: Option<String>,
+}
+
+/// The `#[classify]` field of a variant.
+pub struct Classified {
+    /// Index into the variant's fields.
+    pub field: usize,
+    /// `#[classify(with = path)]`: the function that classifies the field.
+    pub with: Option<syn::Path>,
 }
 
 /// Where a variant goes: a tool-execution error of a category, or a JSON-RPC error.
@@ -125,6 +135,15 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
     }
 
     let channel = resolve_channel(input, variant, errors);
+    let classify = valid::check_classify(variant, matches!(channel, Channel::Protocol(_)), errors)
+        .map(|field| Classified {
+            field,
+            with: variant.fields[field]
+                .attrs
+                .classify
+                .as_ref()
+                .and_then(|classify| classify.value.clone()),
+        });
     let retryable = resolve_retryable(input, variant, channel, errors);
     let masked = resolve_masked(input, variant);
     let code = resolve_code(variant, errors);
@@ -139,11 +158,20 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         .hint
         .as_ref()
         .and_then(|lit| valid::check_template(variant, lit, HINT, errors));
-    let retry_after = resolve_retry_after(variant, retryable, channel, errors);
-    let masked_in_effect = masked.unwrap_or(channel.masked_by_default());
-    if masked_in_effect {
+    let retry_after = resolve_retry_after(variant, retryable, channel, classify.is_some(), errors);
+    // A variant classified at run time is masked or shown as its value says, unless written.
+    let (maybe_masked, maybe_shown) = match masked {
+        Some(masked) => (masked, !masked),
+        None if classify.is_some() => (true, true),
+        None => {
+            let masked = channel.masked_by_default();
+            (masked, !masked)
+        }
+    };
+    if maybe_masked {
         valid::check_display_hides_sensitive(variant, DisplayReader::Log, errors);
-    } else if variant.attrs.message.is_none() {
+    }
+    if maybe_shown && variant.attrs.message.is_none() {
         valid::check_display_hides_sensitive(variant, DisplayReader::Model, errors);
     }
     if let Channel::Protocol(_) = channel {
@@ -152,10 +180,10 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
     let details = (0..variant.fields.len())
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
         .collect();
-    let shown_to_model = if masked_in_effect {
-        Vec::new()
-    } else {
+    let shown_to_model = if maybe_shown {
         shown_to_model(variant, message.as_ref(), hint.as_ref())
+    } else {
+        Vec::new()
     };
     Resolved::Mapped(Box::new(Mapped {
         code,
@@ -165,6 +193,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         message,
         hint,
         retry_after,
+        classify,
         details,
         generic_code,
         shown_to_model,
@@ -249,7 +278,14 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
         };
         return Channel::Execution(known.unwrap_or(Category::Internal));
     }
-    valid::check_mapped(input, variant, errors);
+    // Classified at run time, a variant without a category falls back to `internal`.
+    if !variant
+        .fields
+        .iter()
+        .any(|field| field.attrs.classify.is_some())
+    {
+        valid::check_mapped(input, variant, errors);
+    }
     Channel::Execution(Category::Internal)
 }
 
@@ -301,11 +337,13 @@ fn resolve_code(variant: &Variant, errors: &mut Errors) -> String {
 
 /// The first `#[retry_after]` field. When the variant takes its category's retryability,
 /// whether it is retryable is known to the core only, so that rule becomes an assertion in
-/// the generated code.
+/// the generated code; a variant classified at run time uses the wait when its value makes it
+/// retryable.
 fn resolve_retry_after(
     variant: &Variant,
     retryable: Option<bool>,
     channel: Channel,
+    classified: bool,
     errors: &mut Errors,
 ) -> Option<RetryAfter> {
     let is_protocol = matches!(channel, Channel::Protocol(_));
@@ -314,7 +352,7 @@ fn resolve_retry_after(
         .fields
         .iter()
         .position(|field| field.attrs.retry_after.is_some())?;
-    let assert_retryable = (!is_protocol && retryable.is_none())
+    let assert_retryable = (!is_protocol && retryable.is_none() && !classified)
         .then(|| valid::retry_after_not_retryable(variant, "not retryable"));
     Some(RetryAfter {
         field,

@@ -11,6 +11,8 @@ pub const EXPOSE: &str = "expose";
 pub const DETAIL: &str = "detail";
 pub const RETRY_AFTER: &str = "retry_after";
 pub const SENSITIVE: &str = "sensitive";
+/// The field whose value decides the variant's category at run time.
+pub const CLASSIFY: &str = "classify";
 /// A variant (or struct) that forwards everything to the one error it wraps.
 pub const TRANSPARENT: &str = "transparent";
 /// Options of the type as a whole: `#[tool_error(crate = "...")]`.
@@ -24,7 +26,7 @@ pub const TOOL_ERROR_OPTIONS: [&str; 1] = [CRATE];
 pub const ERROR: &str = "error";
 
 /// Every helper attribute of the derive.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 14] = [
     CATEGORY,
     PROTOCOL,
     RETRYABLE,
@@ -36,6 +38,7 @@ pub const ALL: [&str; 13] = [
     DETAIL,
     RETRY_AFTER,
     SENSITIVE,
+    CLASSIFY,
     TOOL_ERROR,
     TRANSPARENT,
 ];
@@ -65,4 +68,4 @@ pub const ON_STRUCT: [&str; 10] = [
     TOOL_ERROR,
     TRANSPARENT,
 ];
-pub const ON_FIELD: [&str; 3] = [DETAIL, RETRY_AFTER, SENSITIVE];
+pub const ON_FIELD: [&str; 4] = [DETAIL, RETRY_AFTER, SENSITIVE, CLASSIFY];

@@ -90,6 +90,39 @@ pub fn check_field_flags(field: &Field, errors: &mut Errors) {
     }
 }
 
+/// Rules of `#[classify]`: on one field of a variant, and only on a tool-execution variant
+/// (a protocol error has no category to pick). Returns the index of the first such field.
+pub fn check_classify(variant: &Variant, is_protocol: bool, errors: &mut Errors) -> Option<usize> {
+    let mut fields = variant
+        .fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, field)| Some((i, field.attrs.classify.as_ref()?.span)));
+    let (first, span) = fields.next()?;
+    for (_, again) in fields {
+        errors.push(error(
+            again,
+            format!(
+                "`{}` has more than one `#[classify]` field: the kind of the failure comes \
+                 from one value; keep `#[classify]` on the field that knows it",
+                variant.ident
+            ),
+        ));
+    }
+    if is_protocol {
+        errors.push(error(
+            span,
+            format!(
+                "`#[classify]` picks a tool-execution category at run time, but `{}` is a \
+                 protocol error: drop `#[classify]`, or map the variant with \
+                 `#[category(...)]` (the category a failure takes when its value does not say)",
+                variant.ident
+            ),
+        ));
+    }
+    Some(first)
+}
+
 /// Rule: `#[mask]` and `#[expose]` contradict each other.
 pub fn check_mask_expose(attrs: &Attrs, errors: &mut Errors) {
     if let (Some(_), Some(expose)) = (attrs.mask, attrs.expose) {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::category::Category;
+use crate::classify::Classification;
 use crate::wire::ErrorCode;
 
 /// Where a variant goes on the wire.
@@ -55,6 +56,13 @@ pub struct ErrorDescriptor {
     pub(super) channel: Channel,
     pub(super) retryable: bool,
     pub(super) masked: bool,
+    /// Whether `retryable` and `masked` were set rather than taken from the channel's
+    /// defaults: a classification at run time keeps what was set.
+    pub(super) retryable_set: bool,
+    pub(super) masked_set: bool,
+    /// For a variant classified at run time, the categories its classifier can give, one
+    /// bit each by their order in `Category::ALL`.
+    pub(super) runtime: Option<u16>,
 }
 
 impl ErrorDescriptor {
@@ -68,6 +76,9 @@ impl ErrorDescriptor {
             channel: Channel::Execution(category),
             retryable: category.retryable_by_default(),
             masked: category.masked_by_default(),
+            retryable_set: false,
+            masked_set: false,
+            runtime: None,
         }
     }
 
@@ -85,6 +96,9 @@ impl ErrorDescriptor {
             channel: Channel::Protocol(protocol_code),
             retryable: false,
             masked: protocol_code.masked_by_default(),
+            retryable_set: false,
+            masked_set: false,
+            runtime: None,
         }
     }
 
@@ -92,13 +106,73 @@ impl ErrorDescriptor {
     /// advice reaches the model only on tool-execution errors).
     pub const fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable && matches!(self.channel, Channel::Execution(_));
+        self.retryable_set = true;
         self
     }
 
     /// The same descriptor, masked or not.
     pub const fn masked(mut self, masked: bool) -> Self {
         self.masked = masked;
+        self.masked_set = true;
         self
+    }
+
+    /// The same descriptor, for a tool-execution variant whose category is decided at run
+    /// time (`#[classify]`) among `categories`; its own category is the declared default,
+    /// the one a failure takes when its value does not say. The catalog lists both.
+    ///
+    /// ```
+    /// use mcp_errors_core::{Category, Classify, ErrorDescriptor};
+    ///
+    /// const READ_FAILED: ErrorDescriptor =
+    ///     ErrorDescriptor::execution("ReadFailed", "READ_FAILED", Category::Internal)
+    ///         .classified(<std::io::Error as Classify>::CATEGORIES);
+    /// let categories = READ_FAILED.runtime_categories().unwrap();
+    /// assert!(categories.contains(&Category::NotFound) && categories.contains(&Category::Internal));
+    /// assert_eq!(
+    ///     serde_json::to_value(&READ_FAILED).unwrap()["runtimeCategories"][0],
+    ///     "validation"
+    /// );
+    /// ```
+    pub const fn classified(mut self, categories: &[Category]) -> Self {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < categories.len() {
+            bits |= category_bit(categories[i]);
+            i += 1;
+        }
+        self.runtime = Some(bits);
+        self
+    }
+
+    /// For a variant classified at run time, every category a failure of it can take, in
+    /// the order of [`Category::ALL`]: its classifier's and the declared default.
+    pub fn runtime_categories(&self) -> Option<Vec<Category>> {
+        let runtime = self.runtime? | self.category().map_or(0, category_bit);
+        Some(
+            Category::ALL
+                .into_iter()
+                .filter(|&category| runtime & category_bit(category) != 0)
+                .collect(),
+        )
+    }
+
+    /// This descriptor as a failure classified `as` at run time: of its category, with its
+    /// retryability and masking unless they were set on the variant. A protocol variant
+    /// stays as it is.
+    pub(crate) fn at_run_time(&self, classified: Classification) -> ErrorDescriptor {
+        let mut descriptor = self.clone();
+        if let Channel::Execution(_) = self.channel {
+            let category = classified.category();
+            descriptor.channel = Channel::Execution(category);
+            if !self.retryable_set {
+                descriptor.retryable = classified.is_retryable();
+            }
+            if !self.masked_set {
+                descriptor.masked = category.masked_by_default();
+            }
+        }
+        descriptor
     }
 
     /// The same descriptor, defined by the error type at `origin` (the derive writes the
@@ -163,8 +237,19 @@ impl ErrorDescriptor {
 
 impl PartialEq for ErrorDescriptor {
     fn eq(&self, other: &Self) -> bool {
-        (&self.code, self.channel, self.retryable, self.masked)
-            == (&other.code, other.channel, other.retryable, other.masked)
+        (
+            &self.code,
+            self.channel,
+            self.retryable,
+            self.masked,
+            self.runtime_categories(),
+        ) == (
+            &other.code,
+            other.channel,
+            other.retryable,
+            other.masked,
+            other.runtime_categories(),
+        )
     }
 }
 
@@ -187,6 +272,8 @@ struct DescriptorWire {
     retryable: bool,
     #[serde(default)]
     masked: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runtime_categories: Option<Vec<Category>>,
     // The variant name stays out of the published catalog: renaming a Rust variant must
     // not look like a change of contract.
     #[serde(skip)]
@@ -196,6 +283,7 @@ struct DescriptorWire {
 impl From<ErrorDescriptor> for DescriptorWire {
     fn from(d: ErrorDescriptor) -> Self {
         DescriptorWire {
+            runtime_categories: d.runtime_categories(),
             category: d.category(),
             protocol_code: d.protocol_code(),
             code: d.code,
@@ -222,8 +310,21 @@ impl From<DescriptorWire> for ErrorDescriptor {
             channel,
             retryable: w.retryable,
             masked: w.masked,
+            retryable_set: true,
+            masked_set: true,
+            runtime: w.runtime_categories.map(|categories| {
+                categories
+                    .into_iter()
+                    .map(category_bit)
+                    .fold(0, |a, b| a | b)
+            }),
         }
     }
+}
+
+/// The bit of `category` in a set of categories.
+const fn category_bit(category: Category) -> u16 {
+    1 << category as u16
 }
 
 pub(super) fn channel_name(descriptor: &ErrorDescriptor) -> String {

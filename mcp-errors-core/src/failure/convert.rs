@@ -1,7 +1,8 @@
 //! The conversion of an error into its [`ToolFailure`]: every decision made once, in this
-//! order: the correlation id, the tracing events, then the failure of the variant's channel.
+//! order: the run-time category, the correlation id, the tracing events, then the failure of
+//! the variant's channel.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
@@ -24,7 +25,13 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     error: &E,
     options: &FailureOptions,
 ) -> ToolFailure {
-    let descriptor = error.descriptor();
+    // A variant classified at run time takes the category its value gives.
+    let classification = error.classification();
+    let classified = classification.map(|c| error.descriptor().at_run_time(c));
+    let descriptor = classified.as_ref().unwrap_or_else(|| error.descriptor());
+    let retry_after = classification
+        .and_then(|c| c.retry_after())
+        .or_else(|| error.retry_after());
     // The correlation id: the one of the options; for a masked error without one, a fresh
     // one, under which its full text is logged.
     let correlation_id = match options.correlation_id() {
@@ -51,7 +58,8 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     );
     match descriptor.channel() {
         Channel::Execution(category) => {
-            let payload = execution_payload(error, descriptor, category, correlation_id);
+            let payload =
+                execution_payload(error, descriptor, category, retry_after, correlation_id);
             ToolFailure::Execution(execution_result(payload, options, draft_id))
         }
         Channel::Protocol(code) => {
@@ -68,10 +76,11 @@ fn execution_payload<E: ToolError + ?Sized>(
     error: &E,
     descriptor: &ErrorDescriptor,
     category: Category,
+    retry_after: Option<Duration>,
     correlation_id: Option<String>,
 ) -> ErrorPayload {
     let retry_after_ms = if descriptor.is_retryable() {
-        error.retry_after().map(mask::retry_after_ms)
+        retry_after.map(mask::retry_after_ms)
     } else {
         None
     };

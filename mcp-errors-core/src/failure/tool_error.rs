@@ -10,6 +10,7 @@ use super::ToolFailure;
 use super::convert;
 use super::options::FailureOptions;
 use crate::catalog::{ErrorCatalog, ErrorDescriptor};
+use crate::classify::Classification;
 
 /// A domain error that knows how it reaches the wire.
 ///
@@ -101,6 +102,17 @@ pub trait ToolError: Error {
     /// The `#[retry_after]` field of the variant, if it has one; none unless a hand-written
     /// impl says.
     fn retry_after(&self) -> Option<Duration> {
+        None
+    }
+
+    /// What this value's `#[classify]` field says the failure is, decided at run time; none
+    /// unless a hand-written impl says.
+    ///
+    /// When there is one, it decides the category of a tool-execution variant, its
+    /// retryability and its wait (before the `#[retry_after]` field's), and whether it is
+    /// masked (an `internal` failure is); a `#[retryable]`, `#[mask]` or `#[expose]` written
+    /// on the variant still wins. Protocol variants ignore it.
+    fn classification(&self) -> Option<Classification> {
         None
     }
 

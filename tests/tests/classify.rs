@@ -1,0 +1,363 @@
+//! Variants classified at run time (`#[classify]`): the field's value picks the category, the
+//! retry advice and the masking; the written attributes still win; the catalog lists what a
+//! code can become; every failure is valid against the official schemas of every version.
+
+use std::io;
+use std::time::Duration;
+
+use http::StatusCode;
+use mcp_errors_core::{
+    Category, Classification, Classify, ErrorPayload, FailureOptions, ToolError, ToolFailure,
+};
+use mcp_errors_tests::schema;
+
+#[derive(Debug, thiserror::Error, ToolError)]
+enum FileError {
+    /// No category: what the error's kind does not say is `internal`, masked.
+    #[error("cannot read {path}: {source}")]
+    #[code("READ_FAILED")]
+    #[hint("check the path")]
+    Read {
+        #[detail]
+        path: String,
+        #[classify]
+        source: io::Error,
+    },
+    /// A declared fallback, and a wait for when the kind makes it retryable.
+    #[error("cannot write {path}: {source}")]
+    #[code("WRITE_FAILED")]
+    #[category(business)]
+    Write {
+        path: String,
+        #[classify]
+        source: io::Error,
+        #[retry_after]
+        wait: Option<Duration>,
+    },
+    /// Written retry advice and masking win over the kind's.
+    #[error("lock {name} refused: {source}")]
+    #[code("LOCK_REFUSED")]
+    #[retryable(false)]
+    #[expose]
+    Lock {
+        name: String,
+        #[classify]
+        source: io::Error,
+    },
+    #[error("upstream answered {status}")]
+    #[code("UPSTREAM_STATUS")]
+    #[category(transient)]
+    Upstream {
+        #[classify]
+        status: StatusCode,
+    },
+    #[error("upstream answered {0}")]
+    #[code("UPSTREAM_REFUSED")]
+    Refused(#[classify(with = by_status)] u16),
+    #[error("the cache is {0:?}")]
+    #[code("CACHE_DOWN")]
+    #[category(internal)]
+    Cache(#[classify] CacheState),
+}
+
+fn by_status(status: &u16) -> Option<Category> {
+    Category::from_http_status(*status)
+}
+
+#[derive(Debug)]
+enum CacheState {
+    Warming,
+    Gone,
+}
+
+impl Classify for CacheState {
+    const CATEGORIES: &'static [Category] = &[Category::Transient];
+
+    fn classify(&self) -> Option<Classification> {
+        match self {
+            CacheState::Warming => Some(
+                Classification::new(Category::Transient).with_retry_after(Duration::from_secs(3)),
+            ),
+            CacheState::Gone => None,
+        }
+    }
+}
+
+fn payload(error: &impl ToolError) -> ErrorPayload {
+    match error.to_failure() {
+        ToolFailure::Execution(result) => result.error_payload().expect("a payload").clone(),
+        ToolFailure::Protocol(error) => panic!("a protocol error: {error:?}"),
+    }
+}
+
+fn read(kind: io::ErrorKind) -> FileError {
+    FileError::Read {
+        path: "/srv/ledger/2026.csv".into(),
+        source: io::Error::new(kind, "secret-inode 4242"),
+    }
+}
+
+#[test]
+fn the_kind_of_an_io_error_picks_the_category_and_the_retry_advice() {
+    let missing = payload(&read(io::ErrorKind::NotFound));
+    assert_eq!(
+        (missing.category, missing.retryable),
+        (Category::NotFound, false)
+    );
+    assert_eq!(missing.code, "READ_FAILED");
+    assert_eq!(missing.hint.as_deref(), Some("check the path"));
+    assert!(
+        missing.message.contains("/srv/ledger/2026.csv"),
+        "{}",
+        missing.message
+    );
+
+    let denied = payload(&read(io::ErrorKind::PermissionDenied));
+    assert_eq!(denied.category, Category::Permission);
+
+    let timed_out = payload(&read(io::ErrorKind::TimedOut));
+    assert_eq!(
+        (timed_out.category, timed_out.retryable),
+        (Category::Transient, true)
+    );
+}
+
+#[test]
+fn an_internal_outcome_is_masked_and_leaks_nothing() {
+    for kind in [io::ErrorKind::Other, io::ErrorKind::StorageFull] {
+        let error = read(kind);
+        let failure = error.to_failure();
+        let wire = serde_json::to_string(&failure).unwrap();
+        for secret in ["secret-inode", "/srv/ledger", "2026.csv"] {
+            assert!(!wire.contains(secret), "{kind:?} leaks {secret}: {wire}");
+        }
+        let payload = payload(&error);
+        assert_eq!(payload.category, Category::Internal, "{kind:?}");
+        assert!(payload.correlation_id.is_some());
+        assert_eq!(payload.hint, None);
+    }
+    // Declared `business` (shown), classified `internal` (masked).
+    let full = FileError::Write {
+        path: "/srv/ledger/out.csv".into(),
+        source: io::Error::new(io::ErrorKind::StorageFull, "secret-inode 4243"),
+        wait: None,
+    };
+    let wire = serde_json::to_string(&full.to_failure()).unwrap();
+    assert!(
+        !wire.contains("secret-inode") && !wire.contains("/srv/ledger"),
+        "{wire}"
+    );
+    assert_eq!(payload(&full).category, Category::Internal);
+}
+
+#[test]
+fn what_the_value_does_not_say_takes_the_declared_category() {
+    let write = |kind| FileError::Write {
+        path: "out.csv".into(),
+        source: io::Error::new(kind, "x"),
+        wait: Some(Duration::from_millis(1500)),
+    };
+    let unknown = payload(&write(io::ErrorKind::Other));
+    assert_eq!(unknown.category, Category::Business);
+    assert_eq!(unknown.retry_after_ms, None, "business is not retryable");
+    let busy = payload(&write(io::ErrorKind::ResourceBusy));
+    assert_eq!((busy.category, busy.retryable), (Category::Transient, true));
+    assert_eq!(
+        busy.retry_after_ms,
+        Some(1500),
+        "the field's wait applies once retryable"
+    );
+
+    let gone = payload(&FileError::Cache(CacheState::Gone));
+    assert_eq!(gone.category, Category::Internal);
+}
+
+#[test]
+fn the_classifiers_wait_comes_before_the_fields() {
+    let warming = payload(&FileError::Cache(CacheState::Warming));
+    assert_eq!(
+        (warming.category, warming.retry_after_ms),
+        (Category::Transient, Some(3000))
+    );
+    // A value classified as retryable shows what the masked `internal` default would hide.
+    assert!(warming.message.contains("Warming"), "{}", warming.message);
+}
+
+#[test]
+fn written_retry_advice_and_masking_win_over_the_value() {
+    let lock = FileError::Lock {
+        name: "ledger".into(),
+        source: io::Error::other("disk on fire"),
+    };
+    let payload = payload(&lock);
+    assert_eq!(payload.category, Category::Internal);
+    assert!(!payload.retryable);
+    assert!(
+        payload.message.contains("disk on fire"),
+        "#[expose] shows it"
+    );
+
+    let timed_out = FileError::Lock {
+        name: "ledger".into(),
+        source: io::ErrorKind::TimedOut.into(),
+    };
+    let timed_out = self::payload(&timed_out);
+    assert_eq!(
+        (timed_out.category, timed_out.retryable),
+        (Category::Transient, false)
+    );
+}
+
+#[test]
+fn a_status_picks_the_category_through_an_impl_or_a_function() {
+    let status = |status: u16| {
+        let status = StatusCode::from_u16(status).unwrap();
+        payload(&FileError::Upstream { status })
+    };
+    assert_eq!(status(404).category, Category::NotFound);
+    assert_eq!(status(429).category, Category::RateLimited);
+    assert!(status(429).retryable);
+    assert_eq!(status(403).category, Category::Permission);
+    assert_eq!(
+        status(200).category,
+        Category::Transient,
+        "the declared default"
+    );
+
+    let refused = |status| payload(&FileError::Refused(status)).category;
+    assert_eq!(refused(401), Category::Unauthenticated);
+    assert_eq!(refused(409), Category::Conflict);
+    assert_eq!(
+        refused(302),
+        Category::Internal,
+        "no category written: internal"
+    );
+}
+
+#[test]
+fn the_catalog_lists_what_a_classified_code_can_become() {
+    let catalog = serde_json::to_value(FileError::catalog()).unwrap();
+    let entry = |code: &str| {
+        catalog["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["code"] == code)
+            .unwrap_or_else(|| panic!("{code} in {catalog}"))
+            .clone()
+    };
+    let read = entry("READ_FAILED");
+    assert_eq!(read["category"], "internal", "the declared default");
+    assert_eq!(
+        read["runtimeCategories"],
+        serde_json::json!([
+            "validation",
+            "not_found",
+            "conflict",
+            "permission",
+            "transient",
+            "internal"
+        ])
+    );
+    let write = entry("WRITE_FAILED");
+    assert_eq!(write["category"], "business");
+    assert!(
+        write["runtimeCategories"]
+            .as_array()
+            .unwrap()
+            .contains(&"business".into())
+    );
+    assert_eq!(
+        entry("CACHE_DOWN")["runtimeCategories"],
+        serde_json::json!(["transient", "internal"])
+    );
+    assert_eq!(
+        entry("UPSTREAM_REFUSED")["runtimeCategories"]
+            .as_array()
+            .unwrap()
+            .len(),
+        9
+    );
+    assert_eq!(entry("LOCK_REFUSED")["retryable"], false);
+    let plain = FileError::descriptors()
+        .iter()
+        .filter(|d| d.runtime_categories().is_none())
+        .count();
+    assert_eq!(plain, 0, "every variant here is classified");
+}
+
+/// A generic field classified through its type's impl: the derive bounds the parameter.
+#[derive(Debug, thiserror::Error, ToolError)]
+#[error("the backend failed")]
+#[code("BACKEND_FAILED")]
+struct Backend<E: std::fmt::Debug> {
+    #[classify]
+    cause: E,
+}
+
+/// A wrapper forwards the wrapped error's classification.
+#[derive(Debug, thiserror::Error, ToolError)]
+enum Outer {
+    #[error(transparent)]
+    #[transparent]
+    File(FileError),
+}
+
+#[test]
+fn generic_fields_and_wrappers_classify_too() {
+    let backend = Backend {
+        cause: io::Error::from(io::ErrorKind::ConnectionRefused),
+    };
+    assert_eq!(payload(&backend).category, Category::Transient);
+    let outer = Outer::File(read(io::ErrorKind::NotFound));
+    assert_eq!(
+        outer.classification().map(|c| c.category()),
+        Some(Category::NotFound)
+    );
+    assert_eq!(payload(&outer).category, Category::NotFound);
+    assert_eq!(
+        Backend::<io::Error>::catalog()
+            .get("BACKEND_FAILED")
+            .unwrap()
+            .runtime_categories()
+            .unwrap()
+            .len(),
+        9,
+        "a parameter's categories are not known to a constant"
+    );
+}
+
+#[test]
+fn classified_failures_are_schema_valid_in_every_version() {
+    let Some(schemas) = schema::load() else {
+        return;
+    };
+    let errors = [
+        read(io::ErrorKind::NotFound),
+        read(io::ErrorKind::Other),
+        FileError::Cache(CacheState::Warming),
+        FileError::Upstream {
+            status: StatusCode::TOO_MANY_REQUESTS,
+        },
+        FileError::Refused(404),
+    ];
+    let options = [
+        FailureOptions::new(),
+        FailureOptions::new().with_structured_content(true),
+        FailureOptions::new()
+            .with_draft_tool_failure(true)
+            .with_protocol_version("2026-07-28"),
+    ];
+    let mut checked = 0;
+    for error in &errors {
+        for options in &options {
+            let wire = serde_json::to_value(error.to_failure_with(options)).unwrap();
+            for schema in &schemas {
+                schema.assert_call_tool_result(&wire);
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, errors.len() * options.len() * schemas.len());
+    assert_eq!(schemas.len(), 3);
+}
