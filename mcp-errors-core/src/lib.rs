@@ -221,8 +221,9 @@ pub use mcp_errors_derive::ToolError;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::derive_support::{
-        ClassifyOutput, DerivedToolError, NotShownToTheModel, Redacted, RetryAfter, ShownField,
-        ShownToolError, ShownValue, Var, classify_with, shown_to_the_model, tool_failure,
+        ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
+        ShownField, ShownToolError, ShownValue, Var, classify_with, shown_to_the_model,
+        tool_failure,
     };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
@@ -241,7 +242,7 @@ pub mod __private {
     }
 
     /// One `#[detail]` entry: its key and [`detail_value`] of the field.
-    pub fn detail<T: serde::Serialize + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
+    pub fn detail<T: Detail + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
         (key.to_owned(), detail_value(value))
     }
 

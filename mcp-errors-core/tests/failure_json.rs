@@ -149,6 +149,45 @@ fn a_derived_failure_writes_what_its_options_ask_for() {
     }
 }
 
+/// A thiserror message that starts with the code's words reads them once: the text and the
+/// JSON-RPC message drop the repetition, the payload's message keeps it.
+#[test]
+fn a_message_that_repeats_the_code_reads_it_once() {
+    #[derive(Debug, thiserror::Error, ToolError)]
+    enum QueryError {
+        #[error("Invalid SQL: near \"{0}\"")]
+        #[category(validation)]
+        #[code("INVALID_SQL")]
+        InvalidSql(String),
+        #[error("unknown column - {0}")]
+        #[protocol(invalid_params)]
+        UnknownColumn(String),
+        #[error("Invalid SQLite file: {0}")]
+        #[category(validation)]
+        #[code("INVALID_SQL_FILE")]
+        InvalidSqlite(String),
+    }
+    let failure = QueryError::InvalidSql("x".into()).to_failure();
+    let result = failure.as_execution().unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("Error INVALID_SQL: near \"x\". Not retryable.")
+    );
+    assert_eq!(
+        result.error_payload().unwrap().message,
+        "Invalid SQL: near \"x\""
+    );
+    let ToolFailure::Protocol(error) = QueryError::UnknownColumn("ts".into()).to_failure() else {
+        panic!("a protocol variant");
+    };
+    assert_eq!(error.message, "UNKNOWN_COLUMN: ts.");
+    let failure = QueryError::InvalidSqlite("a.db".into()).to_failure();
+    assert_eq!(
+        failure.as_execution().unwrap().content[0].as_text(),
+        Some("Error INVALID_SQL_FILE: Invalid SQLite file: a.db. Not retryable.")
+    );
+}
+
 /// A hand-written `ToolError` may name details as the protocol error names its own keys:
 /// the stable code, the retry advice, the hint and the correlation id win, and a key the error
 /// does not write is not left to a detail.

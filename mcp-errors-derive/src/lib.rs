@@ -150,7 +150,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// The variant becomes a `CallToolResult` with `isError: true`. Its text is what a model
 /// understands alone, and says on its own that the call failed
-/// (`Error CODE: message. Not retryable. Hint: hint`), and its `_meta` carries the
+/// (`Error CODE: message. Not retryable. Hint: hint`, the message without a leading
+/// repetition of the code's words, see `#[message]`), and its `_meta` carries the
 /// structured payload `{code, category, retryable, message, hint?, retryAfterMs?, details?,
 /// correlationId?}`.
 ///
@@ -372,6 +373,36 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(low.message(), "fare 9.50 is below 12.00 for economy");
 /// ```
 ///
+/// The text is `CODE: message`, so a message that starts by saying the code again would read
+/// it twice (`INVALID_SQL: Invalid SQL: near "x"`), as thiserror messages written before the
+/// code existed often do. The text leaves that repetition out, with no attribute: when the
+/// message starts with the code's words (split at `_`), in any case, each a whole word, then
+/// a `:` or a `-` and a space, the text goes on after them (`Error INVALID_SQL: near "x"`). The
+/// message itself stays whole: `message()`, the payload's `message` and the log keep
+/// `Invalid SQL: near "x"`. A JSON-RPC error's message (`CODE: message`) follows the same
+/// rule. A message that only starts alike keeps every word (`Invalid SQLite file: ...`,
+/// `Invalid SQL query: ...`), and so does one with nothing after the separator. Rewrite the
+/// message with `#[message]` only when it should say something else.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum QuotaError {
+///     #[error("Quota exceeded: {used} of {limit} calls today")]
+///     #[category(business)]
+///     QuotaExceeded { used: u32, limit: u32 },
+/// }
+///
+/// let error = QuotaError::QuotaExceeded { used: 1000, limit: 1000 };
+/// assert_eq!(error.message(), "Quota exceeded: 1000 of 1000 calls today");
+/// let failure = error.to_failure();
+/// assert_eq!(
+///     failure.as_execution().unwrap().content[0].as_text(),
+///     Some("Error QUOTA_EXCEEDED: 1000 of 1000 calls today. Not retryable."),
+/// );
+/// ```
+///
 /// # `#[mask]`, `#[expose]`: masking
 ///
 /// A masked variant does not show the model its own text. Masked by default: the `internal`
@@ -428,8 +459,14 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// The field goes into the payload's `details` (tool-execution error) or the JSON-RPC `data`
 /// (protocol error), keyed by the field's name (without `r#`) or a tuple field's index, in
-/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound). A
-/// masked variant emits no details.
+/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound):
+/// a foreign error such as `std::io::Error` or `sqlx::Error` is not, and is refused
+/// ([detail-not-serialize]); keep it as the `#[source]`, or format what the client needs into
+/// a `String` field. A masked variant emits no details.
+///
+/// A detail is model-visible. The payload is meant for the client, but some hosts (Google
+/// ADK, LlamaIndex) show the model the whole payload, `details` included, so write a detail
+/// as if the model reads it; a value that must not reach it is `#[sensitive]`.
 ///
 /// A tool-execution error's details are an object of their own, so any name works. A protocol
 /// error's details share `data` with the keys the library writes there, so on a protocol variant
@@ -536,7 +573,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
 /// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
-/// `#[retry_after]` (which are sent).
+/// `#[retry_after]` (which are sent). Everything sent may reach the model, `details` too
+/// (some hosts, such as Google ADK and LlamaIndex, show the model the whole payload), so
+/// `#[sensitive]` is the way to keep a value (a token, a password, a customer's data) out of
+/// its reach.
 ///
 /// A type with a `#[sensitive]` field gets its `Debug` from the derive: the one
 /// `#[derive(Debug)]` would write, with the field's value printed as `<redacted>`
@@ -951,6 +991,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Details:
 ///
+/// - A detail is `Serialize` ([detail-not-serialize]): the type checker reports, at the
+///   field, ``error[E0277]: this value cannot be a detail: `T` is not `Serialize`; use
+///   `#[source]` or format it into a `String` field``, with the note ``keep the error as the
+///   `#[source]` (logged, not sent), or store what the client needs as a `String`, e.g.
+///   `#[detail] cause: String` built with `error.to_string()` ``.
 /// - A protocol error's detail does not take a key of `data` ([detail-key-reserved-in-protocol-data]):
 ///   `` the `#[detail]` field `code` of `V` would go into JSON-RPC `data` as `code`, the key that
 ///   holds the stable code: rename the field (a detail is keyed by its field's name) ``; for
@@ -1029,6 +1074,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [default-code-from-generic-words]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/default-code-from-generic-words.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [detail-not-serialize]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-not-serialize.rs
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs

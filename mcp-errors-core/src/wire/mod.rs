@@ -8,6 +8,7 @@
 //! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
+pub(crate) mod echo;
 pub(crate) mod jsonrpc;
 pub(crate) mod payload;
 pub(crate) mod result;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::echo::without_code_echo;
 use crate::category::Category;
 
 /// The structured description of a tool-execution failure.
@@ -113,6 +114,10 @@ impl ErrorPayload {
     /// The text opens with `Error` so that it says the call failed on its own, for hosts and
     /// agent frameworks that hand the model a failed result's text without its `isError` flag;
     /// the stable code follows right after it.
+    ///
+    /// A message that starts by repeating the code's words, then `:` or `-`, is written
+    /// without them: code `INVALID_SQL` and message `Invalid SQL: near "x"` give
+    /// `Error INVALID_SQL: near "x". Not retryable.` The payload's `message` stays whole.
     pub fn to_text(&self) -> String {
         let mut text = String::with_capacity(
             self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 56,
@@ -166,7 +171,7 @@ impl Sentence<'_> {
     fn write(&self, text: &mut String) {
         text.push_str(self.code);
         text.push_str(": ");
-        push_sentence(text, self.message);
+        push_sentence(text, without_code_echo(self.code, self.message));
         match self.retry {
             None => {}
             Some((false, _)) => text.push_str(" Not retryable."),

@@ -23,6 +23,22 @@ fn text_reads_code_message_retry_advice_and_hint() {
 }
 
 #[test]
+fn text_writes_the_code_once_when_the_message_starts_with_its_words() {
+    let p = ErrorPayload::new(
+        "INVALID_SQL",
+        Category::Validation,
+        "Invalid SQL: near \"x\"",
+    );
+    assert_eq!(p.to_text(), "Error INVALID_SQL: near \"x\". Not retryable.");
+    assert_eq!(p.message, "Invalid SQL: near \"x\"");
+    let p = ErrorPayload::new("INVALID_SQL", Category::Validation, "Invalid SQL");
+    assert_eq!(
+        p.to_text(),
+        "Error INVALID_SQL: Invalid SQL. Not retryable."
+    );
+}
+
+#[test]
 fn text_does_not_double_the_full_stop_and_names_the_unit() {
     let mut p = payload();
     p.message = "seat taken.".into();
