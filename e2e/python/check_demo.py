@@ -91,6 +91,10 @@ def check_result(expect: dict, result) -> list[str]:
             problems.append(f"details.{key} does not contain {needle!r}")
     if "hintContains" in expect and not contains(payload.get("hint"), expect["hintContains"]):
         problems.append(f"hint {payload.get('hint')!r} does not contain {expect['hintContains']!r}")
+    prefix = expect.get("textStartsWith")
+    first = result.content[0].text if result.content else None
+    if prefix is not None and not (first or "").startswith(prefix):
+        problems.append(f"content[0].text {first!r} does not start with {prefix!r}")
     if "textContains" in expect:
         text = result.content[0].text if result.content else None
         if not contains(text, expect["textContains"]):
@@ -107,6 +111,8 @@ def check_protocol_error(expect: dict, error: ProtocolError) -> list[str]:
     prefix = expect.get("messageStartsWith")
     if prefix is not None and not error.error.message.startswith(prefix):
         problems.append(f"error.message {error.error.message!r} does not start with {prefix!r}")
+    if "messageContains" in expect and not contains(error.error.message, expect["messageContains"]):
+        problems.append(f"error.message {error.error.message!r} does not contain {expect['messageContains']!r}")
     if "data" in expect and not matches(expect["data"], error.error.data):
         problems.append(f"error.data {error.error.data}, expected {expect['data']}")
     return problems

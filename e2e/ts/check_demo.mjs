@@ -91,6 +91,10 @@ function checkResult(expect, result) {
   if ("hintContains" in expect && !contains(payload.hint, expect.hintContains)) {
     problems.push(`hint ${show(payload.hint)} does not contain ${show(expect.hintContains)}`);
   }
+  const first = result.content?.[0]?.text ?? "";
+  if ("textStartsWith" in expect && !first.startsWith(expect.textStartsWith)) {
+    problems.push(`content[0].text ${show(first)} does not start with ${show(expect.textStartsWith)}`);
+  }
   if ("textContains" in expect && !contains(result.content?.[0]?.text, expect.textContains)) {
     problems.push(`content[0].text ${show(result.content?.[0]?.text)} does not contain ${show(expect.textContains)}`);
   }
@@ -110,6 +114,9 @@ function checkRejection(expect, error) {
   const message = error.message.replace(`MCP error ${error.code}: `, "");
   if ("messageStartsWith" in expect && !message.startsWith(expect.messageStartsWith)) {
     problems.push(`message ${show(message)} does not start with ${show(expect.messageStartsWith)}`);
+  }
+  if ("messageContains" in expect && !contains(message, expect.messageContains)) {
+    problems.push(`message ${show(message)} does not contain ${show(expect.messageContains)}`);
   }
   if ("data" in expect && !matches(expect.data, error.data)) {
     problems.push(`data ${show(error.data)}, expected ${show(expect.data)}`);

@@ -72,7 +72,7 @@ fn main() {
             |attempt| async move {
                 Ok::<_, UnknownCause>(if attempt == 1 {
                     json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
-                        "content": [{"type": "text", "text": "BUSY: order service busy. Retryable."}],
+                        "content": [{"type": "text", "text": "Error BUSY: order service busy. Retryable."}],
                         "_meta": {"rs.mcp-errors/error": {"code": "BUSY", "category": "transient",
                             "retryable": true, "message": "order service busy"}}}})
                 } else {

@@ -155,6 +155,12 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
                     format!("message {message:?} does not start with {want:?}"),
                 );
             }
+            if let Some(needle) = expect.get("messageContains") {
+                require(
+                    contains(Some(&Value::from(message.as_str())), needle),
+                    format!("message {message:?} does not contain {needle}"),
+                );
+            }
             if let Some(want) = expect.get("data") {
                 let got = data.clone().unwrap_or(Value::Null);
                 require(matches(want, &got), format!("data {got}, expected {want}"));
@@ -222,6 +228,14 @@ pub fn check(expect: &Value, reply: &Reply) -> Vec<String> {
                 require(
                     contains(payload.get("hint"), needle),
                     format!("hint does not contain {needle}"),
+                );
+            }
+            let text = result["content"].get(0).and_then(|c| c.get("text"));
+            if let Some(want) = expect["textStartsWith"].as_str() {
+                let got = text.and_then(Value::as_str).unwrap_or_default();
+                require(
+                    got.starts_with(want),
+                    format!("content[0].text {got:?} does not start with {want:?}"),
                 );
             }
             if let Some(needle) = expect.get("textContains") {

@@ -48,6 +48,8 @@ async fn every_case_comes_back_as_cases_json_expects() {
         tools.into_iter().collect::<Vec<_>>(),
         [
             "fetch_report",
+            // A tool the server does not list.
+            "query_log",
             "query_logs",
             "refund_order",
             "reserve_seat",
@@ -160,7 +162,9 @@ async fn a_search_that_matches_nothing_is_a_success_marked_empty() {
 }
 
 #[tokio::test]
-async fn a_reversed_time_range_is_a_json_rpc_invalid_params_error_naming_both_fields() {
+async fn a_reversed_time_range_is_a_validation_error_the_model_reads_naming_both_fields() {
+    // Declared `#[protocol(invalid_params)]`; rmcp's client negotiates the newest version, and
+    // from 2025-11-25 on ErrorBoundary sends input validation errors as `isError` results.
     let client = connect(server(), &[]).await.unwrap();
     let reply = call(
         &client,
@@ -173,15 +177,13 @@ async fn a_reversed_time_range_is_a_json_rpc_invalid_params_error_naming_both_fi
     )
     .await
     .unwrap();
-    let Reply::Protocol { code, data, .. } = reply else {
-        panic!("expected a JSON-RPC error, got {reply:?}")
-    };
-    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    let payload = payload(&reply);
+    assert_eq!(payload["code"], "TIME_RANGE_REVERSED");
+    assert_eq!(payload["category"], "validation");
     assert_eq!(
-        data,
-        Some(json!({"code": "TIME_RANGE_REVERSED",
-                    "start_time": "2026-11-02T12:00:00+02:00",
-                    "end_time": "2026-11-02T09:00:00Z"}))
+        payload["details"],
+        json!({"start_time": "2026-11-02T12:00:00+02:00",
+               "end_time": "2026-11-02T09:00:00Z"})
     );
     client.cancel().await.unwrap();
 }
@@ -336,7 +338,11 @@ fn the_tour_prints_every_case_and_exits_zero() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("JSON-RPC error -32602 TIME_RANGE_REVERSED (-, retryable: no)"),
+        stdout.contains("JSON-RPC error -32602 UNKNOWN_TOOL (-, retryable: no)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("isError TIME_RANGE_REVERSED (validation, retryable: no)"),
         "{stdout}"
     );
     assert!(stdout.contains("succeeded after 2 attempt(s)"), "{stdout}");

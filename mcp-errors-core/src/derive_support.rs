@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use serde::Serialize;
+
 use crate::category::Category;
 use crate::classify::Classification;
 use crate::failure::ToolFailure;
@@ -129,6 +131,20 @@ impl<T: RetryAfter + ?Sized> RetryAfter for Box<T> {
         (**self).retry_after()
     }
 }
+
+/// What a `#[detail]` field may be: a value that implements `serde::Serialize`, since a
+/// detail is sent as JSON. The generated `details()` hands each detail to
+/// `__private::detail`, bounded by this trait, so a field of any other type (a foreign error
+/// such as `std::io::Error`) is one error at the field, with this message rather than serde's.
+#[diagnostic::on_unimplemented(
+    message = "this value cannot be a detail: `{Self}` is not `Serialize`; use `#[source]` or format it into a `String` field",
+    label = "`{Self}` is not `Serialize`, and a `#[detail]` is sent as JSON",
+    note = "keep the error as the `#[source]` (logged, not sent), or store what the client needs as a `String`, e.g. `#[detail] cause: String` built with `error.to_string()`"
+)]
+pub trait Detail: Serialize {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + ?Sized> Detail for T {}
 
 /// A field that a text the model reads shows (`#[message]`, `#[hint]`, or `Display` of a
 /// variant that is not masked), probed for whether its type is a [`ToolError`]: the generated

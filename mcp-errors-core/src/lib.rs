@@ -37,7 +37,7 @@
 //! let ToolFailure::Execution(result) = ToolFailure::from(err) else { panic!() };
 //! assert_eq!(
 //!     result.content[0].as_text().unwrap(),
-//!     "UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. Hint: use one of: finance, hr"
+//!     "Error UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. Hint: use one of: finance, hr"
 //! );
 //!
 //! let timeout = SearchError::Timeout { wait: Duration::from_secs(2) };
@@ -74,15 +74,18 @@
 //! # The wire
 //!
 //! A tool-execution variant becomes a [`CallToolResult`] with `isError: true`, `resultType:
-//! "complete"`, one text block that stands on its own (code, message, retry advice, hint, the
-//! correlation id when there is one) and the [`ErrorPayload`] `{code, category, retryable,
+//! "complete"`, one text block that stands on its own (`Error`, then code, message, retry
+//! advice, hint, the correlation id when there is one: the text says it failed where a host
+//! drops `isError`) and the [`ErrorPayload`] `{code, category, retryable,
 //! message, hint?, retryAfterMs?, details?, correlationId?}` in `_meta` under [`META_KEY`].
 //! The payload goes into `structuredContent` only with
 //! [`FailureOptions::with_structured_content`]: the TypeScript SDK v1 client validates
 //! `structuredContent` against the tool's `outputSchema` even on errors, and then hides the
 //! real error. A protocol variant becomes a [`JsonRpcError`] `{code, message, data}` whose
-//! message starts with the stable code and whose `data` holds `code` and the `#[detail]`
-//! fields. Both channels are tested against the official schemas of MCP 2025-06-18,
+//! message tells what that text tells, starting with the stable code (`CODE: message.`, the
+//! retry advice when the variant gives some, the hint, the correlation id), and whose `data`
+//! holds `code`, `retryable` and `retryAfterMs` when given, `hint`, `correlationId` and the
+//! `#[detail]` fields. Both channels are tested against the official schemas of MCP 2025-06-18,
 //! 2025-11-25 and 2026-07-28. serde's `Serialize` writes every shape.
 //!
 //! # Security: what is and is not emitted
@@ -218,8 +221,9 @@ pub use mcp_errors_derive::ToolError;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::derive_support::{
-        ClassifyOutput, DerivedToolError, NotShownToTheModel, Redacted, RetryAfter, ShownField,
-        ShownToolError, ShownValue, Var, classify_with, shown_to_the_model, tool_failure,
+        ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
+        ShownField, ShownToolError, ShownValue, Var, classify_with, shown_to_the_model,
+        tool_failure,
     };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
@@ -238,7 +242,7 @@ pub mod __private {
     }
 
     /// One `#[detail]` entry: its key and [`detail_value`] of the field.
-    pub fn detail<T: serde::Serialize + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
+    pub fn detail<T: Detail + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
         (key.to_owned(), detail_value(value))
     }
 

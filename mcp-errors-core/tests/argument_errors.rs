@@ -98,7 +98,7 @@ async fn a_hostile_call_is_answered_within_bounds() {
     let (bytes, result) = call(hostile_arguments(100, 1000, 50_000)).await;
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
-    assert!(text.starts_with("INVALID_ARGUMENTS: "), "{text}");
+    assert!(text.starts_with("Error INVALID_ARGUMENTS: "), "{text}");
     // The reading adds a copy of the arguments at most (ErrorBoundary keeps them to name the
     // field), not a path per value.
     assert!(

@@ -223,6 +223,53 @@ fn an_upper_case_foreign_category_is_still_recognised() {
     assert!(e.retryable);
 }
 
+fn plain(text: &str) -> ExecutionError {
+    execution_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": text}]}),
+    ))
+}
+
+#[test]
+fn a_text_in_this_crates_form_names_its_code_and_the_rules_read_past_it() {
+    // `Error CODE: ` as this crate's servers open a failure's text, its `_meta` dropped on
+    // the way: the code is read, and the rules that look at the start of the message read
+    // the message after it.
+    let e = plain("Error BAD_BRANCH: Invalid branch type: x. Not retryable.");
+    assert_eq!(e.code.as_deref(), Some("BAD_BRANCH"));
+    assert_eq!(e.category, Some(Category::Validation));
+    assert_eq!(e.evidence, Evidence::TextRule);
+    assert!(!e.retryable);
+    let e = plain("Error GONE: Unknown tool: drop_table. Not retryable.");
+    assert_eq!(e.code.as_deref(), Some("GONE"));
+    assert_eq!(e.category, Some(Category::NotFound));
+    // The old form, `CODE: message`, reads the same, without taking the code: `NAME: ` opens
+    // many foreign texts too.
+    let e = plain("BAD_BRANCH: Invalid branch type: x. Not retryable.");
+    assert_eq!((e.code, e.category), (None, Some(Category::Validation)));
+    // Neither a lowercase word, `ERROR` nor a word after another opening is a code.
+    for text in [
+        "Error executing tool fetch: boom",
+        "Error: boom",
+        "ERROR: boom",
+        "Error TypeError: boom",
+        "Error bad_branch: boom",
+    ] {
+        assert_eq!(plain(text).code, None, "{text}");
+    }
+}
+
+#[test]
+fn a_success_whose_text_opens_as_this_crates_failures_looks_like_one() {
+    let said = both(&ok(json!({"content": [
+        {"type": "text", "text": "Error NO_SEAT: no such seat Z9. Not retryable."}]})));
+    assert!(said.is_success() && said.looks_like_failure());
+    assert_eq!(said.category(), Some(Category::NotFound));
+    // The old form in a success is not enough: `NOTE: ...` is ordinary output.
+    let note = both(&ok(json!({"content": [
+        {"type": "text", "text": "NOTE: the seat map changed"}]})));
+    assert!(!note.looks_like_failure());
+}
+
 #[test]
 fn plain_text_is_an_execution_error_of_unknown_category_not_retryable() {
     let response = ok(json!({"isError": true, "content": [

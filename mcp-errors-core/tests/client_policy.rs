@@ -763,3 +763,108 @@ fn a_passing_fault_read_from_text_that_the_server_marked_not_retryable_escalates
         escalate(EscalationReason::NotRetryable)
     );
 }
+
+fn protocol_with(code: i64, message: &str, data: Value) -> Outcome {
+    classify(&json!({"jsonrpc": "2.0", "id": 1,
+                     "error": {"code": code, "message": message, "data": data}}))
+}
+
+#[test]
+fn a_protocol_errors_retry_advice_in_data_decides_over_its_code() {
+    // This crate's servers: `retryable` and `retryAfterMs` in `data`, next to the code and hint.
+    let busy = protocol_with(
+        -32001,
+        "REBUILDING: the index is rebuilding. Retryable after 2s. Hint: call again later",
+        json!({"code": "REBUILDING", "retryable": true, "retryAfterMs": 2000,
+               "hint": "call again later"}),
+    );
+    assert_eq!(decide(&busy, first()), retry_ms(2000));
+    // Advice is advice whether or not the call is declared idempotent: the server answered.
+    assert_eq!(
+        RetryPolicy::default().decide(&busy, first().idempotent(false).with_jitter(1.0)),
+        retry_ms(2000)
+    );
+    let no_wait = protocol_with(-32603, "BUSY: busy. Retryable.", json!({"retryable": true}));
+    assert_eq!(decide(&no_wait, first()), retry_ms(100));
+    // The attempt limit and the longest wait still hold.
+    assert_eq!(
+        decide(&busy, Attempt::new(3, Duration::ZERO)),
+        escalate(EscalationReason::AttemptsExhausted)
+    );
+    let too_long = protocol_with(
+        -1001,
+        "m",
+        json!({"retryable": true, "retryAfterMs": 60_000}),
+    );
+    assert_eq!(
+        decide(&too_long, first()),
+        escalate(EscalationReason::RetryAfterTooLong)
+    );
+
+    // Not retryable: a code without a decision of its own escalates, even one a profile
+    // reads as a timeout, or a -32603 whose text reads as a passing fault.
+    for (code, message) in [
+        (-32603, "UPSTREAM: connection refused. Not retryable."),
+        (-32001, "Request timed out"),
+        (-1001, "m"),
+    ] {
+        let refused = protocol_with(code, message, json!({"retryable": false}));
+        assert_eq!(
+            RetryPolicy::default()
+                .with_peer_profile(PeerProfile::typescript_sdk())
+                .decide(&refused, first().idempotent(true)),
+            escalate(EscalationReason::NotRetryable),
+            "{code}"
+        );
+    }
+    // A code with a decision of its own keeps it.
+    let bad = protocol_with(
+        -32602,
+        "BAD_TIMESTAMP: not RFC 3339. Not retryable.",
+        json!({"code": "BAD_TIMESTAMP", "retryable": false}),
+    );
+    assert_eq!(decide(&bad, first()), Decision::FixInput);
+
+    // Without advice, or with advice of the wrong type, the code decides as before.
+    let silent = protocol_with(-32603, "m", json!({"code": "X", "retryable": "yes"}));
+    assert_eq!(
+        decide(&silent, first()),
+        escalate(EscalationReason::ProtocolError)
+    );
+    let plain = protocol_with(-32602, "m", json!({"code": "X"}));
+    assert_eq!(decide(&plain, first()), Decision::FixInput);
+}
+
+#[test]
+fn a_derived_protocol_variant_with_retry_advice_is_retried_as_it_says() {
+    use mcp_errors_core::ToolError;
+
+    #[derive(Debug, thiserror::Error, ToolError)]
+    enum LedgerError {
+        #[error("the ledger is rebuilding")]
+        #[protocol(-32001)]
+        #[retryable]
+        Rebuilding {
+            #[retry_after]
+            wait: Duration,
+        },
+        #[error("no such account")]
+        #[protocol(-32001)]
+        #[retryable(false)]
+        NoAccount,
+    }
+
+    let wire = |error: LedgerError| {
+        let failure = error.to_failure();
+        let response = failure.as_protocol().unwrap().clone().into_response(1);
+        classify_bytes(&serde_json::to_vec(&response).unwrap())
+    };
+    let rebuilding = wire(LedgerError::Rebuilding {
+        wait: Duration::from_secs(3),
+    });
+    assert_eq!(decide(&rebuilding, first()), retry_ms(3000));
+    assert_eq!(
+        decide(&wire(LedgerError::NoAccount), first().idempotent(true)),
+        escalate(EscalationReason::NotRetryable)
+    );
+}

@@ -57,7 +57,7 @@ fn langchain_tool_messages_have_the_documented_fields_and_status() {
     assert_eq!(failed["tool_call_id"], "call_1");
     assert_eq!(
         failed["content"],
-        "RATE_LIMITED: slow down. Retryable after 2s. Hint: call again later"
+        "Error RATE_LIMITED: slow down. Retryable after 2s. Hint: call again later"
     );
     assert_eq!(failed["artifact"]["code"], "RATE_LIMITED");
     assert_eq!(failed["artifact"]["retryAfterMs"], 2000);
@@ -103,7 +103,7 @@ fn vercel_parts_carry_an_error_json_output_for_failures() {
         value["text"]
             .as_str()
             .unwrap()
-            .starts_with("RATE_LIMITED: slow down.")
+            .starts_with("Error RATE_LIMITED: slow down.")
     );
 
     // Plain text from any SDK: the text alone.
@@ -192,7 +192,7 @@ fn anthropic_mcp_tool_results_mirror_is_error_and_keep_every_text_block() {
     let block = Format::AnthropicMcp { tool_use_id: "m" }.render(&bare);
     assert_eq!(
         block["content"][0]["text"],
-        "QUOTA: quota exceeded. Not retryable."
+        "Error QUOTA: quota exceeded. Not retryable."
     );
     assert_eq!(block["content"][1]["text"], "quota exceeded");
 }

@@ -407,7 +407,7 @@ fn anthropic_rendering_keeps_the_flag_and_adds_the_code_when_the_text_lacks_it()
     assert_eq!(rendered["is_error"], true);
     assert_eq!(
         rendered["content"][0]["text"],
-        "SLOW_DOWN: slow down. Retryable after 2s."
+        "Error SLOW_DOWN: slow down. Retryable after 2s."
     );
     assert_eq!(rendered["content"][1]["text"], "slow down");
 }

@@ -1,6 +1,6 @@
 //! The JSON of a failure, as serde writes it, on every path a conversion takes (masked,
 //! retry-after, structured content, draft entry, trace id, protocol version, protocol
-//! channel), for derived and hand-written errors.
+//! channel, `invalid_params` as execution errors), for derived and hand-written errors.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -21,6 +21,9 @@ fn all_options() -> Vec<FailureOptions> {
         FailureOptions::new().with_structured_content(true),
         FailureOptions::new().with_draft_tool_failure(true),
         FailureOptions::new()
+            .with_invalid_params_as_execution(true)
+            .with_traceparent(trace),
+        FailureOptions::new()
             .with_structured_content(true)
             .with_draft_tool_failure(true)
             .with_traceparent(trace)
@@ -29,7 +32,8 @@ fn all_options() -> Vec<FailureOptions> {
 }
 
 /// What every failure's JSON says, whatever the options: an execution failure is a result
-/// with `isError`, one text block that is the payload's text, the payload under `_meta`, a
+/// with `isError`, one text block that is the payload's text (without the correlation id
+/// unless masked), the payload under `_meta`, a
 /// copy in `structuredContent` and the draft entry exactly when asked for; a protocol
 /// failure's message starts with its stable code, which `data.code` repeats. A correlation
 /// id is written when the options give one or the error is masked, and it is the same
@@ -42,7 +46,12 @@ fn check(failure: &ToolFailure, options: &FailureOptions, masked: bool) {
             assert_eq!(json["isError"], true, "{json}");
             assert_eq!(json["resultType"], "complete", "{json}");
             assert_eq!(json["content"].as_array().unwrap().len(), 1, "{json}");
-            assert_eq!(json["content"][0]["text"], payload.to_text(), "{json}");
+            // The text names the correlation id only when the error is masked.
+            let mut shown = payload.clone();
+            if !masked {
+                shown.correlation_id = None;
+            }
+            assert_eq!(json["content"][0]["text"], shown.to_text(), "{json}");
             let wire_payload = &json["_meta"][META_KEY];
             assert_eq!(wire_payload, &serde_json::to_value(&payload).unwrap());
             assert_eq!(
@@ -140,8 +149,48 @@ fn a_derived_failure_writes_what_its_options_ask_for() {
     }
 }
 
+/// A thiserror message that starts with the code's words reads them once: the text and the
+/// JSON-RPC message drop the repetition, the payload's message keeps it.
+#[test]
+fn a_message_that_repeats_the_code_reads_it_once() {
+    #[derive(Debug, thiserror::Error, ToolError)]
+    enum QueryError {
+        #[error("Invalid SQL: near \"{0}\"")]
+        #[category(validation)]
+        #[code("INVALID_SQL")]
+        InvalidSql(String),
+        #[error("unknown column - {0}")]
+        #[protocol(invalid_params)]
+        UnknownColumn(String),
+        #[error("Invalid SQLite file: {0}")]
+        #[category(validation)]
+        #[code("INVALID_SQL_FILE")]
+        InvalidSqlite(String),
+    }
+    let failure = QueryError::InvalidSql("x".into()).to_failure();
+    let result = failure.as_execution().unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("Error INVALID_SQL: near \"x\". Not retryable.")
+    );
+    assert_eq!(
+        result.error_payload().unwrap().message,
+        "Invalid SQL: near \"x\""
+    );
+    let ToolFailure::Protocol(error) = QueryError::UnknownColumn("ts".into()).to_failure() else {
+        panic!("a protocol variant");
+    };
+    assert_eq!(error.message, "UNKNOWN_COLUMN: ts.");
+    let failure = QueryError::InvalidSqlite("a.db".into()).to_failure();
+    assert_eq!(
+        failure.as_execution().unwrap().content[0].as_text(),
+        Some("Error INVALID_SQL_FILE: Invalid SQLite file: a.db. Not retryable.")
+    );
+}
+
 /// A hand-written `ToolError` may name details as the protocol error names its own keys:
-/// the stable code and the correlation id win.
+/// the stable code, the retry advice, the hint and the correlation id win, and a key the error
+/// does not write is not left to a detail.
 #[derive(Debug, thiserror::Error)]
 enum HandWritten {
     #[error("clash")]
@@ -150,12 +199,15 @@ enum HandWritten {
     Hidden,
     #[error("bad \"input\"\u{1}")]
     Bad,
+    #[error("busy")]
+    Busy,
 }
 
-static CATALOG: [ErrorDescriptor; 3] = [
+static CATALOG: [ErrorDescriptor; 4] = [
     ErrorDescriptor::protocol("Clash", "CLASH", ErrorCode::INVALID_PARAMS),
     ErrorDescriptor::protocol("Hidden", "HIDDEN", ErrorCode::INTERNAL_ERROR),
     ErrorDescriptor::execution("Bad", "BAD", Category::RateLimited),
+    ErrorDescriptor::protocol("Busy", "BUSY", ErrorCode(-32001)).retryable(true),
 ];
 
 impl ToolError for HandWritten {
@@ -167,6 +219,7 @@ impl ToolError for HandWritten {
             HandWritten::Clash => &CATALOG[0],
             HandWritten::Hidden => &CATALOG[1],
             HandWritten::Bad => &CATALOG[2],
+            HandWritten::Busy => &CATALOG[3],
         }
     }
     fn message(&self) -> String {
@@ -179,6 +232,9 @@ impl ToolError for HandWritten {
         let mut details = Map::new();
         details.insert("code".to_owned(), json!("posing"));
         details.insert("correlationId".to_owned(), json!("posing"));
+        details.insert("retryable".to_owned(), json!("posing"));
+        details.insert("retryAfterMs".to_owned(), json!("posing"));
+        details.insert("hint".to_owned(), json!("posing"));
         details.insert("a\"b".to_owned(), json!({"nested": [1, "\n"]}));
         details
     }
@@ -189,7 +245,12 @@ impl ToolError for HandWritten {
 
 #[test]
 fn a_hand_written_failure_writes_what_its_options_ask_for() {
-    for error in [HandWritten::Clash, HandWritten::Hidden, HandWritten::Bad] {
+    for error in [
+        HandWritten::Clash,
+        HandWritten::Hidden,
+        HandWritten::Bad,
+        HandWritten::Busy,
+    ] {
         for options in all_options() {
             let masked = error.descriptor().is_masked();
             check(&error.to_failure_with(&options), &options, masked);
@@ -201,4 +262,27 @@ fn a_hand_written_failure_writes_what_its_options_ask_for() {
     let written: Value = serde_json::from_str(&written).unwrap();
     assert_eq!(written["data"]["code"], "CLASH");
     assert_eq!(written["data"].get("correlationId"), None);
+    // No retry advice: none in `data` or the message.
+    assert_eq!(written["data"].get("retryable"), None);
+    assert_eq!(written["data"].get("retryAfterMs"), None);
+    assert_eq!(written["data"]["hint"], "try \"again\"");
+    assert_eq!(written["message"], "CLASH: clash. Hint: try \"again\"");
+
+    let busy = serde_json::to_value(HandWritten::Busy.to_failure()).unwrap();
+    assert_eq!(
+        (&busy["data"]["retryable"], &busy["data"]["retryAfterMs"]),
+        (&json!(true), &json!(5_400_000))
+    );
+    assert_eq!(
+        busy["message"],
+        "BUSY: busy. Retryable after 90min. Hint: try \"again\""
+    );
+    // Masked: the generic message and the retry advice only; no hint, no details.
+    let hidden = serde_json::to_value(HandWritten::Hidden.to_failure()).unwrap();
+    assert_eq!(hidden["data"].get("hint"), None);
+    assert_eq!(hidden["data"].get("retryable"), None);
+    assert!(
+        !hidden["message"].as_str().unwrap().contains("again"),
+        "{hidden}"
+    );
 }

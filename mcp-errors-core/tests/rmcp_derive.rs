@@ -144,7 +144,7 @@ async fn derived_execution_variants_are_error_results() {
     assert_eq!(taken.is_error, Some(true));
     assert_eq!(
         taken.content[0].as_text().map(|t| t.text.as_str()),
-        Some("TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
+        Some("Error TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
     );
     assert_eq!(payload(&taken).details.unwrap()["seat"], "A1");
 
@@ -169,7 +169,7 @@ async fn a_derived_protocol_variant_stays_a_protocol_error_whatever_its_message(
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert_eq!(
         error.message,
-        "NO_SUCH_ROW: failed to deserialize parameters: row 26 does not exist"
+        "NO_SUCH_ROW: failed to deserialize parameters: row 26 does not exist."
     );
     assert_eq!(error.data, Some(json!({"code": "NO_SUCH_ROW", "row": 26})));
     client.cancel().await.unwrap();

@@ -194,7 +194,7 @@ async fn a_tool_that_panics_is_answered_masked_and_the_next_call_is_served() {
     assert!(id.starts_with(&format!("{TRACE_ID}.")), "{id}");
     let text = result.content[0].as_text().unwrap().text.as_str();
     assert!(
-        text.starts_with("TOOL_PANICKED: ") && text.ends_with(id),
+        text.starts_with("Error TOOL_PANICKED: ") && text.ends_with(id),
         "{text}"
     );
     let wire = serde_json::to_string(&result).unwrap();

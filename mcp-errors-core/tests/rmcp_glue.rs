@@ -11,7 +11,9 @@ use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall,
 use mcp_errors_core::rmcp::{ErrorBoundary, Json, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{ClientConfig, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    ClientConfig, Implementation, ProtocolVersion, ServerCapabilities, ServerConfig,
+};
 use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
@@ -105,6 +107,11 @@ impl ServerHandler for Shop {
 }
 
 async fn connect() -> RunningService<RoleClient, ClientConfig> {
+    connect_at(ProtocolVersion::LATEST).await
+}
+
+/// A client of protocol `version` connected to a fresh server.
+async fn connect_at(version: ProtocolVersion) -> RunningService<RoleClient, ClientConfig> {
     let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let shop = Shop {
@@ -120,7 +127,8 @@ async fn connect() -> RunningService<RoleClient, ClientConfig> {
     let info = ClientConfig::new(
         Default::default(),
         Implementation::new("glue-test", "1.2.3"),
-    );
+    )
+    .with_protocol_version(version);
     info.serve(client_transport).await.expect("client connects")
 }
 
@@ -295,7 +303,8 @@ async fn an_empty_json_result_is_an_empty_success() {
 
 #[tokio::test]
 async fn a_protocol_failure_keeps_its_code_in_the_message() {
-    let client = connect().await;
+    // Before 2025-11-25, an `invalid_params` variant is a JSON-RPC error.
+    let client = connect_at(ProtocolVersion::V_2025_06_18).await;
     let call = ToolCall::new("refund", json!({"order_id": "range"}));
     let report = call_tool(client.peer(), &call, &Retrier::new(RetryPolicy::default()))
         .await
@@ -303,8 +312,27 @@ async fn a_protocol_failure_keeps_its_code_in_the_message() {
     let Outcome::ProtocolError(error) = &report.attempts[0].outcome else {
         panic!("expected a protocol error");
     };
-    assert_eq!(error.message, "BAD_RANGE: start is after end");
+    assert_eq!(error.message, "BAD_RANGE: start is after end.");
     assert_eq!(error.data.as_ref().unwrap()["code"], "BAD_RANGE");
+    assert_eq!(report.decision, Decision::FixInput);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_invalid_params_variant_is_a_validation_error_from_2025_11_25_on() {
+    let client = connect().await;
+    let call = ToolCall::new("refund", json!({"order_id": "range"}));
+    let report = call_tool(client.peer(), &call, &Retrier::new(RetryPolicy::default()))
+        .await
+        .expect_err("a validation failure stops the run");
+    let Outcome::ExecutionError(error) = &report.attempts[0].outcome else {
+        panic!(
+            "expected an execution error: {:?}",
+            report.attempts[0].outcome
+        );
+    };
+    assert_eq!(error.code.as_deref(), Some("BAD_RANGE"));
+    assert_eq!(error.message, "start is after end");
     assert_eq!(report.decision, Decision::FixInput);
     client.cancel().await.unwrap();
 }

@@ -313,7 +313,7 @@ async fn execution_variants_come_back_as_error_results_with_the_payload() {
         assert_eq!(result.is_error, Some(true), "{tool}");
         assert_eq!(
             result.content[0].as_text().map(|t| t.text.as_str()),
-            Some("NOT_FOUND: no order 42. Not retryable. Hint: list orders first"),
+            Some("Error NOT_FOUND: no order 42. Not retryable. Hint: list orders first"),
             "{tool}"
         );
         let payload = error_payload(&result);
@@ -359,7 +359,7 @@ async fn protocol_variants_come_back_as_json_rpc_errors_with_data() {
     for tool in ["get_order", "order_text", "order_result"] {
         let error = protocol_error(call(&client, tool, 4).await);
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{tool}");
-        assert_eq!(error.message, "BAD_RANGE: start is after end");
+        assert_eq!(error.message, "BAD_RANGE: start is after end.");
         assert_eq!(
             error.data,
             Some(json!({"code": "BAD_RANGE", "start": 9, "end": 3}))
@@ -383,7 +383,7 @@ async fn a_protocol_message_with_rmcps_argument_prefix_is_not_rewritten() {
     assert!(
         error
             .message
-            .ends_with("failed to deserialize parameters: the id is odd")
+            .ends_with("failed to deserialize parameters: the id is odd.")
     );
     assert_eq!(error.data, Some(json!({"code": "ODD_ID"})));
 
@@ -418,7 +418,7 @@ async fn generic_error_types_get_the_impl_too() {
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result.content[0].as_text().map(|t| t.text.as_str()),
-        Some("UPSTREAM: upstream said 503. Retryable.")
+        Some("Error UPSTREAM: upstream said 503. Retryable.")
     );
     client.cancel().await.unwrap();
 }

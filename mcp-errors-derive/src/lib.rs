@@ -88,7 +88,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(
 ///     failure.as_execution().unwrap().content[0].as_text(),
 ///     Some(
-///         "UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. \
+///         "Error UNKNOWN_DEPARTMENT: unknown department `finace`. Not retryable. \
 ///          Hint: use one of: finance, hr"
 ///     ),
 /// );
@@ -149,7 +149,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[category(NAME)]`: a tool-execution error
 ///
 /// The variant becomes a `CallToolResult` with `isError: true`. Its text is what a model
-/// understands alone (`CODE: message. Not retryable. Hint: hint`), and its `_meta` carries the
+/// understands alone, and says on its own that the call failed
+/// (`Error CODE: message. Not retryable. Hint: hint`, the message without a leading
+/// repetition of the code's words, see `#[message]`), and its `_meta` carries the
 /// structured payload `{code, category, retryable, message, hint?, retryAfterMs?, details?,
 /// correlationId?}`.
 ///
@@ -171,9 +173,13 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// # `#[protocol(CODE | NAME)]`: a JSON-RPC error
 ///
-/// The variant becomes a JSON-RPC error `{code, message, data}`; `data` holds the stable code
-/// (`"code"`), the correlation id when there is one (`"correlationId"`) and the `#[detail]`
-/// fields. A protocol error is never retryable, and is masked by default only for `-32603`.
+/// The variant becomes a JSON-RPC error `{code, message, data}`. Its message tells what the
+/// text of a tool-execution error tells, starting with the stable code (`CODE: message. Not
+/// retryable. Hint: hint`): many hosts drop `data`, and some agent frameworks show the model
+/// nothing else. `data` holds the stable code (`"code"`), the retry advice when the variant
+/// gives some (`"retryable"`, `"retryAfterMs"`: see [`#[retryable]`](#retryable-retryablefalse)),
+/// the hint (`"hint"`), the correlation id when there is one (`"correlationId"`) and the
+/// `#[detail]` fields. A protocol error is masked by default only for `-32603`.
 /// The code is an integer, written without quotes or a type suffix, or a name. It is one of:
 ///
 /// - a name, or the code, that JSON-RPC or MCP defines:
@@ -219,6 +225,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// let bad = QueryError::BadRange { start: "b".into(), end: "a".into() };
 /// let ToolFailure::Protocol(error) = ToolFailure::from(bad) else { unreachable!() };
 /// assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+/// assert_eq!(error.message, "BAD_RANGE: start_time is after end_time.");
 /// assert_eq!(
 ///     error.data,
 ///     Some(serde_json::json!({"code": "BAD_RANGE", "start": "b", "end": "a"}))
@@ -229,10 +236,37 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[retryable]`, `#[retryable(false)]`
 ///
 /// Whether calling again with the same input may succeed, overriding the category's default. On
-/// the enum it sets the default of its tool-execution variants. On a protocol variant (by its own
-/// `#[protocol]` or by the enum's) it is an error: retry advice reaches the model only on
-/// tool-execution errors. So is `#[retryable]` on an enum whose default is `#[protocol]`: put it
-/// on the variants that have a `#[category]`.
+/// the enum it sets the default of its variants.
+///
+/// On a protocol variant it is the retry advice of its JSON-RPC error: `data` gets `retryable`
+/// (and `retryAfterMs` from a [`#[retry_after]`](#retry_after) field), named as in the payload
+/// of a tool-execution error, and the message the same words as that error's text (`Not
+/// retryable.`, `Retryable after 2s.`). A protocol variant without `#[retryable]` (its own or
+/// the enum's) says nothing of retrying: no `retryable` in `data`, no retry words in the
+/// message, and a client decides by the JSON-RPC code ([retry_advice_on_protocol_errors]).
+/// This lets a server whose clients expect JSON-RPC errors keep them while it moves failures
+/// the model should read to `#[category]`.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// #[protocol(-32001)]
+/// enum LedgerError {
+///     #[error("the ledger is rebuilding its index")]
+///     #[retryable]
+///     Rebuilding { #[retry_after] wait: Duration },
+/// }
+///
+/// let error = LedgerError::Rebuilding { wait: Duration::from_secs(2) }.to_failure();
+/// let error = error.as_protocol().unwrap();
+/// assert_eq!(error.message, "REBUILDING: the ledger is rebuilding its index. Retryable after 2s.");
+/// assert_eq!(
+///     error.data,
+///     Some(serde_json::json!({"code": "REBUILDING", "retryable": true, "retryAfterMs": 2000}))
+/// );
+/// ```
 ///
 /// # `#[code("CODE")]`: the stable code
 ///
@@ -331,12 +365,42 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(
 ///     failure.as_execution().unwrap().content[0].as_text(),
 ///     Some(
-///         "NO_SUCH_SEAT: no seat \"Z9\" on this flight. Not retryable. \
+///         "Error NO_SUCH_SEAT: no seat \"Z9\" on this flight. Not retryable. \
 ///          Hint: seats look like {row}{letter}, e.g. A1"
 ///     ),
 /// );
 /// let low = BookingError::FareTooLow { fare: 9.5, floor: 12.0, digits: 2, r#type: "economy" };
 /// assert_eq!(low.message(), "fare 9.50 is below 12.00 for economy");
+/// ```
+///
+/// The text is `CODE: message`, so a message that starts by saying the code again would read
+/// it twice (`INVALID_SQL: Invalid SQL: near "x"`), as thiserror messages written before the
+/// code existed often do. The text leaves that repetition out, with no attribute: when the
+/// message starts with the code's words (split at `_`), in any case, each a whole word, then
+/// a `:` or a `-` and a space, the text goes on after them (`Error INVALID_SQL: near "x"`). The
+/// message itself stays whole: `message()`, the payload's `message` and the log keep
+/// `Invalid SQL: near "x"`. A JSON-RPC error's message (`CODE: message`) follows the same
+/// rule. A message that only starts alike keeps every word (`Invalid SQLite file: ...`,
+/// `Invalid SQL query: ...`), and so does one with nothing after the separator. Rewrite the
+/// message with `#[message]` only when it should say something else.
+///
+/// ```
+/// use mcp_errors_core::ToolError;
+///
+/// #[derive(Debug, thiserror::Error, ToolError)]
+/// enum QuotaError {
+///     #[error("Quota exceeded: {used} of {limit} calls today")]
+///     #[category(business)]
+///     QuotaExceeded { used: u32, limit: u32 },
+/// }
+///
+/// let error = QuotaError::QuotaExceeded { used: 1000, limit: 1000 };
+/// assert_eq!(error.message(), "Quota exceeded: 1000 of 1000 calls today");
+/// let failure = error.to_failure();
+/// assert_eq!(
+///     failure.as_execution().unwrap().content[0].as_text(),
+///     Some("Error QUOTA_EXCEEDED: 1000 of 1000 calls today. Not retryable."),
+/// );
 /// ```
 ///
 /// # `#[mask]`, `#[expose]`: masking
@@ -351,7 +415,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// What a masked error shows: on a tool-execution error, the stable code, the category, the
 /// retry advice (with the retry-after), a generic message (`internal error; the details were
 /// logged under the correlation id`) and a correlation id; no hint and no details. On a protocol
-/// error, the same generic message, with only the stable code and the correlation id in `data`.
+/// error, the same generic message, its retry advice if it gives some, and the correlation id,
+/// with only the stable code, the retry advice and the correlation id in `data`.
 /// Nothing of `Display`, `#[message]`, a `source` or a `#[sensitive]` field reaches the wire.
 ///
 /// Where the full text goes: with the core's `tracing` feature, each masked conversion emits one
@@ -394,14 +459,22 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// The field goes into the payload's `details` (tool-execution error) or the JSON-RPC `data`
 /// (protocol error), keyed by the field's name (without `r#`) or a tuple field's index, in
-/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound). A
-/// masked variant emits no details.
+/// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound):
+/// a foreign error such as `std::io::Error` or `sqlx::Error` is not, and is refused
+/// ([detail-not-serialize]); keep it as the `#[source]`, or format what the client needs into
+/// a `String` field. A masked variant emits no details.
+///
+/// A detail is model-visible. The payload is meant for the client, but some hosts (Google
+/// ADK, LlamaIndex) show the model the whole payload, `details` included, so write a detail
+/// as if the model reads it; a value that must not reach it is `#[sensitive]`.
 ///
 /// A tool-execution error's details are an object of their own, so any name works. A protocol
 /// error's details share `data` with the keys the library writes there, so on a protocol variant
-/// no `#[detail]` field is named `code` (the stable code) or `correlationId` (the correlation id).
-/// Nor `correlation_id`: it is a different JSON key, but a client that converts snake_case to
-/// camelCase reads it as `correlationId`. Rename the field, e.g. `country_code`.
+/// no `#[detail]` field is named `code` (the stable code), `retryable` or `retryAfterMs` (the
+/// retry advice), `hint` or `correlationId` (the correlation id). Nor `retry_after_ms` or
+/// `correlation_id`: they are different JSON keys, but a client that converts snake_case to
+/// camelCase reads them as `retryAfterMs` and `correlationId`. Rename the field, e.g.
+/// `country_code`.
 ///
 /// ## `#[retry_after]`
 ///
@@ -410,7 +483,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// (`None`: no `retryAfterMs`). The type checker decides, so a reference to either, an
 /// `Option<&Duration>`, a `Box<Duration>`, a type alias or a generic field (which gets the
 /// bound) works too. One per
-/// variant, on a retryable variant (by its category's default or by `#[retryable]`).
+/// variant, on a retryable variant (by its category's default or by `#[retryable]`; a protocol
+/// variant by `#[retryable]` only), where it also reaches a JSON-RPC error's `data` and message.
 ///
 /// ```
 /// use std::time::Duration;
@@ -499,7 +573,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// A field the library never emits: not on the wire, not in the log line of a masked error.
 /// `#[message]` and `#[hint]` may not interpolate it, and it cannot also be `#[detail]` or
-/// `#[retry_after]` (which are sent).
+/// `#[retry_after]` (which are sent). Everything sent may reach the model, `details` too
+/// (some hosts, such as Google ADK and LlamaIndex, show the model the whole payload), so
+/// `#[sensitive]` is the way to keep a value (a token, a password, a customer's data) out of
+/// its reach.
 ///
 /// A type with a `#[sensitive]` field gets its `Debug` from the derive: the one
 /// `#[derive(Debug)]` would write, with the field's value printed as `<redacted>`
@@ -559,7 +636,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// let result = limited.as_execution().unwrap();
 /// assert_eq!(
 ///     result.content[0].as_text(),
-///     Some("RATE_LIMITED: rate limited. Retryable after 3s."),
+///     Some("Error RATE_LIMITED: rate limited. Retryable after 3s."),
 /// );
 /// let login = LimitError::LoginFailed { password: "pw123".into(), user: "ann".into() };
 /// assert_eq!(
@@ -835,17 +912,6 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Retries:
 ///
-/// - No retry advice on a protocol variant ([retryable-on-protocol-variant]): `` `#[retryable]`
-///   has no meaning on `V`, a protocol error: retry advice reaches the model only on
-///   tool-execution errors; map it with `#[category(...)]` instead, or drop `#[retryable]` ``;
-///   when the variant is a protocol error by the enum's default
-///   ([retryable-under-enum-protocol]): `` ..., a protocol error by the enum's `#[protocol]`:
-///   ... ``.
-/// - No retry advice on an enum whose default is `#[protocol]`
-///   ([retryable-on-the-enum-with-protocol]): `` `#[retryable]` on the enum sets the retry advice
-///   of its tool-execution variants, but the enum's `#[protocol]` makes its variants protocol
-///   errors, which the model never retries: put `#[retryable]` on the variants that have a
-///   `#[category(...)]`, or drop it ``.
 /// - `#[retry_after]` goes on a `Duration` or an `Option<Duration>` ([retry-after-not-duration],
 ///   [retry-after-not-duration-string]): the type checker reports, on the field's type,
 ///   ``error[E0277]: `#[retry_after]` goes on a `std::time::Duration` or `Option<Duration>`
@@ -857,8 +923,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// - On a retryable variant ([retry-after-on-non-retryable]) unless the variant has a
 ///   `#[classify]` field, whose value decides: `` `#[retry_after]` on `V`, which
 ///   is not retryable: add `#[retryable]` to the variant, or drop `#[retry_after]` `` (on a
-///   protocol variant: ``..., which is a protocol error, which is never retried by the model:
-///   ...``). When the variant's retryability is its category's default, the core decides it, and
+///   protocol variant without `#[retryable]`, [retry-after-on-protocol-without-retryable]:
+///   ``..., which is a protocol error without retry advice: ...``). When the variant's
+///   retryability is its category's default, the core decides it, and
 ///   the compiler reports the same text as `error[E0080]: evaluation panicked: ...`, pointing at
 ///   `#[retry_after]`.
 ///
@@ -924,12 +991,19 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Details:
 ///
+/// - A detail is `Serialize` ([detail-not-serialize]): the type checker reports, at the
+///   field, ``error[E0277]: this value cannot be a detail: `T` is not `Serialize`; use
+///   `#[source]` or format it into a `String` field``, with the note ``keep the error as the
+///   `#[source]` (logged, not sent), or store what the client needs as a `String`, e.g.
+///   `#[detail] cause: String` built with `error.to_string()` ``.
 /// - A protocol error's detail does not take a key of `data` ([detail-key-reserved-in-protocol-data]):
 ///   `` the `#[detail]` field `code` of `V` would go into JSON-RPC `data` as `code`, the key that
 ///   holds the stable code: rename the field (a detail is keyed by its field's name) ``; for
-///   `correlationId`: ``..., the key that holds the correlation id: ...``; for `correlation_id`:
-///   ``..., which a client converting snake_case to camelCase reads as `correlationId`, the key
-///   that holds the correlation id: ...``.
+///   `retryable`: ``..., the key that holds the retry advice: ...``; for `hint`: ``..., the key
+///   that holds the hint: ...``; for `correlationId`: ``..., the key that holds the correlation
+///   id: ...``; for `correlation_id` (and likewise `retry_after_ms`): ``..., which a client
+///   converting snake_case to camelCase reads as `correlationId`, the key that holds the
+///   correlation id: ...``.
 ///
 /// Sensitive fields:
 ///
@@ -1000,6 +1074,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [default_codes_from_names]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/default_codes_from_names.rs
 /// [default-code-from-generic-words]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/default-code-from-generic-words.rs
 /// [detail-and-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-and-sensitive-field.rs
+/// [detail-not-serialize]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-not-serialize.rs
 /// [detail-key-reserved-in-protocol-data]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/detail-key-reserved-in-protocol-data.rs
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
@@ -1035,9 +1110,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// [retry-after-not-duration-string]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-not-duration-string.rs
 /// [retry-after-on-non-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-non-retryable.rs
 /// [retry-after-twice]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-twice.rs
-/// [retryable-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-protocol-variant.rs
-/// [retryable-on-the-enum-with-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-on-the-enum-with-protocol.rs
-/// [retryable-under-enum-protocol]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retryable-under-enum-protocol.rs
+/// [retry-after-on-protocol-without-retryable]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/retry-after-on-protocol-without-retryable.rs
+/// [retry_advice_on_protocol_errors]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/retry_advice_on_protocol_errors.rs
 /// [sensitive_field_on_masked_variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/pass/sensitive_field_on_masked_variant.rs
 /// [sensitive-field-and-derived-debug]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-and-derived-debug.rs
 /// [sensitive-field-as-width-or-precision]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/sensitive-field-as-width-or-precision.rs

@@ -144,7 +144,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
                 .as_ref()
                 .and_then(|classify| classify.value.clone()),
         });
-    let retryable = resolve_retryable(input, variant, channel, errors);
+    let retryable = resolve_retryable(input, variant);
     let masked = resolve_masked(input, variant);
     let code = resolve_code(variant, errors);
     let generic_code = valid::generic_default_code(variant, &code);
@@ -289,25 +289,15 @@ fn resolve_channel(input: &Input, variant: &Variant, errors: &mut Errors) -> Cha
     Channel::Execution(Category::Internal)
 }
 
-/// `#[retryable]` as written for a variant; `None` leaves the category's default.
-fn resolve_retryable(
-    input: &Input,
-    variant: &Variant,
-    channel: Channel,
-    errors: &mut Errors,
-) -> Option<bool> {
-    match channel {
-        Channel::Protocol(_) => {
-            valid::check_no_retryable_on_protocol(variant, errors);
-            None
-        }
-        Channel::Execution(_) => variant
-            .attrs
-            .retryable
-            .as_ref()
-            .or(input.container.retryable.as_ref())
-            .map(|retryable| retryable.value),
-    }
+/// `#[retryable]` as written for a variant, or on the enum; `None` leaves the category's
+/// default, or on a protocol variant gives no retry advice.
+fn resolve_retryable(input: &Input, variant: &Variant) -> Option<bool> {
+    variant
+        .attrs
+        .retryable
+        .as_ref()
+        .or(input.container.retryable.as_ref())
+        .map(|retryable| retryable.value)
 }
 
 /// `#[mask]` or `#[expose]` as written for a variant; `None` leaves the channel's default.

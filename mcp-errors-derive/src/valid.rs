@@ -56,15 +56,6 @@ pub fn check_container_channel(attrs: &Attrs, errors: &mut Errors) {
     }
     if let Some(protocol) = &attrs.protocol {
         check_protocol_code(protocol.value, protocol.span, errors);
-        if let Some(retryable) = &attrs.retryable {
-            errors.push(error(
-                retryable.span,
-                "`#[retryable]` on the enum sets the retry advice of its tool-execution variants, \
-                 but the enum's `#[protocol]` makes its variants protocol errors, which the model \
-                 never retries: put `#[retryable]` on the variants that have a \
-                 `#[category(...)]`, or drop it",
-            ));
-        }
     }
     check_mask_expose(attrs, errors);
 }
@@ -306,27 +297,6 @@ pub fn check_mapped(input: &Input, variant: &Variant, errors: &mut Errors) {
     ));
 }
 
-/// Rule: retry advice reaches the model only on tool-execution errors.
-pub fn check_no_retryable_on_protocol(variant: &Variant, errors: &mut Errors) {
-    let Some(retryable) = &variant.attrs.retryable else {
-        return;
-    };
-    let by_enum = if variant.attrs.protocol.is_none() {
-        " by the enum's `#[protocol]`"
-    } else {
-        ""
-    };
-    errors.push(error(
-        retryable.span,
-        format!(
-            "`#[retryable]` has no meaning on `{}`, a protocol error{by_enum}: retry advice \
-             reaches the model only on tool-execution errors; map it with `#[category(...)]` \
-             instead, or drop `#[retryable]`",
-            variant.ident
-        ),
-    ));
-}
-
 /// Rule: a stable code written with `#[code("...")]` is one a client can match on.
 pub fn check_code(lit: &LitStr, errors: &mut Errors) {
     let code = lit.value();
@@ -502,10 +472,12 @@ fn member_name(member: &Member) -> String {
     }
 }
 
-/// Rules of `#[retry_after]`: one per variant, on a retryable variant. Whether a variant that
-/// takes its category's default is retryable is known to the core only, so that rule becomes
-/// an assertion in the generated code, with the message of [`retry_after_not_retryable`];
-/// whether the field is a `Duration` is the type checker's, through the core's `RetryAfter`.
+/// Rules of `#[retry_after]`: one per variant, on a retryable variant; on a protocol variant,
+/// one that says so with `#[retryable]` (it gives no retry advice otherwise). Whether a
+/// tool-execution variant that takes its category's default is retryable is known to the core
+/// only, so that rule becomes an assertion in the generated code, with the message of
+/// [`retry_after_not_retryable`]; whether the field is a `Duration` is the type checker's,
+/// through the core's `RetryAfter`.
 pub fn check_retry_after(
     variant: &Variant,
     retryable: Option<bool>,
@@ -529,8 +501,8 @@ pub fn check_retry_after(
             continue;
         }
         found = true;
-        if is_protocol {
-            let why = "a protocol error, which is never retried by the model";
+        if is_protocol && retryable.is_none() {
+            let why = "a protocol error without retry advice";
             errors.push(error(span, retry_after_not_retryable(variant, why)));
         } else if retryable == Some(false) {
             errors.push(error(
@@ -621,8 +593,9 @@ pub fn check_display_hides_sensitive(
 }
 
 /// Rule: on a protocol error, details share JSON-RPC `data` with the keys the library writes
-/// there, so no detail takes one of them. `correlation_id` is refused with `correlationId`:
-/// a client that converts snake_case to camelCase reads both as one key.
+/// there (`code`, `retryable`, `retryAfterMs`, `hint`, `correlationId`), so no detail takes one
+/// of them. The snake_case spellings of the camelCase keys are refused with them: a client
+/// that converts snake_case to camelCase reads both as one key.
 pub fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
     for field in &variant.fields {
         if field.attrs.detail.is_none() {
@@ -631,6 +604,13 @@ pub fn check_protocol_detail_keys(variant: &Variant, errors: &mut Errors) {
         let key = field.detail_key();
         let clash = match key.as_str() {
             "code" => "the key that holds the stable code",
+            "retryable" => "the key that holds the retry advice",
+            "retryAfterMs" => "the key that holds how long to wait before calling again",
+            "retry_after_ms" => {
+                "which a client converting snake_case to camelCase reads as `retryAfterMs`, the \
+                 key that holds how long to wait before calling again"
+            }
+            "hint" => "the key that holds the hint",
             "correlationId" => "the key that holds the correlation id",
             "correlation_id" => {
                 "which a client converting snake_case to camelCase reads as `correlationId`, the \

@@ -1,6 +1,6 @@
 //! A sample error enum with a variant for every category and for every protocol code the
 //! MCP and JSON-RPC specs define that a tool error can have, plus the awkward cases: details,
-//! retry-after, masking.
+//! retry-after (on both channels), masking.
 
 use std::time::Duration;
 
@@ -93,7 +93,12 @@ pub enum SampleError {
     UrlElicitationRequired,
     #[error("implementation-defined")]
     #[protocol(-32001)]
-    ImplementationDefined,
+    #[retryable]
+    #[hint("call again once the index is rebuilt")]
+    ImplementationDefined {
+        #[retry_after]
+        wait: Duration,
+    },
     #[error("application-defined")]
     #[protocol(-1001)]
     ApplicationDefined,
@@ -133,7 +138,9 @@ impl SampleError {
             SampleError::MissingCapability,
             SampleError::UnsupportedVersion,
             SampleError::UrlElicitationRequired,
-            SampleError::ImplementationDefined,
+            SampleError::ImplementationDefined {
+                wait: Duration::from_secs(3),
+            },
             SampleError::ApplicationDefined,
         ]
     }

@@ -279,7 +279,7 @@ fn an_empty_message_still_reads_as_a_sentence() {
         .as_text()
         .unwrap()
         .to_owned();
-    assert!(text.starts_with("TEXT: ."), "{text}");
+    assert!(text.starts_with("Error TEXT: ."), "{text}");
     assert_schema_valid(&error);
 }
 

@@ -270,8 +270,15 @@ fn a_caller_correlation_id_of_another_shape_never_reaches_the_wire() {
     let uuid = "7f3a9c1e-5b2d-4e8f-9a6b-0c1d2e3f4a5b";
     let kept = FailureOptions::new().with_correlation_id(uuid);
     assert_eq!(kept.correlation_id(), Some(uuid));
-    let text = shown.to_failure_with(&kept).to_string();
-    assert!(text.ends_with(&format!("Correlation id: {uuid}")), "{text}");
+    // Unmasked, the text the model reads stays free of the id; the payload carries it.
+    let failure = shown.to_failure_with(&kept);
+    let text = failure.to_string();
+    assert!(
+        !text.contains("Correlation id") && !text.contains(uuid),
+        "{text}"
+    );
+    let payload = failure.as_execution().unwrap().error_payload().unwrap();
+    assert_eq!(payload.correlation_id.as_deref(), Some(uuid));
 }
 
 /// A hand-written `ToolError` whose details are named like the keys the library writes into

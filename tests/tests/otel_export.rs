@@ -109,7 +109,7 @@ fn the_failure_event_carries_the_mcp_attributes_on_the_servers_span() {
 fn busy() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "result": {
         "isError": true,
-        "content": [{"type": "text", "text": "BUSY: order service busy. Retryable."}],
+        "content": [{"type": "text", "text": "Error BUSY: order service busy. Retryable."}],
         "_meta": {"rs.mcp-errors/error": {"code": "BUSY", "category": "transient",
                                           "retryable": true, "message": "order service busy"}}
     }})

@@ -24,6 +24,8 @@ fn every_variant_is_schema_valid_in_every_version() {
         FailureOptions::new()
             .with_draft_tool_failure(true)
             .with_protocol_version("2026-07-28"),
+        // The `invalid_params` variants as `isError` results.
+        FailureOptions::new().with_invalid_params_as_execution(true),
     ];
     let mut checked = 0;
     for error in SampleError::all() {
@@ -45,7 +47,7 @@ fn every_variant_is_schema_valid_in_every_version() {
             }
         }
     }
-    assert_eq!(checked, SampleError::all().len() * 4 * 3);
+    assert_eq!(checked, SampleError::all().len() * 5 * 3);
 }
 
 #[test]

@@ -200,7 +200,7 @@ pub fn typed_format_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the execution fixture")
     };
     let message = format!("unknown department \"{department}\"");
-    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    let text = format!("{OPEN}{CODE}: {message}. Not retryable. Hint: {HINT}");
     typed_result_to_bytes(&text, &message, allowed, *limit)
 }
 
@@ -218,8 +218,9 @@ pub fn typed_by_hand_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the execution fixture")
     };
     let message_len = MESSAGE_START.len() + department.len() + 1;
-    let mut text =
-        String::with_capacity(CODE.len() + 2 + message_len + TEXT_MIDDLE.len() + HINT.len());
+    let start = OPEN.len() + CODE.len() + 2;
+    let mut text = String::with_capacity(start + message_len + TEXT_MIDDLE.len() + HINT.len());
+    text.push_str(OPEN);
     text.push_str(CODE);
     text.push_str(": ");
     text.push_str(MESSAGE_START);
@@ -227,10 +228,12 @@ pub fn typed_by_hand_to_bytes(error: &SearchError) -> Vec<u8> {
     text.push('"');
     text.push_str(TEXT_MIDDLE);
     text.push_str(HINT);
-    let message = &text[CODE.len() + 2..CODE.len() + 2 + message_len];
+    let message = &text[start..start + message_len];
     typed_result_to_bytes(&text, message, allowed, *limit)
 }
 
+/// The word a failure's text opens with, before the code.
+const OPEN: &str = "Error ";
 const MESSAGE_START: &str = "unknown department \"";
 const TEXT_MIDDLE: &str = ". Not retryable. Hint: ";
 
@@ -254,6 +257,7 @@ struct Text<'a> {
 
 impl fmt::Display for Text<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(OPEN)?;
         f.write_str(CODE)?;
         f.write_str(": ")?;
         fmt::Display::fmt(self.message, f)?;
@@ -343,7 +347,7 @@ pub fn floor_to_bytes(error: &SearchError) -> Vec<u8> {
     };
     let mut out = buffer();
     out.extend_from_slice(
-        br#"{"content":[{"type":"text","text":"UNKNOWN_DEPARTMENT: unknown department \""#,
+        br#"{"content":[{"type":"text","text":"Error UNKNOWN_DEPARTMENT: unknown department \""#,
     );
     push_escaped(&mut out, department);
     out.extend_from_slice(
@@ -375,7 +379,7 @@ pub fn rmcp_error_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the execution fixture")
     };
     let message = format!("unknown department \"{department}\"");
-    let text = format!("{CODE}: {message}. Not retryable. Hint: {HINT}");
+    let text = format!("{OPEN}{CODE}: {message}. Not retryable. Hint: {HINT}");
     let payload = json!({
         "code": CODE,
         "category": "validation",
@@ -459,7 +463,7 @@ pub fn typed_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     };
     to_bytes(&TypedRpcError {
         code: -32602,
-        message: "BAD_RANGE: start_time is after end_time",
+        message: "BAD_RANGE: start_time is after end_time.",
         data: TypedRpcData {
             code: "BAD_RANGE",
             end,
@@ -476,7 +480,7 @@ pub fn floor_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
     };
     let mut out = buffer();
     out.extend_from_slice(
-        br#"{"code":-32602,"message":"BAD_RANGE: start_time is after end_time","data":{"code":"BAD_RANGE","end":""#,
+        br#"{"code":-32602,"message":"BAD_RANGE: start_time is after end_time.","data":{"code":"BAD_RANGE","end":""#,
     );
     push_escaped(&mut out, end);
     out.extend_from_slice(br#"","start":""#);
@@ -491,7 +495,7 @@ pub fn rmcp_protocol_to_bytes(error: &SearchError) -> Vec<u8> {
         unreachable!("the protocol fixture")
     };
     let error = rmcp::ErrorData::invalid_params(
-        "BAD_RANGE: start_time is after end_time",
+        "BAD_RANGE: start_time is after end_time.",
         Some(json!({ "code": "BAD_RANGE", "start": start, "end": end })),
     );
     to_bytes(&error)

@@ -76,8 +76,9 @@ pub struct LogPage {
 /// How `query_logs` fails.
 #[derive(Debug, thiserror::Error, ToolError)]
 pub enum LogsError {
-    /// A rule across two fields that no JSON Schema expresses: a protocol error, like the
-    /// invalid arguments it is.
+    /// A rule across two fields that no JSON Schema expresses: invalid arguments
+    /// (`invalid_params`), which `ErrorBoundary` sends as a `validation` tool error to clients
+    /// of 2025-11-25 and later, and as a JSON-RPC error to older ones.
     #[error("start_time ({start_time}) is after end_time ({end_time})")]
     #[protocol(invalid_params)]
     #[code("TIME_RANGE_REVERSED")]
@@ -90,6 +91,8 @@ pub enum LogsError {
 
     #[error("{field} is not an RFC 3339 timestamp: \"{value}\"")]
     #[protocol(invalid_params)]
+    #[retryable(false)]
+    #[hint("write it as 2026-11-02T10:00:00Z")]
     BadTimestamp {
         #[detail]
         field: String,

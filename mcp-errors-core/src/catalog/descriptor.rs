@@ -82,8 +82,10 @@ impl ErrorDescriptor {
         }
     }
 
-    /// A protocol variant answering with `protocol_code`: never retryable, masked only for
-    /// an internal error (-32603).
+    /// A protocol variant answering with `protocol_code`, masked only for an internal error
+    /// (-32603). It gives no retry advice until [`retryable`](Self::retryable) sets some: its
+    /// JSON-RPC error then says nothing of retrying, and the client decides by the JSON-RPC
+    /// code.
     pub const fn protocol(
         variant: &'static str,
         code: &'static str,
@@ -102,10 +104,11 @@ impl ErrorDescriptor {
         }
     }
 
-    /// The same descriptor, retryable or not (a protocol variant stays not retryable: retry
-    /// advice reaches the model only on tool-execution errors).
+    /// The same descriptor, retryable or not. On a protocol variant this is the retry advice
+    /// its JSON-RPC error carries: `retryable` (and `retryAfterMs`) in `data`, and the same
+    /// words as a tool-execution error's text in the message.
     pub const fn retryable(mut self, retryable: bool) -> Self {
-        self.retryable = retryable && matches!(self.channel, Channel::Execution(_));
+        self.retryable = retryable;
         self.retryable_set = true;
         self
     }
@@ -208,9 +211,19 @@ impl ErrorDescriptor {
         self.channel
     }
 
-    /// Whether calling again with the same input may succeed (always `false` for protocol).
+    /// Whether calling again with the same input may succeed (`false` for a protocol variant
+    /// that gives no retry advice).
     pub const fn is_retryable(&self) -> bool {
         self.retryable
+    }
+
+    /// The retry advice: `Some(retryable)`, or `None` for a protocol variant that gives none.
+    pub(crate) const fn retry_advice(&self) -> Option<bool> {
+        if self.retryable_set || matches!(self.channel, Channel::Execution(_)) {
+            Some(self.retryable)
+        } else {
+            None
+        }
     }
 
     /// Whether the model sees only a generic message and a correlation id.

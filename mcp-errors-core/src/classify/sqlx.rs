@@ -31,14 +31,8 @@ use crate::category::Category;
 /// A SQLSTATE is five characters; an SQLite code is a number, read by its primary code (the
 /// low byte of an extended code).
 impl Classify for Error {
-    const CATEGORIES: &'static [Category] = &[
-        Category::Validation,
-        Category::NotFound,
-        Category::Conflict,
-        Category::Permission,
-        Category::Transient,
-        Category::Internal,
-    ];
+    // Those of the `io::Error` an `Io` holds, which the tables above give too.
+    const CATEGORIES: &'static [Category] = <std::io::Error as Classify>::CATEGORIES;
 
     fn classify(&self) -> Option<Classification> {
         let category = match self {

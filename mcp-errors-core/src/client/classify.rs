@@ -77,7 +77,7 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// let response = json!({
 ///     "jsonrpc": "2.0", "id": 7,
 ///     "result": {
-///         "content": [{"type": "text", "text": "RATE_LIMITED: slow down. Retryable after 2s."}],
+///         "content": [{"type": "text", "text": "Error RATE_LIMITED: slow down. Retryable after 2s."}],
 ///         "isError": true,
 ///         "_meta": {"rs.mcp-errors/error": {
 ///             "code": "RATE_LIMITED", "category": "rate_limited", "retryable": true,

@@ -154,13 +154,20 @@ fn as_sent<'a, N: Node<'a>>(
             .with_category(Category::Validation)
             .with_retryable(false);
     }
-    if let Some(reading) = super::text::read(&text) {
-        let mut error = ExecutionError::from_text(text).with_category(reading.category);
-        error.retry_after = reading.retry_after;
-        error.evidence = Evidence::TextRule;
-        return error;
-    }
-    ExecutionError::from_text(text)
+    // A text in this crate's form (`Error CODE: ...`) whose description was dropped on the
+    // way still names its code.
+    let code = super::text::failure_code(&text).map(str::to_owned);
+    let mut error = match super::text::read(&text) {
+        Some(reading) => {
+            let mut error = ExecutionError::from_text(text).with_category(reading.category);
+            error.retry_after = reading.retry_after;
+            error.evidence = Evidence::TextRule;
+            error
+        }
+        None => ExecutionError::from_text(text),
+    };
+    error.code = code;
+    error
 }
 
 fn build(described: Described<'_>, text: String, evidence: Evidence) -> ExecutionError {

@@ -21,8 +21,8 @@
 /// Whether `text` says, the way an SDK writes it, that the named tool does not exist or is
 /// disabled. Case and surrounding whitespace do not count.
 pub(crate) fn says_tool_unavailable(text: &str) -> bool {
-    let lower = text.trim().to_ascii_lowercase();
-    let text = super::text::unwrap(&lower).1;
+    let text = super::text::unwrap(text).1.to_ascii_lowercase();
+    let text = text.as_str();
     if text.starts_with("unknown tool")
         || text.starts_with("tool unavailable:")
         || text == "tool not found"

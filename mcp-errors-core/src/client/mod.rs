@@ -5,7 +5,9 @@
 //!   ready, empty, execution error, protocol error, input required, invalid, or (built by the
 //!   caller for a local timeout) unknown. They read this project's payload, the draft
 //!   tool-failure entry (SEP-3313, a draft) and the common foreign shapes.
-//! - [`RetryPolicy`] maps an outcome and the attempt to a [`Decision`]: retry after a delay,
+//! - [`RetryPolicy`] maps an outcome and the attempt to a [`Decision`] (a protocol error by
+//!   the retry advice in its `data`, `retryable` and `retryAfterMs`, when it gives some, else by
+//!   its code): retry after a delay,
 //!   fix the input, re-read state, re-authenticate, explain to the user, provide input,
 //!   check state, list the tools again, re-initialize, fix headers, declare capabilities,
 //!   renegotiate the version, retry with the server's `requestState`, or escalate.
@@ -49,7 +51,10 @@
 //!
 //! The wrappers SDKs put around a tool's message are read through: `MCP error CODE: `
 //! (TypeScript SDK), `Error executing tool NAME: ` (Python SDK), `Error calling tool 'NAME': `
-//! (FastMCP), `Error: `, `Error - `. A wait the text asks for (`Retry-After: 30`,
+//! (FastMCP), `Error: `, `Error - `, and the stable code this crate's servers open a failure
+//! with: `Error CODE: ` (a tool error's text), `CODE: ` (a JSON-RPC error's message, and the
+//! text of older servers). A text that opens `Error CODE: ` names its code
+//! ([`ExecutionError::code`]) even when its description was dropped on the way. A wait the text asks for (`Retry-After: 30`,
 //! `retry after 2 seconds`, `retry in 500ms`, `try again in 3 minutes`) becomes the
 //! failure's `retry_after`.
 //!
@@ -61,7 +66,7 @@
 //!
 //! A success is flagged as looking like a failure ([`Outcome::looks_like_failure`]) when its
 //! text starts with an error marker (`Error: `, `Error - `, `Database error: `,
-//! `TypeError: `, `Error executing tool `, `Error calling tool `), holds a system call's
+//! `TypeError: `, `Error executing tool `, `Error calling tool `, `Error CODE: `), holds a system call's
 //! failure as Node.js writes it (`ENOENT: no such file or directory`), or is a JSON object
 //! with a non-empty `error` member (the rules then read that member).
 //!

@@ -366,7 +366,7 @@ impl ExecutionError {
     /// let plain = ExecutionError::from_text("boom");
     /// assert_eq!((plain.category, plain.retryable, plain.evidence), (None, false, Evidence::PlainText));
     ///
-    /// let limited = ExecutionError::from_text("RATE_LIMITED: slow down.")
+    /// let limited = ExecutionError::from_text("Error RATE_LIMITED: slow down.")
     ///     .with_code("RATE_LIMITED")
     ///     .with_category(Category::RateLimited)
     ///     .with_retry_after(Duration::from_secs(2));

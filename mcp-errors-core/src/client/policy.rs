@@ -348,6 +348,26 @@ impl RetryPolicy {
     }
 
     fn protocol(&self, error: &JsonRpcError, attempt: Attempt) -> Decision {
+        // The server's own retry advice, as this crate's servers (and others) put it in
+        // `data`: it answered, so the call's outcome is known.
+        let data = error.data.as_ref();
+        let advised = data
+            .and_then(|d| d.get("retryable"))
+            .and_then(serde_json::Value::as_bool);
+        match advised {
+            Some(true) => {
+                let wait = data
+                    .and_then(|d| d.get("retryAfterMs"))
+                    .and_then(serde_json::Value::as_u64)
+                    .map(Duration::from_millis);
+                return self.retry(attempt, wait);
+            }
+            // A code with a decision of its own keeps it; any other is not retried.
+            Some(false) if !has_own_decision(error.code) => {
+                return escalate(EscalationReason::NotRetryable);
+            }
+            _ => {}
+        }
         if let Some(meaning) = self.peer.meaning(error) {
             return if meaning.may_have_run() {
                 self.may_have_run(attempt)
@@ -359,7 +379,6 @@ impl RetryPolicy {
         if error.code.is_implementation_defined() {
             return self.may_have_run(attempt);
         }
-        let data = error.data.as_ref();
         match error.code {
             _ if says_tool_unavailable(&error.message) => Decision::RelistTools,
             ErrorCode::INTERNAL_ERROR => {
@@ -566,6 +585,21 @@ fn by_category(category: Category, passing: impl FnOnce() -> Decision) -> Decisi
         Category::Internal => escalate(EscalationReason::Internal),
         Category::RateLimited | Category::Transient => passing(),
     }
+}
+
+/// Whether a protocol error with `code` leads to a decision of its own (fix the input, provide
+/// input, fix headers, declare capabilities, renegotiate) rather than to a retry or an
+/// escalation.
+fn has_own_decision(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::INVALID_PARAMS
+            | ErrorCode::RESOURCE_NOT_FOUND
+            | ErrorCode::URL_ELICITATION_REQUIRED
+            | ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+    )
 }
 
 fn escalate(reason: EscalationReason) -> Decision {

@@ -33,13 +33,13 @@ const OPENAI_ERROR_PREFIX: &str = "ERROR: ";
 /// use mcp_errors_core::client::render::Format;
 /// use serde_json::json;
 ///
-/// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
+/// let failed = CallToolResult::error_text("Error NOT_FOUND: no order 7. Not retryable.");
 /// assert_eq!(
 ///     Format::Anthropic { tool_use_id: "toolu_01" }.render(&failed),
 ///     json!({
 ///         "type": "tool_result",
 ///         "tool_use_id": "toolu_01",
-///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}],
+///         "content": [{"type": "text", "text": "Error NOT_FOUND: no order 7. Not retryable."}],
 ///         "is_error": true
 ///     })
 /// );
@@ -62,14 +62,14 @@ pub enum Format<'a> {
     /// use mcp_errors_core::client::render::Format;
     /// use serde_json::json;
     ///
-    /// let failed = CallToolResult::error_text("NOT_FOUND: no order 7. Not retryable.");
+    /// let failed = CallToolResult::error_text("Error NOT_FOUND: no order 7. Not retryable.");
     /// assert_eq!(
     ///     Format::AnthropicMcp { tool_use_id: "mcptoolu_01" }.render(&failed),
     ///     json!({
     ///         "type": "mcp_tool_result",
     ///         "tool_use_id": "mcptoolu_01",
     ///         "is_error": true,
-    ///         "content": [{"type": "text", "text": "NOT_FOUND: no order 7. Not retryable."}]
+    ///         "content": [{"type": "text", "text": "Error NOT_FOUND: no order 7. Not retryable."}]
     ///     })
     /// );
     /// ```
@@ -78,7 +78,8 @@ pub enum Format<'a> {
         tool_use_id: &'a str,
     },
     /// An OpenAI Responses API `function_call_output` item, `{type, call_id, output}`. The
-    /// format has no error flag, so a failure's text starts with `ERROR: `.
+    /// format has no error flag, so a failure's text starts with `ERROR: ` unless it already
+    /// opens as this crate's servers open it (`Error CODE: `).
     ///
     /// ```
     /// use mcp_errors_core::CallToolResult;
@@ -93,6 +94,12 @@ pub enum Format<'a> {
     ///         "call_id": "call_9",
     ///         "output": "ERROR: RATE_LIMITED: slow down. Retryable after 2s."
     ///     })
+    /// );
+    ///
+    /// let said = CallToolResult::error_text("Error RATE_LIMITED: slow down. Retryable after 2s.");
+    /// assert_eq!(
+    ///     Format::OpenAi { call_id: "call_9" }.render(&said)["output"],
+    ///     "Error RATE_LIMITED: slow down. Retryable after 2s."
     /// );
     /// ```
     OpenAi {
@@ -109,13 +116,13 @@ pub enum Format<'a> {
     /// use mcp_errors_core::client::render::Format;
     /// use serde_json::json;
     ///
-    /// let failed = CallToolResult::error_text("RATE_LIMITED: slow down. Retryable after 2s.");
+    /// let failed = CallToolResult::error_text("Error RATE_LIMITED: slow down. Retryable after 2s.");
     /// assert_eq!(
     ///     Format::LangChain { tool_call_id: "call_Jja7" }.render(&failed),
     ///     json!({
     ///         "type": "tool",
     ///         "tool_call_id": "call_Jja7",
-    ///         "content": "RATE_LIMITED: slow down. Retryable after 2s.",
+    ///         "content": "Error RATE_LIMITED: slow down. Retryable after 2s.",
     ///         "status": "error"
     ///     })
     /// );
@@ -140,7 +147,7 @@ pub enum Format<'a> {
     /// assert_eq!(part["type"], "tool-result");
     /// assert_eq!(part["output"]["type"], "error-json");
     /// assert_eq!(part["output"]["value"]["code"], "NOT_FOUND");
-    /// assert_eq!(part["output"]["value"]["text"], "NOT_FOUND: no order 7. Not retryable.");
+    /// assert_eq!(part["output"]["value"]["text"], "Error NOT_FOUND: no order 7. Not retryable.");
     /// ```
     Vercel {
         /// The id of the tool call it answers.
@@ -280,7 +287,9 @@ fn structured(result: &CallToolResult) -> Option<Value> {
 
 fn openai_function_call_output(call_id: &str, result: &CallToolResult) -> Value {
     let mut output = model_texts(result).join("\n");
-    if result.is_error == Some(true) && !output.starts_with(OPENAI_ERROR_PREFIX) {
+    let says_so =
+        output.starts_with(OPENAI_ERROR_PREFIX) || super::text::failure_code(&output).is_some();
+    if result.is_error == Some(true) && !says_so {
         output.insert_str(0, OPENAI_ERROR_PREFIX);
     }
     json!({

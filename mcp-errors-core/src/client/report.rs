@@ -41,7 +41,7 @@ pub struct AttemptRecord {
 ///
 /// let outcome = classify(&json!({"jsonrpc": "2.0", "id": 1, "result": {
 ///     "isError": true,
-///     "content": [{"type": "text", "text": "DB_DOWN: database unavailable."}],
+///     "content": [{"type": "text", "text": "Error DB_DOWN: database unavailable."}],
 ///     "_meta": {"rs.mcp-errors/error": {
 ///         "code": "DB_DOWN", "category": "internal", "retryable": false,
 ///         "message": "database unavailable", "hint": "try the read replica tool",

@@ -14,7 +14,7 @@ use crate::catalog::{Channel, ErrorDescriptor};
 use crate::category::Category;
 use crate::mask::{self, MASKED_MESSAGE, MAX_HINT_CHARS, MAX_MESSAGE_CHARS};
 use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
-use crate::wire::payload::ErrorPayload;
+use crate::wire::payload::{ErrorPayload, Sentence};
 use crate::wire::result::{CallToolResult, Content, ResultMeta};
 use crate::wire::tool_failure::DraftToolFailure;
 use crate::wire::{RESULT_TYPE_COMPLETE, TOOL_FAILURE_META_KEY};
@@ -31,6 +31,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     let retry_after = classification
         .and_then(|c| c.retry_after())
         .or_else(|| error.retry_after());
+    let channel = channel(descriptor, options);
     // The correlation id: the one of the options; for a masked error without one, a fresh
     // one, under which its full text is logged.
     let correlation_id = match options.correlation_id() {
@@ -39,7 +40,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     };
     // The draft entry always names a correlation id: a fresh one, recorded in the failure
     // event, when the payload has none.
-    let draft_id = match descriptor.channel() {
+    let draft_id = match channel {
         Channel::Execution(_) if options.draft_tool_failure() => Some(
             correlation_id
                 .clone()
@@ -55,11 +56,12 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
         options,
         draft_id.as_deref().or(correlation_id.as_deref()),
     );
-    match descriptor.channel() {
+    match channel {
         Channel::Execution(category) => {
             let payload =
                 execution_payload(error, descriptor, category, retry_after, correlation_id);
-            ToolFailure::Execution(execution_result(payload, options, draft_id))
+            let masked = descriptor.is_masked();
+            ToolFailure::Execution(execution_result(payload, options, draft_id, masked))
         }
         Channel::Protocol(code) => {
             let code = match options.protocol_version() {
@@ -68,6 +70,21 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             };
             ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
         }
+    }
+}
+
+/// The channel of the failure: the variant's, except for an `invalid_params` protocol variant
+/// converted with [`FailureOptions::with_invalid_params_as_execution`] on, which becomes a
+/// `validation` execution failure.
+fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
+    match descriptor.channel() {
+        Channel::Protocol(code)
+            if code == ErrorCode::INVALID_PARAMS
+                && options.invalid_params_as_execution() == Some(true) =>
+        {
+            Channel::Execution(Category::Validation)
+        }
+        channel => channel,
     }
 }
 
@@ -111,11 +128,21 @@ fn execution_payload<E: ToolError + ?Sized>(
 }
 
 fn execution_result(
-    payload: ErrorPayload,
+    mut payload: ErrorPayload,
     options: &FailureOptions,
     draft_id: Option<String>,
+    masked: bool,
 ) -> CallToolResult {
-    let text = payload.to_text();
+    // The text names the correlation id only when the error is masked: the model then needs
+    // it to report the failure. The payload always carries it.
+    let text = if masked {
+        payload.to_text()
+    } else {
+        let id = payload.correlation_id.take();
+        let text = payload.to_text();
+        payload.correlation_id = id;
+        text
+    };
     // The payload stays typed in `_meta`; a JSON copy is made only when asked for.
     // Cannot fail: the payload holds strings, numbers and JSON values only.
     let structured_content = options
@@ -143,34 +170,45 @@ fn protocol_error<E: ToolError + ?Sized>(
     code: ErrorCode,
     correlation_id: Option<String>,
 ) -> JsonRpcError {
-    // The message starts with the stable code, as the text of a tool error does: clients,
-    // relays and agent SDKs that drop `data` still show it.
-    let (message, mut data) = if descriptor.is_masked() {
-        (coded(descriptor.code(), MASKED_MESSAGE), Map::new())
+    let retry = descriptor.retry_advice();
+    let retry_after_ms = match retry {
+        Some(true) => error.retry_after().map(mask::retry_after_ms),
+        _ => None,
+    };
+    let (message, hint, mut data) = if descriptor.is_masked() {
+        (MASKED_MESSAGE.to_owned(), None, Map::new())
     } else {
         let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
-        (coded(descriptor.code(), &message), error.details())
+        let hint = error
+            .hint()
+            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS));
+        (message, hint, error.details())
     };
-    // The stable code and the correlation id win over details named like them (the derive
-    // refuses such details; a hand-written `ToolError` may still have them): without a
-    // correlation id, a detail must not pose as one.
+    // The message tells what the text of a tool error tells, starting with the stable code:
+    // clients, relays and agent SDKs that drop `data` still show it.
+    let sentence = Sentence {
+        code: descriptor.code(),
+        message: &message,
+        retry: retry.map(|retryable| (retryable, retry_after_ms)),
+        hint: hint.as_deref(),
+        correlation_id: correlation_id.as_deref(),
+    };
+    let message = sentence.to_text();
+    // The keys this crate writes win over details named like them (the derive refuses such
+    // details; a hand-written `ToolError` may still have them): what the error does not say,
+    // a detail must not pose as.
     data.insert("code".to_owned(), Value::from(descriptor.code()));
-    match correlation_id {
-        Some(id) => data.insert("correlationId".to_owned(), Value::from(id)),
-        None => data.remove("correlationId"),
+    let mut set = |key: &str, value: Option<Value>| match value {
+        Some(value) => data.insert(key.to_owned(), value),
+        None => data.remove(key),
     };
+    set("retryable", retry.map(Value::from));
+    set("retryAfterMs", retry_after_ms.map(Value::from));
+    set("hint", hint.map(|hint| Value::from(hint.into_owned())));
+    set("correlationId", correlation_id.map(Value::from));
     JsonRpcError {
         code,
         message,
         data: Some(Value::Object(data)),
     }
-}
-
-/// `CODE: message`.
-fn coded(code: &str, message: &str) -> String {
-    let mut text = String::with_capacity(code.len() + 2 + message.len());
-    text.push_str(code);
-    text.push_str(": ");
-    text.push_str(message);
-    text
 }

@@ -27,6 +27,7 @@ pub struct FailureOptions {
     client: Option<String>,
     draft_tool_failure: bool,
     protocol_version: Option<String>,
+    invalid_params_as_execution: Option<bool>,
 }
 
 /// The longest tool name kept, in characters: MCP's own limit.
@@ -45,8 +46,10 @@ impl FailureOptions {
         Self::default()
     }
 
-    /// Use this correlation id (for masked errors, instead of a fresh one; for others, it is
-    /// emitted too so a client can quote it).
+    /// Use this correlation id: for masked errors instead of a fresh one, in the text the
+    /// model reads (which reports the failure by it) and in the payload; for the others in the
+    /// payload (`_meta`, `structuredContent`, JSON-RPC `data`) only, so that the text stays
+    /// about the failure.
     ///
     /// The id reaches the text the model reads, `_meta`, JSON-RPC `data` and the log, so it
     /// must have this shape: 1 to 128 characters among
@@ -223,6 +226,45 @@ impl FailureOptions {
     pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
         self.protocol_version = Some(version.into());
         self
+    }
+
+    /// Send the `invalid_params` (-32602) protocol variants as tool execution errors: an
+    /// `isError` result of category `validation`, with the same code, message, hint, details
+    /// and correlation id, which the model reads and can correct its arguments from (MCP
+    /// 2025-11-25 calls input validation errors tool execution errors, SEP-1303). Off, they
+    /// stay JSON-RPC errors, as declared.
+    ///
+    /// Unset, a conversion keeps the channel declared; `rmcp::ErrorBoundary` then follows the
+    /// negotiated protocol version: 2025-11-25 and later on, older versions off. Set here, on
+    /// the boundary's options, it wins over the version.
+    ///
+    /// ```
+    /// use mcp_errors_core::{FailureOptions, ToolError};
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("start is after end")]
+    /// #[protocol(invalid_params)]
+    /// #[hint("swap start and end")]
+    /// struct ReversedRange;
+    ///
+    /// assert!(ReversedRange.to_failure().as_protocol().is_some());
+    /// let options = FailureOptions::new().with_invalid_params_as_execution(true);
+    /// let failure = ReversedRange.to_failure_with(&options);
+    /// let meta = failure.as_execution().unwrap().meta_map().unwrap();
+    /// assert_eq!(meta["rs.mcp-errors/error"]["code"], "REVERSED_RANGE");
+    /// assert_eq!(meta["rs.mcp-errors/error"]["category"], "validation");
+    /// assert_eq!(meta["rs.mcp-errors/error"]["hint"], "swap start and end");
+    /// ```
+    pub fn with_invalid_params_as_execution(mut self, on: bool) -> Self {
+        self.invalid_params_as_execution = Some(on);
+        self
+    }
+
+    /// Whether `invalid_params` protocol variants go out as tool execution errors, as set by
+    /// [`with_invalid_params_as_execution`](Self::with_invalid_params_as_execution); `None`
+    /// when it was not set.
+    pub fn invalid_params_as_execution(&self) -> Option<bool> {
+        self.invalid_params_as_execution
     }
 
     /// The negotiated protocol version set, if any.

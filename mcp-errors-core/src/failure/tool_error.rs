@@ -33,7 +33,7 @@ use crate::classify::Classification;
 /// let ToolFailure::Execution(result) = failure else { unreachable!() };
 /// assert_eq!(
 ///     result.content[0].as_text(),
-///     Some("TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
+///     Some("Error TAKEN: seat A1 is taken. Not retryable. Hint: pick another seat")
 /// );
 /// assert_eq!(SeatError::descriptors()[0].code(), "TAKEN");
 /// assert!(SeatError::catalog().get("TAKEN").is_some());

@@ -480,7 +480,7 @@ mod tests {
         };
         let text = result.content[0].as_text().unwrap();
         assert!(
-            text.starts_with("INVALID_ARGUMENTS: argument `seat_id`"),
+            text.starts_with("Error INVALID_ARGUMENTS: argument `seat_id`"),
             "{text}"
         );
     }

@@ -10,11 +10,15 @@
 //! error whose message starts with the stable code.
 //!
 //! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool,
-//!   the request's `traceparent` and the client, rmcp's text-only answer to arguments that do
-//!   not deserialize becomes a coded failure (`INVALID_ARGUMENTS`, `validation`), and a tool
-//!   that panics is answered with a masked `TOOL_PANICKED` failure.
+//!   the request's `traceparent` (or the id your function gives the request) and the client,
+//!   rmcp's text-only answer to arguments that do not deserialize becomes a coded failure
+//!   (`INVALID_ARGUMENTS`, `validation`), a call to an unknown tool a coded -32602 error
+//!   (`UNKNOWN_TOOL`), `invalid_params` variants reach the model as `isError` results from
+//!   protocol 2025-11-25 on, and a tool that panics is answered with a masked `TOOL_PANICKED`
+//!   failure.
 //! - [`error_catalog_meta`] publishes the catalog of an error type in a tool's `_meta`:
-//!   `#[tool(meta = error_catalog_meta::<MyError>())]`.
+//!   `#[tool(meta = error_catalog_meta::<MyError>())]`; or
+//!   [`ErrorBoundary::with_error_catalog`] publishes one on every tool of the server.
 //! - [`Json`](struct@Json) is rmcp's `Json<T>` (the same `outputSchema`, built the same way,
 //!   `Json(value)`) that can also mark an empty result, `Json::empty(value, text)`.
 //! - `call_tool` (with the `client` feature) runs a `client::ToolCall` on a `Peer<RoleClient>`
@@ -91,6 +95,7 @@ mod client;
 mod json;
 mod panic;
 mod server;
+mod unknown_tool;
 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -115,7 +120,7 @@ impl ToolFailure {
     /// ```
     /// use mcp_errors_core::{CallToolResult, ToolFailure, JsonRpcError};
     ///
-    /// let result = ToolFailure::Execution(CallToolResult::error_text("NOT_FOUND: no order 7."))
+    /// let result = ToolFailure::Execution(CallToolResult::error_text("Error NOT_FOUND: no order 7."))
     ///     .into_rmcp()
     ///     .unwrap();
     /// assert_eq!(result.is_error, Some(true));
@@ -183,7 +188,7 @@ impl From<CallToolResult> for rmcp_model::CallToolResult {
     /// ```
     /// use mcp_errors_core::CallToolResult;
     ///
-    /// let ours = CallToolResult::error_text("QUOTA: quota exceeded. Not retryable.");
+    /// let ours = CallToolResult::error_text("Error QUOTA: quota exceeded. Not retryable.");
     /// let theirs = rmcp::model::CallToolResult::from(ours.clone());
     /// assert_eq!(serde_json::to_value(&theirs).unwrap(), serde_json::to_value(&ours).unwrap());
     /// ```

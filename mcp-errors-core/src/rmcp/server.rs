@@ -2,7 +2,9 @@
 //! answers, rmcp's own argument errors carry a code, and a panic is answered.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 
 #[allow(deprecated)] // Logging, which `set_level` still serves.
 use ::rmcp::model::SetLevelRequestParams;
@@ -22,14 +24,17 @@ use ::rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
 };
 use ::rmcp::{ErrorData, ServerHandler};
+use serde_json::Value;
 
 use super::arguments::ArgumentError;
-use super::panic::catch_panic;
+use super::panic::{ToolPanicked, catch_panic};
+use super::unknown_tool::UnknownTool;
+use crate::catalog::ErrorCatalog;
 use crate::failure::options::FailureOptions;
 use crate::failure::options::MAX_CLIENT_PART_CHARS;
 use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
-use crate::wire::{META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
+use crate::wire::{CATALOG_META_KEY, META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 
 tokio::task_local! {
     static REQUEST: FailureOptions;
@@ -65,6 +70,18 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///   the stable code `INVALID_ARGUMENTS`, the hint to fix the arguments against the input
 ///   schema, and in its details the `field` at fault (a path like `seats[1].id`, when it is
 ///   known), what was `expected` and the kind of value `received` (never the value sent);
+/// - answers a call to a tool the server does not list, or has disabled (rmcp's bare
+///   `tool not found`), with MCP's protocol error -32602 carrying the stable code
+///   `UNKNOWN_TOOL`: its message is ``UNKNOWN_TOOL: no tool named `name`. Hint: ...``, and its
+///   `data` holds the `code`, the `tool` called, the `hint` and, when the server lists at most
+///   10 tools, their names (`tools`, also in the hint); a longer list is not repeated, and the
+///   hint says to list the tools again;
+/// - sends the `invalid_params` variants of a tool's errors as `validation` tool execution
+///   errors (an `isError` result the model reads, with the same code, message, hint and
+///   details) to a client that negotiated 2025-11-25 or later, which calls input validation
+///   errors tool execution errors; to an older client they stay JSON-RPC errors. Set
+///   [`FailureOptions::with_invalid_params_as_execution`] in
+///   [`with_options`](Self::with_options) to choose for every version;
 /// - answers a tool that panics, at once, with a masked `internal` failure with the stable
 ///   code `TOOL_PANICKED` and the request's correlation id. The panic's message (cut to 2048
 ///   characters) and location are logged under that id with the tool's name (the
@@ -79,9 +96,14 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
 /// the request's trace in your tracing backend, and the part the server draws keeps apart two
 /// requests that send the same `traceparent`, which any caller can. A request without one gets
-/// a fresh id for each masked failure.
+/// a fresh id for each masked failure. A function given to
+/// [`with_correlation_id`](Self::with_correlation_id) (the server's own request id) comes
+/// first. The text the model reads names the correlation id only when the failure is masked;
+/// the payload always carries it.
 ///
-/// Every other method of `ServerHandler` is the wrapped handler's, unchanged.
+/// [`with_error_catalog`](Self::with_error_catalog) publishes an error catalog on every tool
+/// that `tools/list` returns. Every other method of `ServerHandler` is the wrapped handler's,
+/// unchanged.
 ///
 /// ```
 /// use mcp_errors_core::FailureOptions;
@@ -95,10 +117,34 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 /// let service = ErrorBoundary::new(Quiet).with_options(FailureOptions::new().with_structured_content(true));
 /// let _inner: &Quiet = service.inner();
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ErrorBoundary<S> {
     inner: S,
     options: FailureOptions,
+    correlation_id: Option<CorrelationIdFn>,
+    catalog: Option<ErrorCatalog>,
+    /// `catalog` as JSON, made once.
+    catalog_meta: Option<Arc<Value>>,
+}
+
+/// The function that gives a request its correlation id.
+type CorrelationIdFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync>;
+
+/// The protocol version from which input validation errors are tool execution errors.
+const EXECUTION_VALIDATION_SINCE: &str = "2025-11-25";
+
+impl<S: fmt::Debug> fmt::Debug for ErrorBoundary<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ErrorBoundary")
+            .field("inner", &self.inner)
+            .field("options", &self.options)
+            .field(
+                "correlation_id",
+                &self.correlation_id.as_ref().map(|_| "fn"),
+            )
+            .field("catalog", &self.catalog)
+            .finish()
+    }
 }
 
 impl<S> ErrorBoundary<S> {
@@ -107,14 +153,90 @@ impl<S> ErrorBoundary<S> {
         ErrorBoundary {
             inner,
             options: FailureOptions::new(),
+            correlation_id: None,
+            catalog: None,
+            catalog_meta: None,
         }
     }
 
     /// The options every request starts from (for example
     /// [`FailureOptions::with_structured_content`]); the request's tool, trace id and client
     /// are added to them.
+    ///
+    /// [`FailureOptions::with_invalid_params_as_execution`] set here holds for every request;
+    /// unset, it follows each request's negotiated protocol version: on from 2025-11-25, off
+    /// before it (and when no version is known).
     pub fn with_options(mut self, options: FailureOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Give every request the correlation id `id` returns for it (for example the server's
+    /// own request id, read from the request's `_meta` or, over HTTP, from its extensions):
+    /// every failure of that call carries it in `_meta` (or JSON-RPC `data`), and the log
+    /// records it; the text the model reads names it only for a masked failure, which the
+    /// model reports by that id.
+    ///
+    /// An id that is not a valid correlation id (see [`FailureOptions::with_correlation_id`])
+    /// is ignored, and so is `None`: the request then gets its id from its `traceparent`, or
+    /// a fresh one for each masked failure.
+    ///
+    /// ```
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    ///
+    /// #[derive(Clone)]
+    /// struct Quiet;
+    /// impl ServerHandler for Quiet {}
+    ///
+    /// let service = ErrorBoundary::new(Quiet).with_correlation_id(|request| {
+    ///     let id = request.meta.0.get("requestId")?.as_str()?;
+    ///     Some(format!("req-{id}"))
+    /// });
+    /// # let _ = service;
+    /// ```
+    pub fn with_correlation_id<F>(mut self, id: F) -> Self
+    where
+        F: Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
+    {
+        self.correlation_id = Some(Arc::new(id));
+        self
+    }
+
+    /// Publish the catalog of `E` in the `_meta` of every tool that `tools/list` returns
+    /// (under [`CATALOG_META_KEY`](crate::CATALOG_META_KEY)), instead of a
+    /// `#[tool(meta = error_catalog_meta::<E>())]` on each tool. Called for several types, the
+    /// catalogs are composed into one. The boundary's own codes (`INVALID_ARGUMENTS`,
+    /// `TOOL_PANICKED`), which any tool can answer, are in it too. A tool that publishes its
+    /// own catalog keeps it.
+    ///
+    /// ```
+    /// use mcp_errors_core::ToolError;
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("seat taken")]
+    /// #[category(conflict)]
+    /// struct SeatTaken;
+    ///
+    /// #[derive(Clone)]
+    /// struct Quiet;
+    /// impl ServerHandler for Quiet {}
+    ///
+    /// let service = ErrorBoundary::new(Quiet).with_error_catalog::<SeatTaken>();
+    /// # let _ = service;
+    /// ```
+    pub fn with_error_catalog<E: crate::ToolError>(mut self) -> Self {
+        let composed = self
+            .catalog
+            .take()
+            .unwrap_or_else(boundary_catalog)
+            .compose(E::catalog());
+        // Cannot fail: a catalog holds strings, numbers and booleans only.
+        let meta = serde_json::to_value(&composed).unwrap_or(Value::Null);
+        self.catalog = Some(composed);
+        self.catalog_meta = Some(Arc::new(meta));
         self
     }
 
@@ -129,13 +251,21 @@ impl<S> ErrorBoundary<S> {
     }
 
     /// The options of one `tools/call`: the base options with the request's tool, correlation
-    /// id (from its `traceparent`) and client.
+    /// id (from the boundary's function, else its `traceparent`), client, and the channel of
+    /// `invalid_params` variants for its protocol version.
     fn request_options(&self, tool: &str, context: &RequestContext<RoleServer>) -> FailureOptions {
         let mut options = self.options.clone().with_tool(tool);
         if let Some(traceparent) = context.meta.0.get("traceparent").and_then(|v| v.as_str()) {
             options = options.with_traceparent(traceparent);
         }
+        if let Some(id) = self.correlation_id.as_ref().and_then(|id| id(context)) {
+            options = options.with_correlation_id(id);
+        }
         if let Some(version) = context.protocol_version() {
+            if options.invalid_params_as_execution().is_none() {
+                let on = version.as_str() >= EXECUTION_VALIDATION_SINCE;
+                options = options.with_invalid_params_as_execution(on);
+            }
             options = options.with_protocol_version(version.as_str());
         }
         let client = match context.meta.client_info() {
@@ -150,6 +280,25 @@ impl<S> ErrorBoundary<S> {
         }
         options
     }
+
+    /// `tools`, each with the boundary's catalog in its `_meta` unless it has one.
+    fn with_catalog(&self, tools: &mut [Tool]) {
+        let Some(catalog) = &self.catalog_meta else {
+            return;
+        };
+        for tool in tools {
+            let meta = tool.meta.get_or_insert_with(Default::default);
+            if !meta.0.contains_key(CATALOG_META_KEY) {
+                meta.0
+                    .insert(CATALOG_META_KEY.to_owned(), Value::clone(catalog));
+            }
+        }
+    }
+}
+
+/// The catalog of the codes the boundary itself answers any tool with.
+fn boundary_catalog() -> ErrorCatalog {
+    ArgumentError::catalog().compose(ToolPanicked::catalog())
 }
 
 /// `name/version` of a client, each cleaned and cut to [`MAX_CLIENT_PART_CHARS`]: a client
@@ -188,17 +337,37 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         let options = self.request_options(&request.name, &context);
         // Kept to name the field of an argument error; the handler takes the request.
         let arguments = request.arguments.clone();
+        // Kept to list the tools when the one called is not found.
+        let list_context = context.clone();
+        let name = request.name.clone();
         let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
         match REQUEST.scope(options.clone(), call).await {
             Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
                 with_coded_argument_error(result, arguments.as_ref(), &options),
             )),
+            Ok(Err(error)) if is_tool_not_found(&error) => {
+                let listed = self.listed_tool_names(list_context).await;
+                UnknownTool::new(&name, listed)
+                    .to_failure_with(&options)
+                    .into_rmcp()
+                    .map(CallToolResponse::from)
+            }
             Ok(other) => other,
             Err(panicked) => panicked
                 .to_failure_with(&options)
                 .into_rmcp()
                 .map(CallToolResponse::from),
         }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut listed = self.inner.list_tools(request, context).await?;
+        self.with_catalog(&mut listed.tools);
+        Ok(listed)
     }
 
     forward! {
@@ -236,10 +405,6 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         fn subscribe(request: SubscribeRequestParams, context: Context) -> Answer<()>;
         #[allow(deprecated)]
         fn unsubscribe(request: UnsubscribeRequestParams, context: Context) -> Answer<()>;
-        fn list_tools(
-            request: Option<PaginatedRequestParams>,
-            context: Context,
-        ) -> Answer<ListToolsResult>;
         fn on_custom_request(request: CustomRequest, context: Context) -> Answer<CustomResult>;
         fn on_cancelled(notification: CancelledNotificationParam, context: Notified) -> ();
         fn on_progress(notification: ProgressNotificationParam, context: Notified) -> ();
@@ -279,12 +444,37 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner.get_tool(name)
+        let mut tool = self.inner.get_tool(name)?;
+        self.with_catalog(std::slice::from_mut(&mut tool));
+        Some(tool)
     }
 
     fn get_info(&self) -> ServerConfig {
         self.inner.get_info()
     }
+}
+
+impl<S: ServerHandler> ErrorBoundary<S> {
+    /// The names of the tools the wrapped handler lists, when its first page holds them all.
+    async fn listed_tool_names(&self, context: RequestContext<RoleServer>) -> Option<Vec<String>> {
+        let listed = self.inner.list_tools(None, context).await.ok()?;
+        if listed.next_cursor.is_some() {
+            return None;
+        }
+        Some(
+            listed
+                .tools
+                .into_iter()
+                .map(|tool| tool.name.into_owned())
+                .collect(),
+        )
+    }
+}
+
+/// Whether `error` is the answer of rmcp's router to a tool it does not have, or has
+/// disabled: -32602 `tool not found`.
+fn is_tool_not_found(error: &ErrorData) -> bool {
+    error.code == ::rmcp::model::ErrorCode::INVALID_PARAMS && error.message == "tool not found"
 }
 
 /// `result`, or the [`ArgumentError`] it stands for when it is rmcp's text-only answer to

@@ -8,6 +8,7 @@
 //! Every type here serializes exactly to the JSON of the MCP schema (2025-06-18, 2025-11-25
 //! and 2026-07-28); the tests in `mcp-errors-tests` validate them against the official schemas.
 
+pub(crate) mod echo;
 pub(crate) mod jsonrpc;
 pub(crate) mod payload;
 pub(crate) mod result;
@@ -49,6 +50,11 @@ pub const CATALOG_META_KEY: &str = "rs.mcp-errors/catalog";
 /// Unlike this crate's own keys it lives in the specification's namespace, as the draft defines
 /// it.
 pub const TOOL_FAILURE_META_KEY: &str = "io.modelcontextprotocol/toolFailure";
+
+/// The word that opens the text of a tool-execution failure, right before its stable code
+/// (`Error UNKNOWN_DEPARTMENT: ...`): the text says it failed even where the `isError` flag is
+/// dropped. The message of a JSON-RPC error starts with the code itself.
+pub(crate) const FAILURE_WORD: &str = "Error";
 
 /// The `resultType` of a finished call (required by spec 2026-07-28, ignored before).
 pub(crate) const RESULT_TYPE_COMPLETE: &str = "complete";

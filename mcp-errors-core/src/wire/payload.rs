@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::echo::without_code_echo;
 use crate::category::Category;
 
 /// The structured description of a tool-execution failure.
@@ -25,7 +26,7 @@ use crate::category::Category;
 /// assert!(payload.retryable);
 /// assert_eq!(
 ///     payload.to_text(),
-///     "TIMEOUT: search backend timed out. Retryable after 2s."
+///     "Error TIMEOUT: search backend timed out. Retryable after 2s."
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,31 +107,82 @@ impl ErrorPayload {
         self
     }
 
-    /// The text a model reads: code, message, retry advice, hint and correlation id, e.g.
-    /// `UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
+    /// The text a model reads: `Error`, then code, message, retry advice, hint and correlation
+    /// id, e.g.
+    /// `Error UNKNOWN_DEPARTMENT: unknown department "finace". Not retryable. Hint: use one of: finance, hr`.
+    ///
+    /// The text opens with `Error` so that it says the call failed on its own, for hosts and
+    /// agent frameworks that hand the model a failed result's text without its `isError` flag;
+    /// the stable code follows right after it.
+    ///
+    /// A message that starts by repeating the code's words, then `:` or `-`, is written
+    /// without them: code `INVALID_SQL` and message `Invalid SQL: near "x"` give
+    /// `Error INVALID_SQL: near "x". Not retryable.` The payload's `message` stays whole.
     pub fn to_text(&self) -> String {
         let mut text = String::with_capacity(
-            self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 48,
+            self.code.len() + self.message.len() + self.hint.as_deref().map_or(0, str::len) + 56,
         );
-        self.write_text(&mut text);
+        text.push_str(super::FAILURE_WORD);
+        text.push(' ');
+        self.sentence().write(&mut text);
         text
     }
 
-    /// Appends the pieces of [`to_text`](Self::to_text), in order, to `text`.
-    fn write_text(&self, text: &mut String) {
-        text.push_str(&self.code);
+    /// The pieces of [`to_text`](Self::to_text) after the opening word.
+    fn sentence(&self) -> Sentence<'_> {
+        Sentence {
+            code: &self.code,
+            message: &self.message,
+            retry: Some((self.retryable, self.retry_after_ms)),
+            hint: self.hint.as_deref(),
+            correlation_id: self.correlation_id.as_deref(),
+        }
+    }
+}
+
+/// What a failure tells in words: `CODE: message.`, then the retry advice when there is
+/// some, the hint and the correlation id. The text of a tool-execution failure opens with
+/// [`FAILURE_WORD`](super::FAILURE_WORD) before it; the message of a JSON-RPC error is this
+/// alone.
+pub(crate) struct Sentence<'a> {
+    /// The stable code.
+    pub(crate) code: &'a str,
+    /// What went wrong.
+    pub(crate) message: &'a str,
+    /// Whether to call again, and after how many milliseconds; `None` says nothing of it.
+    pub(crate) retry: Option<(bool, Option<u64>)>,
+    /// What to do next.
+    pub(crate) hint: Option<&'a str>,
+    /// The id under which the full error was logged.
+    pub(crate) correlation_id: Option<&'a str>,
+}
+
+impl Sentence<'_> {
+    /// The sentence as a new string.
+    pub(crate) fn to_text(&self) -> String {
+        let mut text = String::with_capacity(
+            self.code.len() + self.message.len() + self.hint.map_or(0, str::len) + 48,
+        );
+        self.write(&mut text);
+        text
+    }
+
+    /// Appends the pieces, in order, to `text`.
+    fn write(&self, text: &mut String) {
+        text.push_str(self.code);
         text.push_str(": ");
-        push_sentence(text, &self.message);
-        match (self.retryable, self.retry_after_ms) {
-            (false, _) => text.push_str(" Not retryable."),
-            (true, None) => text.push_str(" Retryable."),
-            (true, Some(ms)) => {
+        push_sentence(text, without_code_echo(self.code, self.message));
+        match self.retry {
+            None => {}
+            Some((false, _)) => text.push_str(" Not retryable."),
+            Some((true, None)) => text.push_str(" Retryable."),
+            Some((true, Some(ms))) => {
                 text.push_str(" Retryable after ");
                 push_duration(text, ms);
                 text.push('.');
             }
         }
-        if let Some(hint) = &self.hint {
+        if let Some(hint) = self.hint {
             text.push_str(" Hint: ");
             match self.correlation_id {
                 // A hint ends the text as written (it may be a list, not a sentence); it is
@@ -139,7 +191,7 @@ impl ErrorPayload {
                 Some(_) => push_sentence(text, hint),
             }
         }
-        if let Some(id) = &self.correlation_id {
+        if let Some(id) = self.correlation_id {
             text.push_str(" Correlation id: ");
             text.push_str(id);
         }

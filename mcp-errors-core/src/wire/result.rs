@@ -14,7 +14,7 @@ use super::{META_KEY, RESULT_TYPE_COMPLETE};
 /// ```
 /// use mcp_errors_core::{CallToolResult, Content};
 ///
-/// let result = CallToolResult::error_text("NOT_FOUND: no such order. Not retryable.");
+/// let result = CallToolResult::error_text("Error NOT_FOUND: no such order. Not retryable.");
 /// let json = serde_json::to_value(&result).unwrap();
 /// assert_eq!(json["isError"], true);
 /// assert_eq!(json["resultType"], "complete");

@@ -18,7 +18,23 @@ fn payload() -> ErrorPayload {
 fn text_reads_code_message_retry_advice_and_hint() {
     assert_eq!(
         payload().to_text(),
-        "UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
+        "Error UNKNOWN_DEPARTMENT: unknown department \"finace\". Not retryable. Hint: use one of: finance, hr"
+    );
+}
+
+#[test]
+fn text_writes_the_code_once_when_the_message_starts_with_its_words() {
+    let p = ErrorPayload::new(
+        "INVALID_SQL",
+        Category::Validation,
+        "Invalid SQL: near \"x\"",
+    );
+    assert_eq!(p.to_text(), "Error INVALID_SQL: near \"x\". Not retryable.");
+    assert_eq!(p.message, "Invalid SQL: near \"x\"");
+    let p = ErrorPayload::new("INVALID_SQL", Category::Validation, "Invalid SQL");
+    assert_eq!(
+        p.to_text(),
+        "Error INVALID_SQL: Invalid SQL. Not retryable."
     );
 }
 
@@ -31,7 +47,7 @@ fn text_does_not_double_the_full_stop_and_names_the_unit() {
     p.retry_after_ms = Some(90_000);
     assert_eq!(
         p.to_text(),
-        "UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
+        "Error UNKNOWN_DEPARTMENT: seat taken. Retryable after 90s."
     );
     p.retry_after_ms = Some(1_500);
     assert!(p.to_text().ends_with("Retryable after 1500ms."));

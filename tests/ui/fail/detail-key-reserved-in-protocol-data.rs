@@ -1,6 +1,7 @@
 // Rule: a protocol error's `#[detail]` fields share JSON-RPC `data` with the stable code
-// (`code`) and the correlation id (`correlationId`), so no detail takes those keys, nor
-// `correlation_id`, which clients converting snake_case to camelCase read as `correlationId`.
+// (`code`), the retry advice (`retryable`, `retryAfterMs`), the hint (`hint`) and the
+// correlation id (`correlationId`), so no detail takes those keys, nor their snake_case
+// spellings (`correlation_id`), which clients converting to camelCase read as the same key.
 use mcp_errors_core::ToolError;
 
 #[derive(Debug, thiserror::Error, ToolError)]
@@ -11,6 +12,15 @@ enum QueryError {
     UnknownCountry {
         #[detail]
         code: String,
+    },
+
+    #[error("ledger busy")]
+    #[protocol(invalid_params)]
+    Busy {
+        #[detail]
+        retryable: bool,
+        #[detail]
+        hint: String,
     },
 
     #[error("stale cursor")]

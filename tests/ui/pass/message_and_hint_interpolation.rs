@@ -23,11 +23,11 @@ fn text(failure: ToolFailure) -> String {
 fn main() {
     assert_eq!(
         text(BookingError::NoSuchSeat("Z9".into(), "A1").into()),
-        "NO_SUCH_SEAT: no seat \"Z9\" on this flight. Not retryable. \
+        "Error NO_SUCH_SEAT: no seat \"Z9\" on this flight. Not retryable. \
          Hint: seats look like {row}{letter}, e.g. A1"
     );
     assert_eq!(
         text(BookingError::TooLate { order: 7, days: 45 }.into()),
-        "TOO_LATE: order 7 was delivered 45 days ago. Not retryable. Hint: offer store credit for order 7"
+        "Error TOO_LATE: order 7 was delivered 45 days ago. Not retryable. Hint: offer store credit for order 7"
     );
 }

@@ -1,0 +1,176 @@
+//! [`UnknownTool`]: a `tools/call` for a tool the server does not list (or has disabled), as
+//! a coded `invalid_params` protocol failure that names the tools the client can call instead.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::catalog::descriptor::ErrorDescriptor;
+use crate::failure::ToolFailure;
+use crate::failure::options::FailureOptions;
+use crate::failure::tool_error::ToolError;
+use crate::mask::{MAX_HINT_CHARS, clean_text};
+use crate::wire::jsonrpc::ErrorCode;
+
+/// The stable code of a call to a tool the server does not list.
+const UNKNOWN_TOOL_CODE: &str = "UNKNOWN_TOOL";
+
+/// The most tool names a hint lists; a longer list is not repeated in every error.
+pub(crate) const MAX_LISTED_TOOLS: usize = 10;
+
+/// The most characters of the tool name that was called kept in the message: MCP's own limit
+/// on a tool name.
+const MAX_NAME_CHARS: usize = 128;
+
+static DESCRIPTORS: [ErrorDescriptor; 1] =
+    [
+        ErrorDescriptor::protocol("UnknownTool", UNKNOWN_TOOL_CODE, ErrorCode::INVALID_PARAMS)
+            .with_origin("mcp_errors_core::rmcp::ErrorBoundary"),
+    ];
+
+/// A call to a tool that is not in the server's list: MCP's protocol error -32602, with the
+/// stable code `UNKNOWN_TOOL` and a hint naming the listed tools when there are at most
+/// [`MAX_LISTED_TOOLS`] of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UnknownTool {
+    name: String,
+    /// The listed tools' names, when the list is known and short; `None` otherwise.
+    listed: Option<Vec<String>>,
+}
+
+impl UnknownTool {
+    /// A call to `name`; `listed` holds the names the server lists, when it could list them
+    /// all in one page.
+    pub(crate) fn new(name: &str, listed: Option<Vec<String>>) -> Self {
+        let listed = listed
+            .filter(|names| names.len() <= MAX_LISTED_TOOLS)
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|name| clean_text(name, MAX_NAME_CHARS))
+                    .collect()
+            });
+        UnknownTool {
+            name: clean_text(name, MAX_NAME_CHARS),
+            listed,
+        }
+    }
+
+    /// This error as a JSON-RPC error converted with `options`, always on the protocol
+    /// channel (MCP keeps an unknown tool a protocol error, whatever
+    /// [`FailureOptions::with_invalid_params_as_execution`] says), whose message ends with the
+    /// hint and whose `data` holds it.
+    pub(crate) fn to_failure_with(&self, options: &FailureOptions) -> ToolFailure {
+        let options = options.clone().with_invalid_params_as_execution(false);
+        let mut failure = ToolError::to_failure_with(self, &options);
+        if let ToolFailure::Protocol(error) = &mut failure {
+            let hint = self.hint_text();
+            if !error.message.contains(hint.as_str()) {
+                if !error.message.ends_with('.') {
+                    error.message.push('.');
+                }
+                error.message.push_str(" Hint: ");
+                error.message.push_str(&hint);
+            }
+            if let Some(Value::Object(data)) = &mut error.data {
+                data.entry("hint").or_insert_with(|| Value::from(hint));
+            }
+        }
+        failure
+    }
+
+    fn hint_text(&self) -> String {
+        let hint = match self.listed.as_deref() {
+            Some([]) => "this server lists no tools".to_owned(),
+            Some(names) => format!("call one of the listed tools: {}", names.join(", ")),
+            None => "list the tools again (tools/list) and call one of them".to_owned(),
+        };
+        clean_text(&hint, MAX_HINT_CHARS)
+    }
+}
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no tool named `{}`", self.name)
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
+impl ToolError for UnknownTool {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &DESCRIPTORS
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &DESCRIPTORS[0]
+    }
+
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        Some(Cow::Owned(self.hint_text()))
+    }
+
+    fn details(&self) -> Map<String, Value> {
+        let mut details = Map::new();
+        details.insert("tool".to_owned(), Value::from(self.name.as_str()));
+        if let Some(names) = &self.listed {
+            details.insert("tools".to_owned(), Value::from(names.clone()));
+        }
+        details
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_list_is_named_in_the_message_and_the_data() {
+        let error = UnknownTool::new("bok", Some(vec!["book".into(), "list".into()]));
+        let failure = error.to_failure_with(&FailureOptions::new());
+        let error = failure.as_protocol().unwrap();
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            error.message,
+            "UNKNOWN_TOOL: no tool named `bok`. Hint: call one of the listed tools: book, list"
+        );
+        let data = error.data.as_ref().unwrap();
+        assert_eq!(data["code"], "UNKNOWN_TOOL");
+        assert_eq!(data["tool"], "bok");
+        assert_eq!(data["tools"], serde_json::json!(["book", "list"]));
+        assert_eq!(data["hint"], "call one of the listed tools: book, list");
+    }
+
+    #[test]
+    fn a_long_or_unknown_list_is_not_repeated() {
+        let many: Vec<String> = (0..=MAX_LISTED_TOOLS).map(|i| format!("t{i}")).collect();
+        for listed in [Some(many), None] {
+            let failure = UnknownTool::new("x", listed).to_failure_with(&FailureOptions::new());
+            let error = failure.as_protocol().unwrap();
+            assert!(
+                error
+                    .message
+                    .ends_with("list the tools again (tools/list) and call one of them")
+            );
+            assert!(error.data.as_ref().unwrap().get("tools").is_none());
+        }
+    }
+
+    #[test]
+    fn it_stays_a_protocol_error_when_invalid_params_go_to_the_model() {
+        let options = FailureOptions::new().with_invalid_params_as_execution(true);
+        let failure = UnknownTool::new("x", None).to_failure_with(&options);
+        assert!(failure.as_protocol().is_some());
+    }
+
+    #[test]
+    fn the_name_called_is_cleaned_and_cut() {
+        let name = format!("a\u{202e}b{}", "x".repeat(1000));
+        let failure = UnknownTool::new(&name, None).to_failure_with(&FailureOptions::new());
+        let data = failure.as_protocol().unwrap().data.clone().unwrap();
+        let tool = data["tool"].as_str().unwrap();
+        assert!(!tool.contains('\u{202e}'));
+        assert!(tool.chars().count() <= MAX_NAME_CHARS + 1);
+    }
+}
