@@ -54,6 +54,9 @@ enum FileError {
     #[error("upstream answered {0}")]
     #[code("UPSTREAM_REFUSED")]
     Refused(#[classify(with = by_status)] u16),
+    #[error("the quota refused the call")]
+    #[code("QUOTA_REFUSED")]
+    Quota(#[classify(with = by_quota)] u32),
     #[error("the cache is {0:?}")]
     #[code("CACHE_DOWN")]
     #[category(internal)]
@@ -62,6 +65,14 @@ enum FileError {
 
 fn by_status(status: &u16) -> Option<Category> {
     Category::from_http_status(*status)
+}
+
+/// A function may give the whole classification, a wait included.
+fn by_quota(left: &u32) -> Classification {
+    match left {
+        0 => Classification::new(Category::RateLimited).with_retry_after(Duration::from_secs(60)),
+        _ => Classification::new(Category::Transient).retryable(false),
+    }
 }
 
 #[derive(Debug)]
@@ -223,6 +234,14 @@ fn a_status_picks_the_category_through_an_impl_or_a_function() {
         Category::Transient,
         "the declared default"
     );
+
+    let spent = payload(&FileError::Quota(0));
+    assert_eq!(
+        (spent.category, spent.retry_after_ms),
+        (Category::RateLimited, Some(60_000))
+    );
+    let odd = payload(&FileError::Quota(3));
+    assert_eq!((odd.category, odd.retryable), (Category::Transient, false));
 
     let refused = |status| payload(&FileError::Refused(status)).category;
     assert_eq!(refused(401), Category::Unauthenticated);

@@ -362,6 +362,34 @@ mod tests {
     }
 
     #[test]
+    fn runtime_categories_read_back_from_a_catalog_as_written() {
+        let d: ErrorDescriptor = serde_json::from_value(json!({
+            "code": "READ_FAILED", "category": "internal", "retryable": false, "masked": true,
+            // Listed twice by a hand-written catalog: still one category.
+            "runtimeCategories": ["not_found", "permission", "not_found"]
+        }))
+        .unwrap();
+        assert_eq!(
+            d.runtime_categories(),
+            Some(vec![
+                Category::NotFound,
+                Category::Permission,
+                Category::Internal
+            ])
+        );
+        let written = serde_json::to_value(&d).unwrap();
+        assert_eq!(
+            written["runtimeCategories"],
+            json!(["not_found", "permission", "internal"])
+        );
+        let plain: ErrorDescriptor = serde_json::from_value(
+            json!({"code": "X", "category": "internal", "retryable": false}),
+        )
+        .unwrap();
+        assert_eq!(plain.runtime_categories(), None);
+    }
+
+    #[test]
     fn a_foreign_descriptor_without_channel_reads_as_internal() {
         let d: ErrorDescriptor =
             serde_json::from_value(json!({"code": "X", "retryable": true})).unwrap();
