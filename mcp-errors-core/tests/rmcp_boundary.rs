@@ -209,7 +209,7 @@ async fn an_invalid_params_variant_reaches_the_model_from_2025_11_25_on() {
         assert_eq!(payload["message"], "start 9 is after end 1");
         assert_eq!(payload["hint"], "swap start and end");
         assert_eq!(payload["details"], json!({"start": 9, "end": 1}));
-        assert!(text(&result).starts_with("REVERSED: start 9 is after end 1."));
+        assert!(text(&result).starts_with("Error REVERSED: start 9 is after end 1."));
     }
 }
 
