@@ -162,8 +162,9 @@
 //!
 //! Two parts follow proposals that are not part of the MCP specification yet and may change
 //! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
-//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and the
-//! reading of unknown or disabled tools reported as execution errors (SEP-2145).
+//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and unknown
+//! or disabled tools reported as execution errors (SEP-2145: read by the client, and sent by
+//! `rmcp::ErrorBoundary::with_draft_unknown_tool_result` when it says so).
 //!
 //! # Features
 //!

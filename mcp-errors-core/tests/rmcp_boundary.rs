@@ -192,6 +192,31 @@ async fn an_unknown_or_disabled_tool_is_a_coded_invalid_params_error_naming_the_
 }
 
 #[tokio::test]
+async fn with_the_draft_switch_an_unknown_tool_is_a_result_the_model_reads() {
+    for version in VERSIONS {
+        let boundary = ErrorBoundary::new(logs()).with_draft_unknown_tool_result(true);
+        let client = connect(boundary, version.clone()).await;
+        let result = call(&client, CallToolRequestParams::new("qurey"))
+            .await
+            .expect("an isError result");
+        assert_eq!(result.is_error, Some(true), "{version:?}");
+        let payload = payload(&result);
+        assert_eq!(payload["code"], "UNKNOWN_TOOL");
+        assert_eq!(payload["category"], "not_found");
+        assert_eq!(payload["retryable"], false);
+        assert_eq!(
+            payload["details"],
+            json!({"tool": "qurey", "tools": ["book", "ledger", "query"]})
+        );
+        assert_eq!(
+            text(&result),
+            "Error UNKNOWN_TOOL: no tool named `qurey`. Not retryable. \
+             Hint: call one of the listed tools: book, ledger, query"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_invalid_params_variant_reaches_the_model_from_2025_11_25_on() {
     for version in VERSIONS {
         let client = connect(ErrorBoundary::new(logs()), version.clone()).await;

@@ -125,6 +125,8 @@ pub struct ErrorBoundary<S> {
     catalog: Option<ErrorCatalog>,
     /// `catalog` as JSON, made once.
     catalog_meta: Option<Arc<Value>>,
+    /// Whether a call to an unlisted tool is a tool execution error (SEP-2145).
+    unknown_tool_result: bool,
 }
 
 /// The function that gives a request its correlation id.
@@ -143,6 +145,7 @@ impl<S: fmt::Debug> fmt::Debug for ErrorBoundary<S> {
                 &self.correlation_id.as_ref().map(|_| "fn"),
             )
             .field("catalog", &self.catalog)
+            .field("unknown_tool_result", &self.unknown_tool_result)
             .finish()
     }
 }
@@ -156,6 +159,7 @@ impl<S> ErrorBoundary<S> {
             correlation_id: None,
             catalog: None,
             catalog_meta: None,
+            unknown_tool_result: false,
         }
     }
 
@@ -200,6 +204,29 @@ impl<S> ErrorBoundary<S> {
         F: Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
     {
         self.correlation_id = Some(Arc::new(id));
+        self
+    }
+
+    /// Answer a call to a tool the server does not list with a tool execution error the model
+    /// reads (`isError`, code `UNKNOWN_TOOL`, category `not_found`, the hint naming the
+    /// listed tools), as the SEP-2145 draft proposes, instead of MCP's protocol error
+    /// -32602. Off by default: the specification (up to 2026-07-28) keeps an unknown tool a
+    /// protocol error, which some agent frameworks crash on or hide from the model. The draft
+    /// may still change.
+    ///
+    /// ```
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    ///
+    /// #[derive(Clone)]
+    /// struct Quiet;
+    /// impl ServerHandler for Quiet {}
+    ///
+    /// let service = ErrorBoundary::new(Quiet).with_draft_unknown_tool_result(true);
+    /// # let _ = service;
+    /// ```
+    pub fn with_draft_unknown_tool_result(mut self, on: bool) -> Self {
+        self.unknown_tool_result = on;
         self
     }
 
@@ -348,6 +375,7 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
             Ok(Err(error)) if is_tool_not_found(&error) => {
                 let listed = self.listed_tool_names(list_context).await;
                 UnknownTool::new(&name, listed)
+                    .answered_as_result(self.unknown_tool_result)
                     .to_failure_with(&options)
                     .into_rmcp()
                     .map(CallToolResponse::from)

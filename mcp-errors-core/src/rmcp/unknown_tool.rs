@@ -1,5 +1,6 @@
 //! [`UnknownTool`]: a `tools/call` for a tool the server does not list (or has disabled), as
-//! a coded `invalid_params` protocol failure that names the tools the client can call instead.
+//! a coded `invalid_params` protocol failure that names the tools the client can call instead,
+//! or, as the SEP-2145 draft proposes, as a tool execution error the model reads.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -7,6 +8,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
 use crate::failure::ToolFailure;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
@@ -29,6 +31,11 @@ static DESCRIPTORS: [ErrorDescriptor; 1] =
             .with_origin("mcp_errors_core::rmcp::ErrorBoundary"),
     ];
 
+/// The same code as a tool execution error (SEP-2145): the tool named does not exist.
+static AS_RESULT: ErrorDescriptor =
+    ErrorDescriptor::execution("UnknownTool", UNKNOWN_TOOL_CODE, Category::NotFound)
+        .with_origin("mcp_errors_core::rmcp::ErrorBoundary");
+
 /// A call to a tool that is not in the server's list: MCP's protocol error -32602, with the
 /// stable code `UNKNOWN_TOOL` and a hint naming the listed tools when there are at most
 /// [`MAX_LISTED_TOOLS`] of them.
@@ -37,6 +44,8 @@ pub(crate) struct UnknownTool {
     name: String,
     /// The listed tools' names, when the list is known and short; `None` otherwise.
     listed: Option<Vec<String>>,
+    /// Whether it is answered as a tool execution error (SEP-2145) instead.
+    as_result: bool,
 }
 
 impl UnknownTool {
@@ -54,7 +63,14 @@ impl UnknownTool {
         UnknownTool {
             name: clean_text(name, MAX_NAME_CHARS),
             listed,
+            as_result: false,
         }
+    }
+
+    /// The same call, answered as a tool execution error of category `not_found` when `on`.
+    pub(crate) fn answered_as_result(mut self, on: bool) -> Self {
+        self.as_result = on;
+        self
     }
 
     /// This error as a JSON-RPC error converted with `options`, always on the protocol
@@ -104,7 +120,11 @@ impl ToolError for UnknownTool {
     }
 
     fn descriptor(&self) -> &'static ErrorDescriptor {
-        &DESCRIPTORS[0]
+        if self.as_result {
+            &AS_RESULT
+        } else {
+            &DESCRIPTORS[0]
+        }
     }
 
     fn hint(&self) -> Option<Cow<'static, str>> {
