@@ -835,6 +835,7 @@ fn a_protocol_errors_retry_advice_in_data_decides_over_its_code() {
     assert_eq!(decide(&plain, first()), Decision::FixInput);
 }
 
+#[cfg(feature = "derive")]
 #[test]
 fn a_derived_protocol_variant_with_retry_advice_is_retried_as_it_says() {
     use mcp_errors_core::ToolError;
