@@ -73,27 +73,13 @@ impl UnknownTool {
         self
     }
 
-    /// This error as a JSON-RPC error converted with `options`, always on the protocol
-    /// channel (MCP keeps an unknown tool a protocol error, whatever
-    /// [`FailureOptions::with_invalid_params_as_execution`] says), whose message ends with the
-    /// hint and whose `data` holds it.
+    /// This error converted with `options`: the protocol error -32602 whatever
+    /// [`FailureOptions::with_invalid_params_as_execution`] says (MCP keeps an unknown tool a
+    /// protocol error), unless [`answered_as_result`](Self::answered_as_result) asked for a
+    /// tool execution error. The conversion writes the hint into the message and `data`.
     pub(crate) fn to_failure_with(&self, options: &FailureOptions) -> ToolFailure {
         let options = options.clone().with_invalid_params_as_execution(false);
-        let mut failure = ToolError::to_failure_with(self, &options);
-        if let ToolFailure::Protocol(error) = &mut failure {
-            let hint = self.hint_text();
-            if !error.message.contains(hint.as_str()) {
-                if !error.message.ends_with('.') {
-                    error.message.push('.');
-                }
-                error.message.push_str(" Hint: ");
-                error.message.push_str(&hint);
-            }
-            if let Some(Value::Object(data)) = &mut error.data {
-                data.entry("hint").or_insert_with(|| Value::from(hint));
-            }
-        }
-        failure
+        ToolError::to_failure_with(self, &options)
     }
 
     fn hint_text(&self) -> String {
