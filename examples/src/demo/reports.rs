@@ -188,13 +188,18 @@ impl Reports {
         })
     }
 
-    /// The cache directory of this process, with its reports and an `archive` folder.
+    /// The cache directory, with its reports and an `archive` folder: one directory for every
+    /// demo server of the machine, so runs leave nothing behind. Each report is written
+    /// under a name of this process's and renamed into place, so a server never reads one
+    /// that another is writing.
     fn cache(&self) -> io::Result<&PathBuf> {
         let made = self.cache.get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("mcp-errors-demo-{}", std::process::id()));
+            let dir = std::env::temp_dir().join("mcp-errors-demo-cache");
             std::fs::create_dir_all(dir.join("archive"))?;
             for (name, text) in CACHED {
-                std::fs::write(dir.join(name), text)?;
+                let partial = dir.join(format!(".{name}.{}", std::process::id()));
+                std::fs::write(&partial, text)?;
+                std::fs::rename(&partial, dir.join(name))?;
             }
             Ok(dir)
         });
