@@ -194,6 +194,9 @@ mod classify;
 pub mod client;
 mod derive_support;
 mod failure;
+#[cfg(feature = "idempotency")]
+#[cfg_attr(docsrs, doc(cfg(feature = "idempotency")))]
+pub mod idempotency;
 mod mask;
 #[cfg(any(feature = "tracing", feature = "client"))]
 mod otel;
