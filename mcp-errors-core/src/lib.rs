@@ -194,8 +194,8 @@ mod classify;
 pub mod client;
 mod derive_support;
 mod failure;
-#[cfg(feature = "idempotency")]
-#[cfg_attr(docsrs, doc(cfg(feature = "idempotency")))]
+#[cfg(any(feature = "idempotency", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "idempotency", feature = "client"))))]
 pub mod idempotency;
 mod mask;
 #[cfg(any(feature = "tracing", feature = "client"))]
