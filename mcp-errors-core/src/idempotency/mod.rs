@@ -16,7 +16,22 @@
 //! records in.
 
 #[cfg(feature = "idempotency")]
+mod memory;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
+mod server;
+#[cfg(feature = "idempotency")]
 mod store;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "idempotency", feature = "rmcp"))))]
+pub mod wire;
+
+#[cfg(feature = "idempotency")]
+pub use memory::MemoryStore;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "idempotency", feature = "rmcp"))))]
+pub use server::Idempotency;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
+pub(crate) use server::{advertise, take_key};
 #[cfg(feature = "idempotency")]
 pub use store::*;
 

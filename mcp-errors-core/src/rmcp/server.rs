@@ -127,6 +127,9 @@ pub struct ErrorBoundary<S> {
     catalog_meta: Option<Arc<Value>>,
     /// Whether a call to an unlisted tool is a tool execution error (SEP-2145).
     unknown_tool_result: bool,
+    /// Request idempotency keys, for the tools that opt in.
+    #[cfg(feature = "idempotency")]
+    idempotency: Option<crate::idempotency::Idempotency>,
 }
 
 /// The function that gives a request its correlation id.
@@ -137,16 +140,18 @@ const EXECUTION_VALIDATION_SINCE: &str = "2025-11-25";
 
 impl<S: fmt::Debug> fmt::Debug for ErrorBoundary<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ErrorBoundary")
-            .field("inner", &self.inner)
+        let mut f = f.debug_struct("ErrorBoundary");
+        f.field("inner", &self.inner)
             .field("options", &self.options)
             .field(
                 "correlation_id",
                 &self.correlation_id.as_ref().map(|_| "fn"),
             )
             .field("catalog", &self.catalog)
-            .field("unknown_tool_result", &self.unknown_tool_result)
-            .finish()
+            .field("unknown_tool_result", &self.unknown_tool_result);
+        #[cfg(feature = "idempotency")]
+        f.field("idempotency", &self.idempotency);
+        f.finish()
     }
 }
 
@@ -160,6 +165,8 @@ impl<S> ErrorBoundary<S> {
             catalog: None,
             catalog_meta: None,
             unknown_tool_result: false,
+            #[cfg(feature = "idempotency")]
+            idempotency: None,
         }
     }
 
@@ -267,6 +274,53 @@ impl<S> ErrorBoundary<S> {
         self
     }
 
+    /// Honour request idempotency keys (the SEP-3182 draft; off by default, and the wire may
+    /// still change) for the tools `idempotency` lists: a call carrying a key runs once, and
+    /// the same key again gets its answer replayed. See [`Idempotency`] for the rules and the
+    /// errors.
+    ///
+    /// The boundary advertises the capability (`capabilities.tools.idempotency`) through a
+    /// stand-in that the wire adapters of [`idempotency::wire`](crate::idempotency::wire) put
+    /// in its place on the wire, and the adapters bring it the key that rmcp's types drop:
+    /// serve the boundary through one of them.
+    ///
+    /// ```no_run
+    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    ///
+    /// #[derive(Clone)]
+    /// struct Shop;
+    /// impl ServerHandler for Shop {}
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let idempotency = Idempotency::new(MemoryStore::new()).tools(["refund_order"]);
+    /// let service = ErrorBoundary::new(Shop).with_idempotency(idempotency);
+    /// let stdio = wire::server_stream(tokio::io::stdin(), tokio::io::stdout());
+    /// let running = rmcp::serve_server(service, stdio).await?;
+    /// running.waiting().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`Idempotency`]: crate::idempotency::Idempotency
+    #[cfg(feature = "idempotency")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "idempotency")))]
+    pub fn with_idempotency(mut self, idempotency: crate::idempotency::Idempotency) -> Self {
+        self.idempotency = Some(idempotency);
+        self
+    }
+
+    /// `capabilities` with the idempotency capability's stand-in when keys are on.
+    fn advertise(&self, capabilities: &mut ::rmcp::model::ServerCapabilities) {
+        #[cfg(feature = "idempotency")]
+        if self.idempotency.is_some() {
+            crate::idempotency::advertise(capabilities);
+        }
+        #[cfg(not(feature = "idempotency"))]
+        let _ = capabilities;
+    }
+
     /// The wrapped service.
     pub fn inner(&self) -> &S {
         &self.inner
@@ -361,31 +415,43 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let options = self.request_options(&request.name, &context);
-        // Kept to name the field of an argument error; the handler takes the request.
-        let arguments = request.arguments.clone();
-        // Kept to list the tools when the one called is not found.
-        let list_context = context.clone();
-        let name = request.name.clone();
-        let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
-        match REQUEST.scope(options.clone(), call).await {
-            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
-                with_coded_argument_error(result, arguments.as_ref(), &options),
-            )),
-            Ok(Err(error)) if is_tool_not_found(&error) => {
-                let listed = self.listed_tool_names(list_context).await;
-                UnknownTool::new(&name, listed)
-                    .answered_as_result(self.unknown_tool_result)
-                    .to_failure_with(&options)
-                    .into_rmcp()
-                    .map(CallToolResponse::from)
+        #[cfg(feature = "idempotency")]
+        let (mut request, mut context) = (request, context);
+        #[cfg(feature = "idempotency")]
+        if let Some(idempotency) = &self.idempotency {
+            let params_meta = request.meta.as_mut().map(|meta| &mut meta.0.0);
+            let key = crate::idempotency::take_key(&mut context.meta.0, params_meta);
+            if let Some(key) = key.filter(|_| idempotency.covers(&request.name)) {
+                let options = self.request_options(&request.name, &context);
+                let name = request.name.clone();
+                let arguments = request.arguments.clone();
+                let scope = context.clone();
+                let call = self.answer_call(request, context);
+                return idempotency
+                    .run(&key, &name, arguments.as_ref(), &scope, &options, call)
+                    .await;
             }
-            Ok(other) => other,
-            Err(panicked) => panicked
-                .to_failure_with(&options)
-                .into_rmcp()
-                .map(CallToolResponse::from),
         }
+        self.answer_call(request, context).await
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.inner.initialize(request, context).await?;
+        self.advertise(&mut result.capabilities);
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut result = self.inner.discover(context).await?;
+        self.advertise(&mut result.capabilities);
+        Ok(result)
     }
 
     async fn list_tools(
@@ -400,11 +466,6 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
 
     forward! {
         fn ping(context: Context) -> Answer<()>;
-        fn initialize(
-            request: InitializeRequestParams,
-            context: Context,
-        ) -> Answer<InitializeResult>;
-        fn discover(context: Context) -> Answer<DiscoverResult>;
         fn complete(request: CompleteRequestParams, context: Context) -> Answer<CompleteResult>;
         #[allow(deprecated)]
         fn set_level(request: SetLevelRequestParams, context: Context) -> Answer<()>;
@@ -457,7 +518,9 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         &self,
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
-        self.inner.negotiate_initialize(request)
+        let mut result = self.inner.negotiate_initialize(request)?;
+        self.advertise(&mut result.capabilities);
+        Ok(result)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -478,11 +541,47 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
     }
 
     fn get_info(&self) -> ServerConfig {
-        self.inner.get_info()
+        let mut info = self.inner.get_info();
+        self.advertise(&mut info.capabilities);
+        info
     }
 }
 
 impl<S: ServerHandler> ErrorBoundary<S> {
+    /// The answer to a `tools/call`: the wrapped handler's, run in the request's scope, with
+    /// rmcp's argument errors coded, an unknown tool named and a panic answered.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let options = self.request_options(&request.name, &context);
+        // Kept to name the field of an argument error; the handler takes the request.
+        let arguments = request.arguments.clone();
+        // Kept to list the tools when the one called is not found.
+        let list_context = context.clone();
+        let name = request.name.clone();
+        let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
+        match REQUEST.scope(options.clone(), call).await {
+            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
+                with_coded_argument_error(result, arguments.as_ref(), &options),
+            )),
+            Ok(Err(error)) if is_tool_not_found(&error) => {
+                let listed = self.listed_tool_names(list_context).await;
+                UnknownTool::new(&name, listed)
+                    .answered_as_result(self.unknown_tool_result)
+                    .to_failure_with(&options)
+                    .into_rmcp()
+                    .map(CallToolResponse::from)
+            }
+            Ok(other) => other,
+            Err(panicked) => panicked
+                .to_failure_with(&options)
+                .into_rmcp()
+                .map(CallToolResponse::from),
+        }
+    }
+
     /// The names of the tools the wrapped handler lists, when its first page holds them all.
     async fn listed_tool_names(&self, context: RequestContext<RoleServer>) -> Option<Vec<String>> {
         let listed = self.inner.list_tools(None, context).await.ok()?;

@@ -1,0 +1,490 @@
+//! [`MemoryStore`]: the idempotency records of one process, bounded in entries and in bytes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::store::{
+    Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError, StoreFuture,
+};
+
+/// The most records a [`MemoryStore`] holds unless told otherwise.
+const DEFAULT_MAX_ENTRIES: usize = 10_000;
+
+/// The most bytes a [`MemoryStore`] holds unless told otherwise: 64 MiB.
+const DEFAULT_MAX_BYTES: usize = 64 << 20;
+
+/// What a record costs beyond its key and outcome: the map's slot, the fingerprint, the times.
+const ENTRY_OVERHEAD_BYTES: usize = 160;
+
+/// The idempotency records of one process, in memory: the default store, for a server that
+/// runs as one process. A fleet of replicas needs a store they share.
+///
+/// It holds at most [`max_entries`](Self::max_entries) records (10 000 by default) and
+/// [`max_bytes`](Self::max_bytes) bytes of them (64 MiB; a record counts its scope, key and
+/// outcome as JSON, plus 160 bytes). A completed record expires after its time to live, and a
+/// claim when its lease runs out. When a new record does not fit, the expired ones go first,
+/// then the oldest completed ones; a claim in progress is never evicted, so a store full of
+/// running calls refuses the new claim with a [`StoreError`] (the server answers that call
+/// with an internal error and runs nothing). An outcome larger than the whole store is not
+/// recorded: completing it fails and frees the key.
+///
+/// Clones share the records.
+///
+/// ```
+/// use mcp_errors_core::idempotency::MemoryStore;
+///
+/// let store = MemoryStore::new().max_entries(1_000).max_bytes(8 << 20);
+/// let shared = store.clone(); // the same records
+/// # let _ = shared;
+/// ```
+#[derive(Clone)]
+pub struct MemoryStore {
+    state: Arc<Mutex<State>>,
+}
+
+struct State {
+    max_entries: usize,
+    max_bytes: usize,
+    bytes: usize,
+    /// The number of the next claim (its token) and of the next completion (its age).
+    next: u64,
+    records: HashMap<RecordKey, Entry>,
+    /// The completed records, oldest completion first.
+    completed: BTreeMap<u64, RecordKey>,
+}
+
+struct Entry {
+    fingerprint: Fingerprint,
+    /// Until when the record holds: the end of the lease, or of the time to live.
+    until: Instant,
+    bytes: usize,
+    stage: Stage,
+}
+
+enum Stage {
+    Running(ClaimToken),
+    /// The outcome, and the number its completion got in `State::completed`.
+    Done(Recorded, u64),
+}
+
+impl MemoryStore {
+    /// An empty store with the default bounds.
+    pub fn new() -> Self {
+        MemoryStore {
+            state: Arc::new(Mutex::new(State {
+                max_entries: DEFAULT_MAX_ENTRIES,
+                max_bytes: DEFAULT_MAX_BYTES,
+                bytes: 0,
+                next: 0,
+                records: HashMap::new(),
+                completed: BTreeMap::new(),
+            })),
+        }
+    }
+
+    /// Hold at most `n` records (at least 1).
+    pub fn max_entries(self, n: usize) -> Self {
+        self.lock().max_entries = n.max(1);
+        self
+    }
+
+    /// Hold at most `n` bytes of records.
+    pub fn max_bytes(self, n: usize) -> Self {
+        self.lock().max_bytes = n;
+        self
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every step leaves the state consistent, so a panic elsewhere leaves nothing to repair.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore::new()
+    }
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.lock();
+        f.debug_struct("MemoryStore")
+            .field("records", &state.records.len())
+            .field("bytes", &state.bytes)
+            .field("max_entries", &state.max_entries)
+            .field("max_bytes", &state.max_bytes)
+            .finish()
+    }
+}
+
+/// What a record of `key` costs before its outcome.
+fn key_bytes(key: &RecordKey) -> usize {
+    ENTRY_OVERHEAD_BYTES + key.scope().len() + key.key().len()
+}
+
+/// The length of `outcome` as JSON.
+fn outcome_bytes(outcome: &Recorded) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let value = match outcome {
+        Recorded::Result(value) | Recorded::Error(value) => value,
+    };
+    let mut count = Count(0);
+    // Writing into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+impl State {
+    fn remove(&mut self, key: &RecordKey) -> Option<Entry> {
+        let entry = self.records.remove(key)?;
+        self.bytes = self.bytes.saturating_sub(entry.bytes);
+        if let Stage::Done(_, age) = entry.stage {
+            self.completed.remove(&age);
+        }
+        Some(entry)
+    }
+
+    /// Whether `extra` more bytes (and `new` more records) fit.
+    fn fits(&self, new: usize, extra: usize) -> bool {
+        self.records.len() + new <= self.max_entries && self.bytes + extra <= self.max_bytes
+    }
+
+    /// Makes room for `new` more records and `extra` more bytes: the expired records go
+    /// first, then the oldest completed ones; claims in progress stay. `false` when that
+    /// is not enough.
+    fn make_room(&mut self, new: usize, extra: usize, now: Instant) -> bool {
+        if self.fits(new, extra) {
+            return true;
+        }
+        let expired: Vec<RecordKey> = self
+            .records
+            .iter()
+            .filter(|(_, entry)| entry.until <= now)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in expired {
+            self.remove(&key);
+        }
+        while !self.fits(new, extra) {
+            let Some((_, key)) = self.completed.pop_first() else {
+                return false;
+            };
+            if let Some(entry) = self.records.remove(&key) {
+                self.bytes = self.bytes.saturating_sub(entry.bytes);
+            }
+        }
+        true
+    }
+
+    /// The record of `key` if `token` still holds it.
+    fn held(&mut self, key: &RecordKey, token: &ClaimToken, now: Instant) -> Option<&mut Entry> {
+        self.records
+            .get_mut(key)
+            .filter(|entry| entry.until > now)
+            .filter(|entry| matches!(&entry.stage, Stage::Running(held) if held == token))
+    }
+
+    fn claim(
+        &mut self,
+        key: &RecordKey,
+        fingerprint: &Fingerprint,
+        lease: Duration,
+    ) -> Result<Claim, StoreError> {
+        let now = Instant::now();
+        if let Some(entry) = self.records.get(key) {
+            if entry.until > now {
+                if entry.fingerprint != *fingerprint {
+                    return Ok(Claim::Conflict);
+                }
+                return Ok(match &entry.stage {
+                    Stage::Running(_) => Claim::InProgress,
+                    Stage::Done(outcome, _) => Claim::Completed(outcome.clone()),
+                });
+            }
+            self.remove(key);
+        }
+        let bytes = key_bytes(key);
+        if !self.make_room(1, bytes, now) {
+            return Err(StoreError::new(format!(
+                "the memory store is full of calls in progress ({} records, {} bytes)",
+                self.records.len(),
+                self.bytes
+            )));
+        }
+        let token = ClaimToken(format!("m{}", self.next));
+        self.next += 1;
+        self.bytes += bytes;
+        self.records.insert(
+            key.clone(),
+            Entry {
+                fingerprint: *fingerprint,
+                until: now + lease,
+                bytes,
+                stage: Stage::Running(token.clone()),
+            },
+        );
+        Ok(Claim::Claimed(token))
+    }
+
+    fn complete(
+        &mut self,
+        key: &RecordKey,
+        token: &ClaimToken,
+        outcome: &Recorded,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
+        let now = Instant::now();
+        if self.held(key, token, now).is_none() {
+            return Ok(());
+        }
+        let bytes = key_bytes(key) + outcome_bytes(outcome);
+        // Taken out while room is made, so that it is not evicted as expired or full.
+        let Some(mut entry) = self.remove(key) else {
+            return Ok(());
+        };
+        if !self.make_room(1, bytes, now) {
+            return Err(StoreError::new(format!(
+                "an outcome of {bytes} bytes does not fit in the memory store ({} bytes at most)",
+                self.max_bytes
+            )));
+        }
+        let age = self.next;
+        self.next += 1;
+        entry.until = now + ttl;
+        entry.bytes = bytes;
+        entry.stage = Stage::Done(outcome.clone(), age);
+        self.bytes += bytes;
+        self.completed.insert(age, key.clone());
+        self.records.insert(key.clone(), entry);
+        Ok(())
+    }
+}
+
+impl IdempotencyStore for MemoryStore {
+    fn claim<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        fingerprint: &'a Fingerprint,
+        lease: Duration,
+    ) -> StoreFuture<'a, Claim> {
+        let claimed = self.lock().claim(key, fingerprint, lease);
+        Box::pin(std::future::ready(claimed))
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        token: &'a ClaimToken,
+        outcome: &'a Recorded,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let completed = self.lock().complete(key, token, outcome, ttl);
+        Box::pin(std::future::ready(completed))
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        token: &'a ClaimToken,
+        lease: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let now = Instant::now();
+        let renewed = match self.lock().held(key, token, now) {
+            Some(entry) => {
+                entry.until = now + lease;
+                true
+            }
+            None => false,
+        };
+        Box::pin(std::future::ready(Ok(renewed)))
+    }
+
+    fn release<'a>(&'a self, key: &'a RecordKey, token: &'a ClaimToken) -> StoreFuture<'a, ()> {
+        let mut state = self.lock();
+        if state.held(key, token, Instant::now()).is_some() {
+            state.remove(key);
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const LONG: Duration = Duration::from_secs(60);
+
+    fn key(n: usize) -> RecordKey {
+        RecordKey::new("s", format!("k{n}"))
+    }
+
+    fn print() -> Fingerprint {
+        Fingerprint::of("t", &json!({}))
+    }
+
+    fn claim(store: &MemoryStore, n: usize, lease: Duration) -> Result<Claim, StoreError> {
+        store.lock().claim(&key(n), &print(), lease)
+    }
+
+    fn token(claim: Result<Claim, StoreError>) -> ClaimToken {
+        match claim {
+            Ok(Claim::Claimed(token)) => token,
+            other => panic!("expected Claimed, got {other:?}"),
+        }
+    }
+
+    fn done(store: &MemoryStore, n: usize, outcome: &Recorded, ttl: Duration) {
+        let token = token(claim(store, n, LONG));
+        store
+            .lock()
+            .complete(&key(n), &token, outcome, ttl)
+            .unwrap();
+    }
+
+    fn small() -> Recorded {
+        Recorded::Result(json!({"content": []}))
+    }
+
+    fn held(store: &MemoryStore) -> Vec<usize> {
+        let state = store.lock();
+        let mut held: Vec<usize> = state
+            .records
+            .keys()
+            .map(|k| k.key()[1..].parse().unwrap())
+            .collect();
+        held.sort_unstable();
+        held
+    }
+
+    #[test]
+    fn a_full_store_evicts_the_oldest_completed_record_first() {
+        let store = MemoryStore::new().max_entries(3);
+        done(&store, 1, &small(), LONG);
+        done(&store, 2, &small(), LONG);
+        done(&store, 3, &small(), LONG);
+        token(claim(&store, 4, LONG));
+        assert_eq!(held(&store), [2, 3, 4]);
+        // Completing in another order changes which is oldest.
+        let t5 = token(claim(&store, 5, LONG));
+        assert_eq!(held(&store), [3, 4, 5]);
+        store.lock().complete(&key(5), &t5, &small(), LONG).unwrap();
+        token(claim(&store, 6, LONG));
+        assert_eq!(
+            held(&store),
+            [4, 5, 6],
+            "3 was the oldest completed; 4 runs"
+        );
+        assert_eq!(store.lock().records.len(), 3);
+    }
+
+    #[test]
+    fn expired_records_go_before_any_live_one() {
+        let store = MemoryStore::new().max_entries(3);
+        done(&store, 1, &small(), LONG);
+        done(&store, 2, &small(), Duration::ZERO);
+        token(claim(&store, 3, Duration::ZERO)); // a lease already run out
+        token(claim(&store, 4, LONG));
+        token(claim(&store, 5, LONG));
+        assert_eq!(
+            held(&store),
+            [1, 4, 5],
+            "the expired ones made room, the oldest stayed"
+        );
+    }
+
+    #[test]
+    fn claims_in_progress_are_never_evicted() {
+        let store = MemoryStore::new().max_entries(2);
+        let t1 = token(claim(&store, 1, LONG));
+        token(claim(&store, 2, LONG));
+        let refused = claim(&store, 3, LONG).unwrap_err();
+        assert!(refused.to_string().contains("full"), "{refused}");
+        assert_eq!(held(&store), [1, 2]);
+        // Once one completes, it can make room.
+        store.lock().complete(&key(1), &t1, &small(), LONG).unwrap();
+        token(claim(&store, 3, LONG));
+        assert_eq!(held(&store), [2, 3]);
+    }
+
+    #[test]
+    fn the_byte_bound_holds_and_counts_outcomes() {
+        // The size of the record of `k10` (scope `s`, key `k10`).
+        let one = ENTRY_OVERHEAD_BYTES + 1 + 3 + outcome_bytes(&small());
+        let store = MemoryStore::new().max_bytes(2 * one);
+        for n in 1..=10 {
+            done(&store, n, &small(), LONG);
+            let state = store.lock();
+            assert!(state.bytes <= 2 * one, "{} > {}", state.bytes, 2 * one);
+        }
+        assert_eq!(held(&store), [9, 10]);
+        let recounted: usize = store.lock().records.values().map(|e| e.bytes).sum();
+        assert_eq!(recounted, store.lock().bytes);
+    }
+
+    #[test]
+    fn an_outcome_larger_than_the_store_is_not_recorded_and_frees_its_key() {
+        let store = MemoryStore::new().max_bytes(1024);
+        done(&store, 1, &small(), LONG);
+        let t2 = token(claim(&store, 2, LONG));
+        let big = Recorded::Result(json!({"text": "x".repeat(2048)}));
+        let refused = store.lock().complete(&key(2), &t2, &big, LONG).unwrap_err();
+        assert!(refused.to_string().contains("does not fit"), "{refused}");
+        assert!(
+            held(&store).is_empty(),
+            "room was made, then the outcome did not fit"
+        );
+        assert_eq!(store.lock().bytes, 0);
+        token(claim(&store, 2, LONG));
+    }
+
+    #[test]
+    fn bytes_are_given_back_on_every_removal() {
+        let store = MemoryStore::new();
+        let t1 = token(claim(&store, 1, LONG));
+        let renewed = store.lock().held(&key(1), &t1, Instant::now()).is_some();
+        assert!(renewed);
+        futures_ready(store.release(&key(1), &t1)).unwrap();
+        assert_eq!(store.lock().bytes, 0);
+        done(&store, 2, &small(), Duration::ZERO);
+        token(claim(&store, 2, LONG)); // the expired record is replaced
+        let state = store.lock();
+        assert_eq!(state.bytes, ENTRY_OVERHEAD_BYTES + 2 + 1);
+        assert!(state.completed.is_empty());
+    }
+
+    #[test]
+    fn the_bounds_are_configurable_and_shown() {
+        let store = MemoryStore::default().max_entries(0).max_bytes(5);
+        let shown = format!("{store:?}");
+        assert!(
+            shown.contains("max_entries: 1") && shown.contains("max_bytes: 5"),
+            "{shown}"
+        );
+    }
+
+    /// The output of a future that is ready at once, as every `MemoryStore` future is.
+    fn futures_ready<T>(future: StoreFuture<'_, T>) -> Result<T, StoreError> {
+        let mut future = future;
+        let waker = std::task::Waker::noop();
+        match future
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+        {
+            std::task::Poll::Ready(output) => output,
+            std::task::Poll::Pending => panic!("a MemoryStore future waited"),
+        }
+    }
+}

@@ -1,0 +1,659 @@
+//! [`Idempotency`]: what an `ErrorBoundary` needs to record and replay the calls of the tools
+//! that opt in, and the protocol errors it answers a key with.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::rmcp::ErrorData;
+use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, ServerCapabilities};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::store::{
+    Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError,
+};
+use super::{CARRIER_CAPABILITY, CARRIER_META, CONFLICT, IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
+use crate::catalog::descriptor::ErrorDescriptor;
+use crate::failure::options::FailureOptions;
+use crate::failure::tool_error::ToolError;
+use crate::wire::jsonrpc::ErrorCode;
+
+/// How long a completed call's outcome is kept unless told otherwise: 24 hours.
+const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a claim holds its key unless renewed: 60 seconds.
+const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// The wait a client is told before retrying a key whose call still runs.
+const IN_PROGRESS_RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The JSON-RPC code of a key whose call still runs: one of the codes MCP leaves to
+/// implementations (-32019..=-32000), past -32000 and -32001, which SDKs use for a closed
+/// connection and a request timeout, and -32002, once MCP's resource not found.
+const IN_PROGRESS_CODE: ErrorCode = ErrorCode(-32010);
+
+/// The scope function of [`Idempotency::scope`].
+type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync>;
+
+/// Request idempotency keys (the SEP-3182 draft) for an
+/// [`ErrorBoundary`](crate::rmcp::ErrorBoundary): the store the outcomes go to, the tools that
+/// opt in, how long outcomes are kept, and whose records a call may see.
+///
+/// With [`ErrorBoundary::with_idempotency`](crate::rmcp::ErrorBoundary::with_idempotency), a
+/// call of a listed tool that carries a key runs once; the same key again with equivalent
+/// arguments gets the first call's answer (a result, an `isError` result or a JSON-RPC error,
+/// whatever the call answered) without running the tool. While the first call still runs, the
+/// same key is refused with a retryable error (`data.type` [`IN_PROGRESS`], JSON-RPC code
+/// -32010); with other arguments it is refused with -32602 (`data.type` [`CONFLICT`]). A key
+/// that is not a string, is empty or is longer than [`MAX_KEY_BYTES`] is refused with -32602
+/// (`INVALID_IDEMPOTENCY_KEY`). When the store fails, the call is answered with a masked
+/// internal error (`IDEMPOTENCY_STORE_FAILED`) and the tool does not run. A call of a tool not
+/// listed runs as it would without keys, its key ignored.
+///
+/// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
+/// `params.idempotencyKey` and `capabilities.tools.idempotency`, so the server also needs a
+/// wire adapter ([`wire`](super::wire)) in front of its transport; without one the capability
+/// is not advertised and no key arrives.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
+/// use mcp_errors_core::rmcp::ErrorBoundary;
+/// use rmcp::ServerHandler;
+///
+/// #[derive(Clone)]
+/// struct Shop;
+/// impl ServerHandler for Shop {}
+///
+/// let idempotency = Idempotency::new(MemoryStore::new())
+///     .tools(["refund_order", "reserve_seat"])
+///     .ttl(Duration::from_secs(6 * 60 * 60));
+/// let service = ErrorBoundary::new(Shop).with_idempotency(idempotency);
+/// # let _ = service;
+/// ```
+#[derive(Clone)]
+pub struct Idempotency {
+    store: Arc<dyn IdempotencyStore>,
+    tools: Arc<HashSet<String>>,
+    ttl: Duration,
+    lease: Duration,
+    scope: Option<ScopeFn>,
+}
+
+impl fmt::Debug for Idempotency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut tools: Vec<&String> = self.tools.iter().collect();
+        tools.sort();
+        f.debug_struct("Idempotency")
+            .field("tools", &tools)
+            .field("ttl", &self.ttl)
+            .field("lease", &self.lease)
+            .field("scope", &self.scope.as_ref().map(|_| "fn"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Idempotency {
+    /// Keys recorded in `store`, for no tool yet (see [`tools`](Self::tools)); outcomes kept
+    /// for 24 hours, claims held under a 60 s lease.
+    pub fn new(store: impl IdempotencyStore) -> Self {
+        Idempotency {
+            store: Arc::new(store),
+            tools: Arc::default(),
+            ttl: DEFAULT_TTL,
+            lease: DEFAULT_LEASE,
+            scope: None,
+        }
+    }
+
+    /// The tools whose calls honour a key, added to those listed before: the ones with side
+    /// effects a retry must not repeat. A tool that is read-only or idempotent by itself needs
+    /// no record.
+    pub fn tools<I>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        Arc::make_mut(&mut self.tools).extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// How long a completed call's outcome is replayed (24 hours by default). A key used again
+    /// after it runs the tool again. Say it in the server's documentation: the SEP leaves
+    /// the window to each server.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// How long a claim holds its key if its server stops renewing it (60 s by default): the
+    /// boundary renews the lease every third of it while the call runs, so a server that dies
+    /// mid-call frees the key once its lease runs out, and a retry then runs the tool.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(3));
+        self
+    }
+
+    /// Whose records a call may see: the boundary that already governs who may call the tool
+    /// (an authenticated principal, a tenant). `scope` returns it for a request, or `None` to
+    /// use the default scope.
+    ///
+    /// The default scope is, over Streamable HTTP, the SHA-256 of the request's
+    /// `Authorization` header when it has one, else its `Mcp-Session-Id` (stateful servers),
+    /// else one scope shared by every anonymous caller: a server without authentication has
+    /// no other boundary between its callers, and any of them can replay another's outcome by
+    /// sending its key. Over stdio (no HTTP request) it is the process: the one local user.
+    ///
+    /// ```
+    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
+    ///
+    /// #[derive(Clone)]
+    /// struct Tenant(String);
+    ///
+    /// let idempotency = Idempotency::new(MemoryStore::new())
+    ///     .tools(["refund_order"])
+    ///     .scope(|request| {
+    ///         let parts = request.extensions.get::<http::request::Parts>()?;
+    ///         Some(parts.extensions.get::<Tenant>()?.0.clone())
+    ///     });
+    /// # let _ = idempotency;
+    /// ```
+    pub fn scope<F>(mut self, scope: F) -> Self
+    where
+        F: Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
+    {
+        self.scope = Some(Arc::new(scope));
+        self
+    }
+
+    /// Whether calls of `tool` honour a key.
+    pub(crate) fn covers(&self, tool: &str) -> bool {
+        self.tools.contains(tool)
+    }
+
+    /// The caller's scope for `context`.
+    fn scope_of(&self, context: &RequestContext<RoleServer>) -> String {
+        if let Some(scope) = self.scope.as_ref().and_then(|scope| scope(context)) {
+            return format!("app:{scope}");
+        }
+        let Some(parts) = context.extensions.get::<http::request::Parts>() else {
+            return "process".to_owned();
+        };
+        if let Some(auth) = parts.headers.get(http::header::AUTHORIZATION) {
+            let hash: [u8; 32] = Sha256::digest(auth.as_bytes()).into();
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+            return format!("auth:{hex}");
+        }
+        match parts.headers.get("mcp-session-id") {
+            Some(session) => format!("session:{}", String::from_utf8_lossy(session.as_bytes())),
+            None => "anonymous".to_owned(),
+        }
+    }
+
+    /// Runs `call`, the boundary's answer to a call of `tool` with `arguments` carrying
+    /// `key`, at most once per key in the caller's scope, and replays its answer.
+    pub(crate) async fn run<F>(
+        &self,
+        key: &Value,
+        tool: &str,
+        arguments: Option<&JsonObject>,
+        context: &RequestContext<RoleServer>,
+        options: &FailureOptions,
+        call: F,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        F: Future<Output = Result<CallToolResponse, ErrorData>>,
+    {
+        let key = match valid_key(key) {
+            Ok(key) => key,
+            Err(invalid) => return Err(answer(&invalid, options)),
+        };
+        let record = RecordKey::new(self.scope_of(context), key);
+        let arguments = arguments.map_or(Value::Null, |map| Value::Object(map.clone()));
+        let fingerprint = Fingerprint::of(tool, &arguments);
+        self.run_recorded(record, &fingerprint, tool, options, call)
+            .await
+    }
+
+    /// Runs `call` under `record` unless the store says otherwise.
+    async fn run_recorded<F>(
+        &self,
+        record: RecordKey,
+        fingerprint: &Fingerprint,
+        tool: &str,
+        options: &FailureOptions,
+        call: F,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        F: Future<Output = Result<CallToolResponse, ErrorData>>,
+    {
+        let key = record.key();
+        let claimed = self.store.claim(&record, fingerprint, self.lease).await;
+        let token = match claimed {
+            Ok(Claim::Claimed(token)) => token,
+            Ok(Claim::InProgress) => {
+                return Err(answer(&KeyRefused::in_progress(key), options));
+            }
+            Ok(Claim::Conflict) => return Err(answer(&KeyRefused::conflict(key), options)),
+            Ok(Claim::Completed(recorded)) => {
+                return replay(recorded).map_err(|error| answer(&error, options))?;
+            }
+            Err(error) => return Err(answer(&StoreFailed(error), options)),
+        };
+        let mut held = Held {
+            store: self.store.clone(),
+            record: Some((record.clone(), token)),
+        };
+        let answered = self.renewing(&held, call).await;
+        let Some((record, token)) = held.record.take() else {
+            return answered;
+        };
+        let outcome = match &answered {
+            Ok(CallToolResponse::Complete(result)) => {
+                serde_json::to_value(result).map(Recorded::Result)
+            }
+            Err(error) => serde_json::to_value(error).map(Recorded::Error),
+            // Not an outcome yet: the client comes back with input or for the task.
+            Ok(_) => {
+                let _ = self.store.release(&record, &token).await;
+                return answered;
+            }
+        };
+        match outcome {
+            Ok(outcome) => {
+                if let Err(error) = self
+                    .store
+                    .complete(&record, &token, &outcome, self.ttl)
+                    .await
+                {
+                    // The tool ran: its answer goes out, and a retry finds the key in progress
+                    // until the lease runs out.
+                    log_store_error(&error, tool);
+                }
+            }
+            Err(_) => {
+                let _ = self.store.release(&record, &token).await;
+            }
+        }
+        answered
+    }
+
+    /// Runs `call`, renewing `held`'s lease every third of it.
+    async fn renewing<F: Future>(&self, held: &Held, call: F) -> F::Output {
+        let Some((record, token)) = held.record.as_ref() else {
+            return call.await;
+        };
+        let mut call = std::pin::pin!(call);
+        let period = self.lease / 3;
+        loop {
+            match tokio::time::timeout(period, call.as_mut()).await {
+                Ok(output) => return output,
+                // A lost claim or a failed renewal changes nothing now: the call runs on, and
+                // completing a lost claim records nothing.
+                Err(_) => {
+                    let _ = self.store.renew(record, token, self.lease).await;
+                }
+            }
+        }
+    }
+}
+
+/// A claim held while its call runs: dropped with the claim still in it (the call was
+/// cancelled), it releases the key so that a retry runs the tool.
+struct Held {
+    store: Arc<dyn IdempotencyStore>,
+    record: Option<(RecordKey, ClaimToken)>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let Some((record, token)) = self.record.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let store = self.store.clone();
+        runtime.spawn(async move {
+            let _ = store.release(&record, &token).await;
+        });
+    }
+}
+
+/// `capabilities` with the in-process stand-in of `capabilities.tools.idempotency`.
+pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
+    capabilities
+        .experimental
+        .get_or_insert_with(Default::default)
+        .insert(CARRIER_CAPABILITY.to_owned(), JsonObject::new());
+}
+
+/// Takes the key a wire adapter put in the request's `_meta`.
+pub(crate) fn take_key(
+    meta: &mut Map<String, Value>,
+    params_meta: Option<&mut Map<String, Value>>,
+) -> Option<Value> {
+    let from_context = meta.remove(CARRIER_META);
+    let from_params = params_meta.and_then(|meta| meta.remove(CARRIER_META));
+    from_context.or(from_params)
+}
+
+/// The answer recorded as `recorded`, to send again.
+fn replay(recorded: Recorded) -> Result<Result<CallToolResponse, ErrorData>, StoreFailed> {
+    let unreadable = |e: serde_json::Error| {
+        StoreFailed(StoreError::new(format!(
+            "a recorded outcome does not read back: {e}"
+        )))
+    };
+    match recorded {
+        Recorded::Result(value) => serde_json::from_value::<CallToolResult>(value)
+            .map(|result| Ok(CallToolResponse::Complete(result)))
+            .map_err(unreadable),
+        Recorded::Error(value) => serde_json::from_value::<ErrorData>(value)
+            .map(Err)
+            .map_err(unreadable),
+    }
+}
+
+/// `key` when it is a string of 1 to [`MAX_KEY_BYTES`] bytes.
+fn valid_key(key: &Value) -> Result<&str, InvalidKey> {
+    match key {
+        Value::String(key) if key.is_empty() => Err(InvalidKey("it is empty")),
+        Value::String(key) if key.len() > MAX_KEY_BYTES => Err(InvalidKey("it is too long")),
+        Value::String(key) => Ok(key),
+        _ => Err(InvalidKey("it is not a string")),
+    }
+}
+
+/// One of the boundary's own errors as a JSON-RPC error, never turned into an `isError`
+/// result: a client reads these from `error.data`.
+fn answer<E: ToolError>(error: &E, options: &FailureOptions) -> ErrorData {
+    let options = options.clone().with_invalid_params_as_execution(false);
+    match error.to_failure_with(&options).into_rmcp() {
+        Err(error) => error,
+        // Every error here is a protocol error.
+        Ok(_) => ErrorData::internal_error("idempotency", None),
+    }
+}
+
+fn log_store_error(error: &StoreError, tool: &str) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(target: "mcp_errors::idempotency", tool, %error, "the outcome of a call was not recorded");
+    #[cfg(not(feature = "tracing"))]
+    let _ = (error, tool);
+}
+
+const ORIGIN: &str = "mcp_errors_core::idempotency::Idempotency";
+
+static INVALID_KEY: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
+    "InvalidIdempotencyKey",
+    "INVALID_IDEMPOTENCY_KEY",
+    ErrorCode::INVALID_PARAMS,
+)
+.with_origin(ORIGIN)];
+
+static REFUSED: [ErrorDescriptor; 2] = [
+    ErrorDescriptor::protocol(
+        "IdempotencyKeyInProgress",
+        "IDEMPOTENCY_KEY_IN_PROGRESS",
+        IN_PROGRESS_CODE,
+    )
+    .retryable(true)
+    .with_origin(ORIGIN),
+    ErrorDescriptor::protocol(
+        "IdempotencyKeyConflict",
+        "IDEMPOTENCY_KEY_CONFLICT",
+        ErrorCode::INVALID_PARAMS,
+    )
+    .with_origin(ORIGIN),
+];
+
+static STORE_FAILED: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
+    "IdempotencyStoreFailed",
+    "IDEMPOTENCY_STORE_FAILED",
+    ErrorCode::INTERNAL_ERROR,
+)
+.retryable(true)
+.with_origin(ORIGIN)];
+
+/// A key the boundary does not take, and why.
+#[derive(Debug)]
+struct InvalidKey(&'static str);
+
+impl fmt::Display for InvalidKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{KEY_PARAM}` is not a valid key: {}", self.0)
+    }
+}
+
+impl std::error::Error for InvalidKey {}
+
+impl ToolError for InvalidKey {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &INVALID_KEY
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &INVALID_KEY[0]
+    }
+
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        Some(Cow::Owned(format!(
+            "send `{KEY_PARAM}` as a string of 1 to {MAX_KEY_BYTES} bytes, made once per call \
+             and kept on every retry, or send no key"
+        )))
+    }
+}
+
+/// A key refused because its first call still runs, or was made with other arguments.
+#[derive(Debug)]
+struct KeyRefused {
+    key: String,
+    conflict: bool,
+}
+
+impl KeyRefused {
+    fn in_progress(key: &str) -> Self {
+        KeyRefused {
+            key: key.to_owned(),
+            conflict: false,
+        }
+    }
+
+    fn conflict(key: &str) -> Self {
+        KeyRefused {
+            key: key.to_owned(),
+            conflict: true,
+        }
+    }
+}
+
+impl fmt::Display for KeyRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.conflict {
+            f.write_str("this idempotency key was used with another tool or other arguments")
+        } else {
+            f.write_str("a call with this idempotency key is still running")
+        }
+    }
+}
+
+impl std::error::Error for KeyRefused {}
+
+impl ToolError for KeyRefused {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &REFUSED
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &REFUSED[usize::from(self.conflict)]
+    }
+
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        self.conflict.then_some(Cow::Borrowed(
+            "send a new idempotency key for a call with other arguments; a retry of the first \
+             call sends its arguments unchanged",
+        ))
+    }
+
+    fn details(&self) -> Map<String, Value> {
+        let kind = if self.conflict { CONFLICT } else { IN_PROGRESS };
+        let mut details = Map::new();
+        details.insert("type".to_owned(), Value::from(kind));
+        details.insert(KEY_PARAM.to_owned(), Value::from(self.key.as_str()));
+        details
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        (!self.conflict).then_some(IN_PROGRESS_RETRY_AFTER)
+    }
+}
+
+/// The store failed: masked, the store's error goes to the log.
+#[derive(Debug)]
+struct StoreFailed(StoreError);
+
+impl fmt::Display for StoreFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for StoreFailed {}
+
+impl ToolError for StoreFailed {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &STORE_FAILED
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &STORE_FAILED[0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::idempotency::MemoryStore;
+    use ::rmcp::model::ContentBlock;
+    use serde_json::json;
+
+    fn fingerprint() -> Fingerprint {
+        Fingerprint::of("refund", &json!({"order": 7}))
+    }
+
+    fn done(text: &str) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+            ContentBlock::text(text),
+        ])))
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_releases_its_key_and_a_finished_one_records_it() {
+        let store = MemoryStore::new();
+        let keys = Idempotency::new(store.clone()).tools(["refund"]);
+        let record = RecordKey::new("process", "k1");
+        let options = FailureOptions::new();
+        let print = fingerprint();
+        let hanging = keys.run_recorded(
+            record.clone(),
+            &print,
+            "refund",
+            &options,
+            std::future::pending(),
+        );
+        // Polled until it claimed and runs, then dropped.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), hanging)
+                .await
+                .is_err()
+        );
+        assert_eq!(
+            store
+                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .await
+                .unwrap(),
+            Claim::InProgress,
+            "released by a task, not yet"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let Claim::Claimed(token) = store
+            .claim(&record, &fingerprint(), DEFAULT_LEASE)
+            .await
+            .unwrap()
+        else {
+            panic!("the dropped call released its key")
+        };
+        store.release(&record, &token).await.unwrap();
+
+        let answered = keys
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                done("refunded")
+            })
+            .await;
+        let replayed = keys
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                panic!("a recorded key must not run")
+            })
+            .await;
+        let json = |answer: Result<CallToolResponse, ErrorData>| match answer {
+            Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result).unwrap(),
+            other => panic!("expected a result, got {other:?}"),
+        };
+        assert_eq!(json(replayed), json(answered));
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_is_not_an_outcome_yet_is_not_recorded() {
+        let store = MemoryStore::new();
+        let keys = Idempotency::new(store.clone());
+        let record = RecordKey::new("process", "k1");
+        let options = FailureOptions::new();
+        let input = ::rmcp::model::InputRequiredResult::from_request_state("s");
+        let first = keys
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                Ok(CallToolResponse::InputRequired(input))
+            })
+            .await;
+        assert!(matches!(first, Ok(CallToolResponse::InputRequired(_))));
+        assert!(matches!(
+            store
+                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .await
+                .unwrap(),
+            Claim::Claimed(_)
+        ));
+    }
+
+    #[test]
+    fn keys_are_checked_by_type_and_length() {
+        assert_eq!(valid_key(&json!("k")).unwrap(), "k");
+        assert_eq!(valid_key(&json!("é".repeat(127))).unwrap().len(), 254);
+        assert!(valid_key(&json!("é".repeat(128))).is_err(), "256 bytes");
+        assert!(valid_key(&json!("")).is_err());
+        assert!(valid_key(&json!(1)).is_err());
+        let shown = format!(
+            "{:?}",
+            Idempotency::new(MemoryStore::new())
+                .tools(["b", "a"])
+                .ttl(Duration::from_secs(5))
+        );
+        assert!(
+            shown.contains(r#"tools: ["a", "b"]"#) && shown.contains("ttl: 5s"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_lease_is_never_shorter_than_three_milliseconds() {
+        let keys = Idempotency::new(MemoryStore::new()).lease(Duration::ZERO);
+        assert_eq!(keys.lease, Duration::from_millis(3));
+        assert_eq!(Idempotency::new(MemoryStore::new()).lease, DEFAULT_LEASE);
+        assert_eq!(Idempotency::new(MemoryStore::new()).ttl, DEFAULT_TTL);
+    }
+}

@@ -1,0 +1,1012 @@
+//! Wire adapters: rmcp 3.11 has no field for `params.idempotencyKey` (serde drops it) nor for
+//! `capabilities.tools.idempotency`, so these rewrite the raw JSON-RPC messages between the
+//! transport and rmcp.
+//!
+//! - Server role, inbound: a `tools/call` request's `params.idempotencyKey` moves into its
+//!   `_meta`, under a name of this crate's, where [`ErrorBoundary`] finds it (a value a client
+//!   put under that name itself is removed first). Outbound: the stand-in of the capability
+//!   that [`ErrorBoundary::with_idempotency`] puts in `capabilities.experimental` moves to
+//!   `capabilities.tools.idempotency` (in an `initialize` or `server/discover` result). So the
+//!   capability is on the wire only when the boundary has keys on and an adapter is in place.
+//! - Client role, inbound: a result's `capabilities.tools.idempotency` is copied into
+//!   `capabilities.experimental` under the stand-in's name, so rmcp's typed `peer_info()` keeps
+//!   it. Outbound: a key a `tools/call` carries in its `_meta` under this crate's name moves to
+//!   `params.idempotencyKey`.
+//!
+//! Everything else passes unchanged, byte for byte: other messages, a line that is not JSON,
+//! a line longer than 16 MiB (rmcp's own limit, which drops it), so memory per line stays
+//! bounded.
+//!
+//! [`server_stream`] and [`client_stream`] wrap a byte stream of newline-delimited JSON-RPC
+//! (stdio, a child process, a socket; batches too); [`HttpLayer`] wraps rmcp's
+//! `StreamableHttpService`.
+//!
+//! [`ErrorBoundary`]: crate::rmcp::ErrorBoundary
+//! [`ErrorBoundary::with_idempotency`]: crate::rmcp::ErrorBoundary::with_idempotency
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use bytes::{Buf, Bytes};
+use http_body::Frame;
+use http_body_util::BodyExt as _;
+use http_body_util::combinators::UnsyncBoxBody;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::{CAPABILITY, CARRIER_CAPABILITY, CARRIER_META, KEY_PARAM};
+
+/// The longest line (or SSE `data:` line) the adapters read as JSON: 16 MiB, rmcp's own limit
+/// for a line of its stdio codec. A longer line passes unchanged.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Which side of the connection an adapter stands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Server,
+    Client,
+}
+
+/// Which way a message goes, seen from rmcp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    /// From the peer to rmcp.
+    In,
+    /// From rmcp to the peer.
+    Out,
+}
+
+/// Rewrites one JSON-RPC message (or each of a batch); `true` when anything changed.
+fn rewrite(role: Role, way: Way, message: &mut Value) -> bool {
+    if let Value::Array(batch) = message {
+        let mut changed = false;
+        for message in batch {
+            changed |= rewrite(role, way, message);
+        }
+        return changed;
+    }
+    let Value::Object(message) = message else {
+        return false;
+    };
+    match (role, way) {
+        (Role::Server, Way::In) => key_into_meta(message),
+        (Role::Server, Way::Out) => capability_onto_wire(message),
+        (Role::Client, Way::In) => capability_into_carrier(message),
+        (Role::Client, Way::Out) => key_onto_wire(message),
+    }
+}
+
+/// The `params` of a `tools/call` request.
+fn tool_call_params(message: &mut Map<String, Value>) -> Option<&mut Map<String, Value>> {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    message.get_mut("params")?.as_object_mut()
+}
+
+/// The `capabilities` of a result.
+fn result_capabilities(message: &mut Map<String, Value>) -> Option<&mut Map<String, Value>> {
+    message
+        .get_mut("result")?
+        .as_object_mut()?
+        .get_mut("capabilities")?
+        .as_object_mut()
+}
+
+/// Server, inbound: `params.idempotencyKey` into `params._meta`, under the carrier's name.
+fn key_into_meta(message: &mut Map<String, Value>) -> bool {
+    let Some(params) = tool_call_params(message) else {
+        return false;
+    };
+    let mut changed = false;
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        changed |= meta.remove(CARRIER_META).is_some();
+    }
+    let Some(key) = params.remove(KEY_PARAM) else {
+        return changed;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(CARRIER_META.to_owned(), key);
+    }
+    // A `_meta` that is not an object fails rmcp's parse with or without the key.
+    true
+}
+
+/// Client, outbound: the carrier in `params._meta` onto `params.idempotencyKey`.
+fn key_onto_wire(message: &mut Map<String, Value>) -> bool {
+    let Some(params) = tool_call_params(message) else {
+        return false;
+    };
+    let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let Some(key) = meta.remove(CARRIER_META) else {
+        return false;
+    };
+    if meta.is_empty() {
+        params.remove("_meta");
+    }
+    params.entry(KEY_PARAM).or_insert(key);
+    true
+}
+
+/// Server, outbound: the carrier in `capabilities.experimental` onto
+/// `capabilities.tools.idempotency`.
+fn capability_onto_wire(message: &mut Map<String, Value>) -> bool {
+    let Some(capabilities) = result_capabilities(message) else {
+        return false;
+    };
+    let Some(experimental) = capabilities
+        .get_mut("experimental")
+        .and_then(Value::as_object_mut)
+    else {
+        return false;
+    };
+    let Some(capability) = experimental.remove(CARRIER_CAPABILITY) else {
+        return false;
+    };
+    if experimental.is_empty() {
+        capabilities.remove("experimental");
+    }
+    let tools = capabilities
+        .entry("tools")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(tools) = tools {
+        tools.insert(CAPABILITY.to_owned(), capability);
+    }
+    true
+}
+
+/// Client, inbound: `capabilities.tools.idempotency` copied into `capabilities.experimental`
+/// under the carrier's name (a carrier the server sent itself is dropped first).
+fn capability_into_carrier(message: &mut Map<String, Value>) -> bool {
+    let Some(capabilities) = result_capabilities(message) else {
+        return false;
+    };
+    let mut changed = false;
+    if let Some(experimental) = capabilities
+        .get_mut("experimental")
+        .and_then(Value::as_object_mut)
+    {
+        changed |= experimental.remove(CARRIER_CAPABILITY).is_some();
+    }
+    let advertised = capabilities
+        .get("tools")
+        .and_then(|tools| tools.get(CAPABILITY))
+        .filter(|capability| capability.is_object())
+        .cloned();
+    let Some(capability) = advertised else {
+        return changed;
+    };
+    let experimental = capabilities
+        .entry("experimental")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(experimental) = experimental {
+        experimental.insert(CARRIER_CAPABILITY.to_owned(), capability);
+        return true;
+    }
+    changed
+}
+
+/// `line` (without its line end) rewritten, or `None` when it stays as it is.
+fn rewrite_json(role: Role, way: Way, line: &[u8]) -> Option<Vec<u8>> {
+    if line.len() > MAX_LINE_BYTES {
+        return None;
+    }
+    let mut message: Value = serde_json::from_slice(line).ok()?;
+    if !rewrite(role, way, &mut message) {
+        return None;
+    }
+    serde_json::to_vec(&message).ok()
+}
+
+/// Splits bytes into lines and rewrites each, holding at most one line of
+/// [`MAX_LINE_BYTES`]; the bytes of a longer line go out as they came.
+#[derive(Debug)]
+struct Lines {
+    role: Role,
+    way: Way,
+    /// The start of a line not ended yet.
+    partial: Vec<u8>,
+    /// Inside a line too long to read: its bytes pass through up to its end.
+    passing: bool,
+    /// Only `data:` lines are JSON (a Server-Sent Events stream).
+    sse: bool,
+}
+
+impl Lines {
+    fn new(role: Role, way: Way) -> Self {
+        Lines {
+            role,
+            way,
+            partial: Vec::new(),
+            passing: false,
+            sse: false,
+        }
+    }
+
+    fn sse(role: Role, way: Way) -> Self {
+        Lines {
+            sse: true,
+            ..Lines::new(role, way)
+        }
+    }
+
+    /// Takes `bytes` and appends to `out` what is ready to go on.
+    fn push(&mut self, mut bytes: &[u8], out: &mut Vec<u8>) {
+        while !bytes.is_empty() {
+            let end = bytes.iter().position(|&b| b == b'\n');
+            if self.passing {
+                match end {
+                    Some(end) => {
+                        out.extend_from_slice(&bytes[..=end]);
+                        bytes = &bytes[end + 1..];
+                        self.passing = false;
+                    }
+                    None => {
+                        out.extend_from_slice(bytes);
+                        return;
+                    }
+                }
+                continue;
+            }
+            match end {
+                Some(end) if self.partial.len() + end <= MAX_LINE_BYTES => {
+                    self.partial.extend_from_slice(&bytes[..=end]);
+                    bytes = &bytes[end + 1..];
+                    let line = std::mem::take(&mut self.partial);
+                    self.line(&line, out);
+                }
+                None if self.partial.len() + bytes.len() <= MAX_LINE_BYTES => {
+                    self.partial.extend_from_slice(bytes);
+                    return;
+                }
+                // Too long: what is held goes on as it came, and the rest of the line after it.
+                _ => {
+                    out.append(&mut self.partial);
+                    self.passing = true;
+                }
+            }
+        }
+    }
+
+    /// The bytes of a last line that never ended.
+    fn finish(&mut self, out: &mut Vec<u8>) {
+        let line = std::mem::take(&mut self.partial);
+        if !line.is_empty() {
+            self.line(&line, out);
+        }
+    }
+
+    /// One line, with its line end if it has one.
+    fn line(&self, line: &[u8], out: &mut Vec<u8>) {
+        let body_end = line
+            .iter()
+            .rposition(|&b| b != b'\n' && b != b'\r')
+            .map_or(0, |i| i + 1);
+        let (body, ending) = line.split_at(body_end);
+        let (prefix, json) = if self.sse {
+            match body.strip_prefix(b"data:") {
+                Some(json) => (&body[..5], json),
+                None => {
+                    out.extend_from_slice(line);
+                    return;
+                }
+            }
+        } else {
+            (&body[..0], body)
+        };
+        match rewrite_json(self.role, self.way, json) {
+            Some(rewritten) => {
+                out.extend_from_slice(prefix);
+                if self.sse {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(&rewritten);
+                out.extend_from_slice(ending);
+            }
+            None => out.extend_from_slice(line),
+        }
+    }
+}
+
+/// A reader whose lines are rewritten.
+struct Reader<R> {
+    inner: R,
+    lines: Lines,
+    out: Vec<u8>,
+    sent: usize,
+    done: bool,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Reader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        loop {
+            if this.sent < this.out.len() {
+                let n = buf.remaining().min(this.out.len() - this.sent);
+                buf.put_slice(&this.out[this.sent..this.sent + n]);
+                this.sent += n;
+                return Poll::Ready(Ok(()));
+            }
+            this.out.clear();
+            this.sent = 0;
+            if this.done {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            if read.filled().is_empty() {
+                this.done = true;
+                this.lines.finish(&mut this.out);
+            } else {
+                this.lines.push(read.filled(), &mut this.out);
+            }
+        }
+    }
+}
+
+/// A writer whose lines are rewritten.
+struct Writer<W> {
+    inner: W,
+    lines: Lines,
+    out: Vec<u8>,
+    sent: usize,
+}
+
+impl<W: AsyncWrite + Unpin> Writer<W> {
+    /// Writes what is ready to go on.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.out.len() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.out[self.sent..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        self.out.clear();
+        self.sent = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for Writer<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        ready!(this.poll_drain(cx))?;
+        this.lines.push(buf, &mut this.out);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        this.lines.finish(&mut this.out);
+        ready!(this.poll_drain(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+fn stream<R, W>(
+    role: Role,
+    read: R,
+    write: W,
+) -> (
+    impl AsyncRead + Send + Unpin + 'static,
+    impl AsyncWrite + Send + Unpin + 'static,
+)
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let reader = Reader {
+        inner: read,
+        lines: Lines::new(role, Way::In),
+        out: Vec::new(),
+        sent: 0,
+        done: false,
+    };
+    let writer = Writer {
+        inner: write,
+        lines: Lines::new(role, Way::Out),
+        out: Vec::new(),
+        sent: 0,
+    };
+    (reader, writer)
+}
+
+/// A server's byte stream (what it reads, what it writes) with the idempotency fields moved
+/// between the wire and rmcp: serve an [`ErrorBoundary`](crate::rmcp::ErrorBoundary) with
+/// idempotency on through it. See the [module](self) for what it rewrites.
+///
+/// ```no_run
+/// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+/// use mcp_errors_core::rmcp::ErrorBoundary;
+/// use rmcp::ServiceExt;
+///
+/// #[derive(Clone)]
+/// struct Shop;
+/// impl rmcp::ServerHandler for Shop {}
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let service = ErrorBoundary::new(Shop)
+///     .with_idempotency(Idempotency::new(MemoryStore::new()).tools(["refund_order"]));
+/// let running = service
+///     .serve(wire::server_stream(tokio::io::stdin(), tokio::io::stdout()))
+///     .await?;
+/// running.waiting().await?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn server_stream<R, W>(
+    read: R,
+    write: W,
+) -> (
+    impl AsyncRead + Send + Unpin + 'static,
+    impl AsyncWrite + Send + Unpin + 'static,
+)
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    stream(Role::Server, read, write)
+}
+
+/// A client's byte stream (what it reads from the server, what it writes to it) with the
+/// idempotency fields moved between the wire and rmcp: the server's
+/// `capabilities.tools.idempotency` is kept where rmcp's `peer_info()` shows it, and a key
+/// put in a `tools/call`'s `_meta` goes out as `params.idempotencyKey`. See the
+/// [module](self).
+///
+/// ```no_run
+/// use mcp_errors_core::idempotency::wire;
+/// use rmcp::ServiceExt;
+/// use tokio::process::Command;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut child = Command::new("demo-server")
+///     .stdin(std::process::Stdio::piped())
+///     .stdout(std::process::Stdio::piped())
+///     .spawn()?;
+/// let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+/// let client = ().serve(wire::client_stream(stdout, stdin)).await?;
+/// # let _ = client;
+/// # Ok(())
+/// # }
+/// ```
+pub fn client_stream<R, W>(
+    read: R,
+    write: W,
+) -> (
+    impl AsyncRead + Send + Unpin + 'static,
+    impl AsyncWrite + Send + Unpin + 'static,
+)
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    stream(Role::Client, read, write)
+}
+
+/// The error of a body the HTTP adapter reads or writes.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A tower [`Layer`](tower_layer::Layer) around rmcp's `StreamableHttpService` (stateful or
+/// stateless) with the idempotency fields moved between the wire and rmcp, as
+/// [`server_stream`] does for a byte stream: it rewrites a POST's JSON body, and the response
+/// to an `initialize` or `server/discover` (JSON, or the `data:` lines of an SSE stream).
+/// Other responses pass untouched.
+///
+/// It reads each request body whole before the service sees it, as rmcp does; bound the body
+/// size in front of it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire::HttpLayer};
+/// use mcp_errors_core::rmcp::ErrorBoundary;
+/// use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+/// use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+/// use tower_layer::Layer;
+///
+/// #[derive(Clone)]
+/// struct Shop;
+/// impl rmcp::ServerHandler for Shop {}
+///
+/// let store = MemoryStore::new(); // shared by every session
+/// let service = StreamableHttpService::new(
+///     move || {
+///         let keys = Idempotency::new(store.clone()).tools(["refund_order"]);
+///         Ok(ErrorBoundary::new(Shop).with_idempotency(keys))
+///     },
+///     Arc::new(LocalSessionManager::default()),
+///     StreamableHttpServerConfig::default(),
+/// );
+/// let service = HttpLayer.layer(service); // e.g. axum's `Router::nest_service("/mcp", service)`
+/// # let _ = service;
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HttpLayer;
+
+impl<S> tower_layer::Layer<S> for HttpLayer {
+    type Service = HttpService<S>;
+
+    fn layer(&self, inner: S) -> HttpService<S> {
+        HttpService { inner }
+    }
+}
+
+/// The service [`HttpLayer`] makes: the wrapped service, with the idempotency fields moved
+/// between the wire and rmcp.
+#[derive(Clone, Debug)]
+pub struct HttpService<S> {
+    inner: S,
+}
+
+/// The body [`HttpService`] answers with.
+type ResponseBody = UnsyncBoxBody<Bytes, BoxError>;
+
+impl<S, B, RB> tower_service::Service<http::Request<B>> for HttpService<S>
+where
+    S: tower_service::Service<
+            http::Request<http_body_util::Full<Bytes>>,
+            Response = http::Response<RB>,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    RB: http_body::Body<Data = Bytes> + Send + 'static,
+    RB::Error: Into<BoxError>,
+{
+    type Response = http::Response<ResponseBody>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        // The service polled ready is the one that serves; a fresh clone stays for next time.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(async move {
+            let (mut parts, body) = request.into_parts();
+            let body = match body.collect().await {
+                Ok(body) => body.to_bytes(),
+                Err(_) => return Ok(bad_request()),
+            };
+            let (body, opens) = rewrite_request(body);
+            if parts.headers.contains_key(http::header::CONTENT_LENGTH) {
+                parts
+                    .headers
+                    .insert(http::header::CONTENT_LENGTH, body.len().into());
+            }
+            let request = http::Request::from_parts(parts, http_body_util::Full::new(body));
+            let response = inner.call(request).await?;
+            if !opens {
+                return Ok(response.map(|body| body.map_err(Into::into).boxed_unsync()));
+            }
+            Ok(rewrite_response(response).await)
+        })
+    }
+}
+
+fn bad_request() -> http::Response<ResponseBody> {
+    let body = http_body_util::Full::new(Bytes::from_static(
+        b"Bad Request: the request body could not be read",
+    ));
+    let mut response = http::Response::new(body.map_err(|e: Infallible| match e {}).boxed_unsync());
+    *response.status_mut() = http::StatusCode::BAD_REQUEST;
+    response
+}
+
+/// A POST body rewritten, and whether it holds a request whose result may advertise the
+/// capability (`initialize`, `server/discover`).
+fn rewrite_request(body: Bytes) -> (Bytes, bool) {
+    let Ok(mut message) = serde_json::from_slice::<Value>(&body) else {
+        return (body, false);
+    };
+    let opens = match &message {
+        Value::Array(batch) => batch.iter().any(opens_session),
+        message => opens_session(message),
+    };
+    if !rewrite(Role::Server, Way::In, &mut message) {
+        return (body, opens);
+    }
+    match serde_json::to_vec(&message) {
+        Ok(rewritten) => (Bytes::from(rewritten), opens),
+        Err(_) => (body, opens),
+    }
+}
+
+fn opens_session(message: &Value) -> bool {
+    matches!(
+        message.get("method").and_then(Value::as_str),
+        Some("initialize" | "server/discover")
+    )
+}
+
+/// The response to an `initialize` or `server/discover`, its capability moved onto the wire.
+async fn rewrite_response<RB>(response: http::Response<RB>) -> http::Response<ResponseBody>
+where
+    RB: http_body::Body<Data = Bytes> + Send + 'static,
+    RB::Error: Into<BoxError>,
+{
+    let is_sse = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    let (mut parts, body) = response.into_parts();
+    if is_sse {
+        let body = SseBody {
+            inner: Box::pin(body),
+            lines: Lines::sse(Role::Server, Way::Out),
+            done: false,
+        };
+        return http::Response::from_parts(parts, body.boxed_unsync());
+    }
+    let body = match body.collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(error) => {
+            let failed = Failed(Some(error.into()));
+            return http::Response::from_parts(parts, failed.boxed_unsync());
+        }
+    };
+    let body = match rewrite_json(Role::Server, Way::Out, &body) {
+        Some(rewritten) => Bytes::from(rewritten),
+        None => body,
+    };
+    if parts.headers.contains_key(http::header::CONTENT_LENGTH) {
+        parts
+            .headers
+            .insert(http::header::CONTENT_LENGTH, body.len().into());
+    }
+    let body = http_body_util::Full::new(body).map_err(|e: Infallible| match e {});
+    http::Response::from_parts(parts, body.boxed_unsync())
+}
+
+/// An SSE response body whose `data:` lines are rewritten as they stream.
+struct SseBody<B> {
+    inner: Pin<Box<B>>,
+    lines: Lines,
+    done: bool,
+}
+
+impl<B> http_body::Body for SseBody<B>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = &mut *self;
+        loop {
+            if this.done {
+                return Poll::Ready(None);
+            }
+            match ready!(this.inner.as_mut().poll_frame(cx)) {
+                None => {
+                    this.done = true;
+                    let mut out = Vec::new();
+                    this.lines.finish(&mut out);
+                    if !out.is_empty() {
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))));
+                    }
+                }
+                Some(Err(error)) => return Poll::Ready(Some(Err(error.into()))),
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(mut data) => {
+                        let mut out = Vec::new();
+                        let bytes = data.copy_to_bytes(data.remaining());
+                        this.lines.push(&bytes, &mut out);
+                        if !out.is_empty() {
+                            return Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))));
+                        }
+                    }
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+            }
+        }
+    }
+}
+
+/// The body of a response whose own body failed while being read: that error, once.
+struct Failed(Option<BoxError>);
+
+impl http_body::Body for Failed {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        Poll::Ready(self.0.take().map(Err))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    fn rewritten(role: Role, way: Way, message: Value) -> Value {
+        let line = serde_json::to_vec(&message).unwrap();
+        match rewrite_json(role, way, &line) {
+            Some(line) => serde_json::from_slice(&line).unwrap(),
+            None => message,
+        }
+    }
+
+    fn call(params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    }
+
+    #[test]
+    fn the_server_moves_a_calls_key_into_meta_and_drops_a_forged_carrier() {
+        let moved = rewritten(
+            Role::Server,
+            Way::In,
+            call(json!({"name": "refund", "arguments": {}, "idempotencyKey": "k1"})),
+        );
+        assert_eq!(
+            moved["params"],
+            json!({"name": "refund", "arguments": {}, "_meta": {CARRIER_META: "k1"}})
+        );
+        let kept = rewritten(
+            Role::Server,
+            Way::In,
+            call(
+                json!({"name": "r", "idempotencyKey": 7, "_meta": {"traceparent": "t", CARRIER_META: "forged"}}),
+            ),
+        );
+        assert_eq!(
+            kept["params"]["_meta"],
+            json!({"traceparent": "t", CARRIER_META: 7})
+        );
+        let forged = rewritten(
+            Role::Server,
+            Way::In,
+            call(json!({"name": "r", "_meta": {CARRIER_META: "forged"}})),
+        );
+        assert_eq!(forged["params"], json!({"name": "r", "_meta": {}}));
+    }
+
+    #[test]
+    fn the_server_leaves_every_other_message_alone() {
+        for message in [
+            call(json!({"name": "r", "arguments": {"idempotencyKey": "an argument"}})),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"idempotencyKey": "k"}}),
+            json!({"jsonrpc": "2.0", "method": "tools/call", "params": "not an object"}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {"tools": {"idempotency": {}}}}}),
+            json!([1, "two"]),
+            json!("text"),
+        ] {
+            let line = serde_json::to_vec(&message).unwrap();
+            assert_eq!(
+                rewrite_json(Role::Server, Way::In, &line),
+                None,
+                "{message}"
+            );
+        }
+        let no_carrier = json!({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {"experimental": {"x": {}}}}});
+        let line = serde_json::to_vec(&no_carrier).unwrap();
+        assert_eq!(rewrite_json(Role::Server, Way::Out, &line), None);
+    }
+
+    #[test]
+    fn the_server_puts_the_capability_on_the_wire() {
+        let only = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}});
+        assert_eq!(
+            rewritten(Role::Server, Way::Out, only)["result"]["capabilities"],
+            json!({"tools": {"idempotency": {}}})
+        );
+        let with_others = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {
+            "experimental": {CARRIER_CAPABILITY: {}, "other": {"a": 1}},
+            "tools": {"listChanged": true},
+        }}});
+        assert_eq!(
+            rewritten(Role::Server, Way::Out, with_others)["result"]["capabilities"],
+            json!({"experimental": {"other": {"a": 1}}, "tools": {"listChanged": true, "idempotency": {}}})
+        );
+    }
+
+    #[test]
+    fn the_client_keeps_the_capability_and_sends_the_key_on_the_wire() {
+        let advertised = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"tools": {"idempotency": {}}}}});
+        assert_eq!(
+            rewritten(Role::Client, Way::In, advertised)["result"]["capabilities"],
+            json!({"tools": {"idempotency": {}}, "experimental": {CARRIER_CAPABILITY: {}}})
+        );
+        let forged = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}});
+        assert_eq!(
+            rewritten(Role::Client, Way::In, forged)["result"]["capabilities"],
+            json!({"experimental": {}})
+        );
+        let not_an_object = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"tools": {"idempotency": true}}}});
+        let line = serde_json::to_vec(&not_an_object).unwrap();
+        assert_eq!(rewrite_json(Role::Client, Way::In, &line), None);
+
+        let sent = rewritten(
+            Role::Client,
+            Way::Out,
+            call(json!({"name": "r", "_meta": {CARRIER_META: "k1"}})),
+        );
+        assert_eq!(sent["params"], json!({"name": "r", "idempotencyKey": "k1"}));
+        let with_meta = rewritten(
+            Role::Client,
+            Way::Out,
+            call(json!({"name": "r", "_meta": {CARRIER_META: "k1", "progressToken": 1}})),
+        );
+        assert_eq!(
+            with_meta["params"],
+            json!({"name": "r", "idempotencyKey": "k1", "_meta": {"progressToken": 1}})
+        );
+        let plain = serde_json::to_vec(&call(json!({"name": "r", "idempotencyKey": "k"}))).unwrap();
+        assert_eq!(rewrite_json(Role::Client, Way::Out, &plain), None);
+    }
+
+    #[test]
+    fn batches_are_rewritten_message_by_message() {
+        let batch = json!([
+            call(json!({"name": "a", "idempotencyKey": "k1"})),
+            {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+            call(json!({"name": "b"})),
+        ]);
+        let out = rewritten(Role::Server, Way::In, batch);
+        assert_eq!(out[0]["params"]["_meta"][CARRIER_META], "k1");
+        assert_eq!(out[1], json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+        assert_eq!(out[2]["params"], json!({"name": "b"}));
+    }
+
+    fn pushed(lines: &mut Lines, chunks: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            lines.push(chunk, &mut out);
+        }
+        lines.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn lines_split_anywhere_are_rewritten_and_the_rest_passes_byte_for_byte() {
+        let key_line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","idempotencyKey":"k"}}"#;
+        let mut input = Vec::new();
+        input.extend_from_slice(b"not json at all\n");
+        input.extend_from_slice(b"{\"id\": 1,  \"spacing\" : true}\r\n");
+        input.extend_from_slice(key_line);
+        input.extend_from_slice(b"\r\n\n");
+        input.extend_from_slice(b"{\"last\": \"no newline\"}");
+        // A rewritten message is written anew (its members in name order), with its line end.
+        let expected_call = format!(
+            "{{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{{\"_meta\":{{\"{CARRIER_META}\":\"k\"}},\"name\":\"r\"}}}}\r\n\n"
+        );
+        let expected = [
+            "not json at all\n".as_bytes(),
+            b"{\"id\": 1,  \"spacing\" : true}\r\n",
+            expected_call.as_bytes(),
+            b"{\"last\": \"no newline\"}",
+        ]
+        .concat();
+        for size in [1, 2, 7, 64, input.len()] {
+            let chunks: Vec<&[u8]> = input.chunks(size).collect();
+            let out = pushed(&mut Lines::new(Role::Server, Way::In), &chunks);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&expected),
+                "chunks of {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlong_line_passes_unchanged_and_holds_bounded_memory() {
+        let mut lines = Lines::new(Role::Server, Way::In);
+        let mut out = Vec::new();
+        let head = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r","idempotencyKey":"k","arguments":{"x":""#;
+        lines.push(head, &mut out);
+        let filler = vec![b'a'; 1 << 20];
+        for _ in 0..17 {
+            lines.push(&filler, &mut out);
+            assert!(lines.partial.len() <= MAX_LINE_BYTES);
+        }
+        lines.push(b"\"}}}\n", &mut out);
+        let next = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r","idempotencyKey":"k2"}}"#;
+        lines.push(next, &mut out);
+        lines.push(b"\n", &mut out);
+        let first_end = out.iter().position(|&b| b == b'\n').unwrap();
+        assert_eq!(
+            first_end,
+            head.len() + 17 * filler.len() + 4,
+            "the long line went as it came"
+        );
+        assert!(out[..first_end].starts_with(head));
+        let second: Value = serde_json::from_slice(&out[first_end + 1..]).unwrap();
+        assert_eq!(
+            second["params"]["_meta"][CARRIER_META], "k2",
+            "the next line is read again"
+        );
+    }
+
+    #[test]
+    fn sse_data_lines_are_rewritten_and_other_fields_pass() {
+        let event = format!(
+            "id: 0\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"capabilities\":{{\"experimental\":{{\"{CARRIER_CAPABILITY}\":{{}}}}}}}}}}\n\ndata: not json\n\n"
+        );
+        let out = pushed(&mut Lines::sse(Role::Server, Way::Out), &[event.as_bytes()]);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "id: 0\nevent: message\ndata: {\"id\":0,\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":{\"tools\":{\"idempotency\":{}}}}}\n\ndata: not json\n\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_stream_adapter_rewrites_both_ways() {
+        let (rmcp_side, peer_side) = tokio::io::duplex(64);
+        let (rmcp_read, rmcp_write) = tokio::io::split(rmcp_side);
+        let (mut reader, mut writer) = server_stream(rmcp_read, rmcp_write);
+        let (mut peer_read, mut peer_write) = tokio::io::split(peer_side);
+
+        let inbound = format!("{}\n", call(json!({"name": "r", "idempotencyKey": "k"})));
+        let sending = tokio::spawn(async move {
+            peer_write.write_all(inbound.as_bytes()).await.unwrap();
+            peer_write.shutdown().await.unwrap();
+        });
+        let mut read = String::new();
+        reader.read_to_string(&mut read).await.unwrap();
+        sending.await.unwrap();
+        let read: Value = serde_json::from_str(read.trim_end()).unwrap();
+        assert_eq!(read["params"]["_meta"][CARRIER_META], "k");
+
+        let outbound = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}});
+        let line = format!("{outbound}\n");
+        let writing = tokio::spawn(async move {
+            // In small writes, as a codec may make them.
+            for chunk in line.as_bytes().chunks(5) {
+                writer.write_all(chunk).await.unwrap();
+            }
+            writer.flush().await.unwrap();
+            writer.shutdown().await.unwrap();
+        });
+        let mut written = String::new();
+        peer_read.read_to_string(&mut written).await.unwrap();
+        writing.await.unwrap();
+        let written: Value = serde_json::from_str(written.trim_end()).unwrap();
+        assert_eq!(
+            written["result"]["capabilities"],
+            json!({"tools": {"idempotency": {}}})
+        );
+    }
+}
