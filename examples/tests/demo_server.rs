@@ -225,8 +225,8 @@ async fn a_seat_reserved_once_is_a_conflict_the_second_time() {
     assert_eq!(
         first,
         Reply::Result(json!({
-            "content": [{"type": "text", "text": "{\"id\":\"C4\",\"status\":\"reserved\"}"}],
-            "structuredContent": {"id": "C4", "status": "reserved"},
+            "content": [{"type": "text", "text": "{\"id\":\"C4\",\"reservation_id\":\"RS-1\",\"status\":\"reserved\"}"}],
+            "structuredContent": {"id": "C4", "reservation_id": "RS-1", "status": "reserved"},
             "isError": false
         }))
     );

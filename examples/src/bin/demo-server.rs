@@ -2,7 +2,8 @@
 //! (endpoint `/mcp`).
 //!
 //! ```text
-//! demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]...
+//! demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]... [--lose-response-delay DUR]
+//!             [--no-idempotency]
 //! ```
 //!
 //! Faults (also from the `DEMO_FAULTS` environment variable, a comma-separated list):
@@ -12,8 +13,16 @@
 //! tool panics, answered as a masked `TOOL_PANICKED`), and for `fetch_report`'s report service
 //! `reports_throttled` (429 with a 2 s `Retry-After`: rate limited), `reports_down` (503:
 //! transient), `reports_broken` (500: internal, masked), `reports_offline` (unreachable:
-//! transient).
+//! transient), and `lose_response` (`refund_order` and `reserve_seat` do their work, then hold
+//! the response back for `--lose-response-delay`, 3 s by default: a client that waits less
+//! sees a timeout while the refund was made or the seat taken).
 //! `NAME:N` switches the fault on for the first N calls only.
+//!
+//! `refund_order` and `reserve_seat` honour request idempotency keys (the SEP-3182 draft),
+//! recorded in memory for 24 hours, over stdio and HTTP: a call with a key runs once, and a
+//! retry with the key gets the first call's answer. The records are scoped to the process over
+//! stdio, and over HTTP to the `Authorization` header, else the session. `--no-idempotency`
+//! switches keys off (the capability is then not advertised, and keys are ignored).
 //!
 //! Over HTTP the server bounds what a client can hold, each bound a constant below with a
 //! flag to change it:
@@ -71,20 +80,27 @@ use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use mcp_errors_core::idempotency::wire::{self, HttpLayer};
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
-use mcp_errors_examples::demo::{DemoServer, Faults};
+use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower_layer::Layer as _;
 
-const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]...
+const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]... [--no-idempotency]
   --http ADDR             serve Streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080) instead of stdio
   --fault NAME[:N]        switch a fault on (for the first N calls only with :N); repeatable
                           NAME: search_down, token_expired, orders_slow, ledger_down, seats_corrupt,
-                          reports_throttled, reports_down, reports_broken, reports_offline
+                          reports_throttled, reports_down, reports_broken, reports_offline,
+                          lose_response
   DEMO_FAULTS             the same as a comma-separated list, e.g. DEMO_FAULTS=search_down:1,orders_slow
+  --lose-response-delay DUR
+                          how long lose_response holds a response back (default 3s)
+  --no-idempotency        ignore idempotency keys (refund_order and reserve_seat honour them by default)
 HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an IP address):
   --allow-origin ORIGIN   also accept requests from this browser origin, e.g. https://app.example:443
                           or http://dev.example:* (any port); repeatable; loopback origins always pass
@@ -152,6 +168,7 @@ struct Options {
     http: Option<SocketAddr>,
     limits: HttpLimits,
     faults: Faults,
+    idempotency: bool,
 }
 
 /// What bounds the `--http` server; each field has its flag.
@@ -201,6 +218,7 @@ fn parse_args() -> Result<Options, String> {
         faults.add_list(&list).map_err(|e| e.to_string())?;
     }
     let mut http = None;
+    let mut idempotency = true;
     let mut limits = HttpLimits::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -243,6 +261,11 @@ fn parse_args() -> Result<Options, String> {
             "--max-connections-per-client" => {
                 connections.max_per_client = positive(&arg, &value("a number")?)?;
             }
+            "--lose-response-delay" => {
+                let text = value("a duration")?;
+                faults.set_lose_response_delay(duration(&arg, &text)?);
+            }
+            "--no-idempotency" => idempotency = false,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -251,6 +274,7 @@ fn parse_args() -> Result<Options, String> {
         http,
         limits,
         faults,
+        idempotency,
     })
 }
 
@@ -310,9 +334,11 @@ async fn main() -> ExitCode {
         }
     };
     let server = DemoServer::new(options.faults);
+    // One store for every session of the server.
+    let keys = options.idempotency.then(MemoryStore::new);
     let outcome = match options.http {
-        None => serve_stdio(server).await,
-        Some(addr) => serve_http(server, addr, options.limits).await,
+        None => serve_stdio(server, keys).await,
+        Some(addr) => serve_http(server, keys, addr, options.limits).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -323,16 +349,33 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve_stdio(server: DemoServer) -> Result<(), Box<dyn std::error::Error>> {
-    let running = ErrorBoundary::new(server)
-        .serve(rmcp::transport::stdio())
-        .await?;
+/// The demo wrapped in its boundary, honouring keys for its tools with side effects when
+/// `keys` holds a store.
+fn boundary(server: DemoServer, keys: Option<&MemoryStore>) -> ErrorBoundary<DemoServer> {
+    let boundary = ErrorBoundary::new(server);
+    match keys {
+        Some(store) => {
+            boundary.with_idempotency(Idempotency::new(store.clone()).tools(IDEMPOTENT_TOOLS))
+        }
+        None => boundary,
+    }
+}
+
+async fn serve_stdio(
+    server: DemoServer,
+    keys: Option<MemoryStore>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    // The wire adapter brings the boundary the key and puts its capability on the wire; without
+    // keys it changes nothing.
+    let stdio = wire::server_stream(tokio::io::stdin(), tokio::io::stdout());
+    let running = boundary(server, keys.as_ref()).serve(stdio).await?;
     running.waiting().await?;
     Ok(())
 }
 
 async fn serve_http(
     server: DemoServer,
+    keys: Option<MemoryStore>,
     addr: SocketAddr,
     limits: HttpLimits,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -354,12 +397,13 @@ async fn serve_http(
         )
         .with_max_request_body_bytes(limits.max_body_bytes);
     let end_sessions = config.cancellation_token.clone();
-    // Every session gets a clone: they share the faults and the seat map.
+    // Every session gets a clone: they share the faults, the seat map and the keys' store.
     let service = StreamableHttpService::new(
-        move || Ok(ErrorBoundary::new(server.clone())),
+        move || Ok(boundary(server.clone(), keys.as_ref())),
         sessions.clone(),
         config,
     );
+    let service = HttpLayer.layer(service);
     let guard = RequestGuard {
         sessions,
         opening: Arc::default(),

@@ -3,6 +3,11 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How long `lose_response` holds a response back unless told otherwise: longer than a
+/// client's attempt timeout of a few seconds.
+pub const LOSE_RESPONSE_DELAY: Duration = Duration::from_secs(3);
 
 /// A broken backend the demo server can simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +34,15 @@ pub enum Fault {
     ReportsBroken,
     /// `reports_offline`: the report service cannot be reached (`transient`).
     ReportsOffline,
+    /// `lose_response`: `refund_order` and `reserve_seat` do their work (the refund is made,
+    /// the seat taken), then hold the response back (3 s by default), longer than a client
+    /// waits: the client sees a timeout while the effect happened.
+    LoseResponse,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 9] = [
+    pub const ALL: [Fault; 10] = [
         Fault::SearchDown,
         Fault::TokenExpired,
         Fault::OrdersSlow,
@@ -43,6 +52,7 @@ impl Fault {
         Fault::ReportsDown,
         Fault::ReportsBroken,
         Fault::ReportsOffline,
+        Fault::LoseResponse,
     ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
@@ -57,6 +67,7 @@ impl Fault {
             Fault::ReportsDown => "reports_down",
             Fault::ReportsBroken => "reports_broken",
             Fault::ReportsOffline => "reports_offline",
+            Fault::LoseResponse => "lose_response",
         }
     }
 
@@ -100,15 +111,37 @@ const ALWAYS: u64 = u64::MAX;
 /// assert!(!faults.trip(Fault::TokenExpired));
 /// assert!("search_dwn".parse::<Faults>().is_err());
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Faults {
     remaining: [AtomicU64; Fault::ALL.len()],
+    /// How long `lose_response` holds a response back, in milliseconds.
+    lose_response_ms: AtomicU64,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Faults {
+            remaining: Default::default(),
+            lose_response_ms: AtomicU64::new(LOSE_RESPONSE_DELAY.as_millis() as u64),
+        }
+    }
 }
 
 impl Faults {
     /// No fault on.
     pub fn none() -> Self {
         Faults::default()
+    }
+
+    /// Holds responses back for `delay` under `lose_response` (3 s by default).
+    pub fn set_lose_response_delay(&self, delay: Duration) {
+        let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self.lose_response_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// How long `lose_response` holds a response back.
+    pub fn lose_response_delay(&self) -> Duration {
+        Duration::from_millis(self.lose_response_ms.load(Ordering::SeqCst))
     }
 
     /// Turns `fault` on for the first `calls` calls (`None`: for every call).

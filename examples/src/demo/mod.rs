@@ -4,14 +4,20 @@
 //! | tool | cases |
 //! |---|---|
 //! | `search_docs` | hits; no hits (a success marked empty); unknown department (`validation`, the hint lists the valid ones); backend down (`transient`); token expired (`unauthenticated`) |
-//! | `reserve_seat` | reserved; unknown seat (`not_found`); taken seat (`conflict`); a seat map out of sync (the tool panics: `TOOL_PANICKED`, masked) |
-//! | `refund_order` | refunded; delivered more than 30 days ago (`business`, with a message for the customer); unknown order (`not_found`); slow order service (`transient`, retry-after) |
+//! | `reserve_seat` | reserved (with the reservation's number); unknown seat (`not_found`); taken seat (`conflict`); a seat map out of sync (the tool panics: `TOOL_PANICKED`, masked) |
+//! | `refund_order` | refunded (with the refund's number); delivered more than 30 days ago (`business`, with a message for the customer); unknown order (`not_found`); slow order service (`transient`, retry-after) |
 //! | `query_logs` | entries; `start_time` after `end_time` (JSON-RPC -32602, `data` names both fields); a malformed timestamp (-32602); unknown service (`not_found`) |
 //! | `fetch_report` | from the cache; from the report service; classified at run time: a folder named as a report (`io::Error` `IsADirectory`: `validation`), an unknown report (HTTP 404: `not_found`), throttled (429: `rate_limited`, the service's `Retry-After`), down (503: `transient`), broken (500: `internal`, masked), unreachable (`reqwest::Error`: `transient`) |
 //! | `test_error_handling` | always a tool-execution error (the conformance suite calls it) |
 //!
 //! The faults that need a broken backend are switched on by [`Faults`]: the server's
 //! `--fault NAME[:N]` flags or the `DEMO_FAULTS` environment variable.
+//!
+//! `refund_order` and `reserve_seat` have side effects, which the numbers show: every refund
+//! made gets the next `refund_id` (`RF-1`, `RF-2`, ...), every reservation the next
+//! `reservation_id`, so a refund made twice shows as two numbers. They opt in to request
+//! idempotency keys ([`IDEMPOTENT_TOOLS`]): a retry with the key of a call that ran gets that
+//! call's answer, and nothing runs twice.
 
 mod faults;
 mod logs;
@@ -21,10 +27,10 @@ mod search;
 mod seats;
 mod server;
 
-pub use faults::{Fault, Faults, UnknownFault};
+pub use faults::{Fault, Faults, LOSE_RESPONSE_DELAY, UnknownFault};
 pub use logs::{LogEntry, LogPage, LogsError, QueryLogsArgs};
 pub use refunds::{RefundArgs, RefundError, RefundReceipt};
 pub use reports::{FetchReportArgs, REPORT_SERVICE_RETRY_AFTER, Report, ReportError, Reports};
 pub use search::{DocHit, SearchArgs, SearchError, SearchHits};
 pub use seats::{Reservation, ReserveSeatArgs, SeatError};
-pub use server::{DemoServer, IntentionalError};
+pub use server::{DemoServer, IDEMPOTENT_TOOLS, IntentionalError};

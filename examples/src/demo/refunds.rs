@@ -1,5 +1,6 @@
 //! `refund_order`: orders with delivery dates and a 30-day refund window.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chrono::{Days, NaiveDate};
@@ -33,6 +34,8 @@ pub struct RefundArgs {
 /// A refund that went through.
 #[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct RefundReceipt {
+    /// The refund's number: `RF-` and how many refunds this server has made with it.
+    pub refund_id: String,
     /// The order.
     pub order_id: String,
     /// Always `refunded`.
@@ -88,11 +91,13 @@ pub enum RefundError {
     },
 }
 
-/// Refunds `order_id` if it was delivered within the window, as of `today`.
+/// Refunds `order_id` if it was delivered within the window, as of `today`; `made` counts the
+/// refunds made.
 pub fn refund(
     order_id: &str,
     today: NaiveDate,
     faults: &Faults,
+    made: &AtomicU64,
 ) -> Result<RefundReceipt, RefundError> {
     if faults.trip(Fault::OrdersSlow) {
         return Err(RefundError::OrderServiceSlow {
@@ -126,7 +131,9 @@ pub fn refund(
             customer_message,
         });
     }
+    let n = made.fetch_add(1, Ordering::SeqCst) + 1;
     Ok(RefundReceipt {
+        refund_id: format!("RF-{n}"),
         order_id: id.to_owned(),
         status: "refunded".to_owned(),
         amount_cents,

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_errors_core::ToolError;
 use schemars::JsonSchema;
@@ -22,6 +23,8 @@ pub struct ReserveSeatArgs {
 pub struct Reservation {
     /// The seat.
     pub id: String,
+    /// The reservation's number: `RS-` and how many seats this server has reserved.
+    pub reservation_id: String,
     /// Always `reserved`.
     pub status: String,
 }
@@ -52,12 +55,14 @@ pub enum SeatError {
 #[derive(Debug)]
 pub struct Seats {
     taken: Mutex<BTreeSet<String>>,
+    reserved: AtomicU64,
 }
 
 impl Default for Seats {
     fn default() -> Self {
         Seats {
             taken: Mutex::new(INITIALLY_TAKEN.iter().map(|s| s.to_string()).collect()),
+            reserved: AtomicU64::new(0),
         }
     }
 }
@@ -85,7 +90,9 @@ impl Seats {
                 free: free.join(", "),
             });
         }
+        let n = self.reserved.fetch_add(1, Ordering::SeqCst) + 1;
         Ok(Reservation {
+            reservation_id: format!("RS-{n}"),
             id: seat,
             status: "reserved".to_owned(),
         })

@@ -1,6 +1,7 @@
 //! The rmcp server: one `#[tool_router]`, each tool returning `Result<_, ItsOwnError>`.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use chrono::{NaiveDate, Utc};
 use mcp_errors_core::ToolError;
@@ -25,11 +26,16 @@ use super::seats::{Reservation, ReserveSeatArgs, SeatError, Seats};
 #[hint("nothing to fix: this tool exists to test error handling")]
 pub struct IntentionalError;
 
+/// The tools with side effects, which honour request idempotency keys.
+pub const IDEMPOTENT_TOOLS: [&str; 2] = ["refund_order", "reserve_seat"];
+
 #[derive(Debug)]
 struct State {
     faults: Arc<Faults>,
     seats: Seats,
     reports: Reports,
+    /// The refunds made.
+    refunds: AtomicU64,
 }
 
 /// The demo server. Clones share their state (faults, seat map), so the sessions of one
@@ -48,12 +54,21 @@ impl DemoServer {
                 reports: Reports::new(Arc::clone(&faults)),
                 faults,
                 seats: Seats::default(),
+                refunds: AtomicU64::new(0),
             }),
         }
     }
 
     fn today() -> NaiveDate {
         Utc::now().date_naive()
+    }
+
+    /// Under `lose_response`, holds the response of a call whose work is done back for longer
+    /// than a client waits.
+    async fn maybe_lose_response(&self) {
+        if self.state.faults.trip(Fault::LoseResponse) {
+            tokio::time::sleep(self.state.faults.lose_response_delay()).await;
+        }
     }
 }
 
@@ -93,7 +108,9 @@ impl DemoServer {
                 args.seat_id
             );
         }
-        self.state.seats.reserve(&args.seat_id).map(Json)
+        let reserved = self.state.seats.reserve(&args.seat_id)?;
+        self.maybe_lose_response().await;
+        Ok(Json(reserved))
     }
 
     /// Refunds an order delivered at most 30 days ago. Older orders are refused by a
@@ -103,7 +120,14 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<RefundArgs>,
     ) -> Result<Json<RefundReceipt>, RefundError> {
-        refunds::refund(&args.order_id, Self::today(), &self.state.faults).map(Json)
+        let refunded = refunds::refund(
+            &args.order_id,
+            Self::today(),
+            &self.state.faults,
+            &self.state.refunds,
+        )?;
+        self.maybe_lose_response().await;
+        Ok(Json(refunded))
     }
 
     /// Returns the log lines of a service (checkout, payments or search) between two RFC 3339
