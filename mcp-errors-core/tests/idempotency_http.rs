@@ -65,7 +65,11 @@ fn service(config: StreamableHttpServerConfig, effects: &Arc<AtomicUsize>) -> Se
 }
 
 /// POSTs `message` with `headers`; the response's messages and session id.
-async fn post(service: &mut Service, message: &Value, headers: &[(&str, &str)]) -> (Vec<Value>, Option<String>) {
+async fn post(
+    service: &mut Service,
+    message: &Value,
+    headers: &[(&str, &str)],
+) -> (Vec<Value>, Option<String>) {
     let body = message.to_string();
     let mut request = http::Request::post("http://localhost/mcp")
         .header("host", "localhost")
@@ -124,7 +128,10 @@ fn refund(id: u64, key: &str) -> Value {
 }
 
 fn text(messages: &[Value]) -> String {
-    let response = messages.iter().find(|m| m.get("id").is_some()).expect("a response");
+    let response = messages
+        .iter()
+        .find(|m| m.get("id").is_some())
+        .expect("a response");
     response["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no result: {response}"))
@@ -148,14 +155,24 @@ async fn stateless_with_json_responses() {
     let (first, _) = post(&mut service, &refund(1, "k1"), &version).await;
     assert_eq!(text(&first), "refund 1");
     let (again, _) = post(&mut service, &refund(2, "k1"), &version).await;
-    assert_eq!(text(&again), "refund 1", "replayed in the shared anonymous scope");
+    assert_eq!(
+        text(&again),
+        "refund 1",
+        "replayed in the shared anonymous scope"
+    );
     // The Authorization header is a scope of its own, and the same header is the same scope.
-    let alice = [("mcp-protocol-version", "2025-11-25"), ("authorization", "Bearer alice")];
+    let alice = [
+        ("mcp-protocol-version", "2025-11-25"),
+        ("authorization", "Bearer alice"),
+    ];
     let (as_alice, _) = post(&mut service, &refund(3, "k1"), &alice).await;
     assert_eq!(text(&as_alice), "refund 2");
     let (alice_again, _) = post(&mut service, &refund(4, "k1"), &alice).await;
     assert_eq!(text(&alice_again), "refund 2");
-    let bob = [("mcp-protocol-version", "2025-11-25"), ("authorization", "Bearer bob")];
+    let bob = [
+        ("mcp-protocol-version", "2025-11-25"),
+        ("authorization", "Bearer bob"),
+    ];
     let (as_bob, _) = post(&mut service, &refund(5, "k1"), &bob).await;
     assert_eq!(text(&as_bob), "refund 3");
     assert_eq!(effects.load(Ordering::SeqCst), 3);
@@ -167,8 +184,15 @@ async fn stateful_with_sse_responses() {
     let mut service = service(StreamableHttpServerConfig::default(), &effects);
     let (init, session) = post(&mut service, &initialize(), &[]).await;
     let session = session.expect("a session");
-    assert_eq!(init[0]["result"]["capabilities"]["tools"]["idempotency"], json!({}), "{init:?}");
-    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    assert_eq!(
+        init[0]["result"]["capabilities"]["tools"]["idempotency"],
+        json!({}),
+        "{init:?}"
+    );
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     post(&mut service, &initialized, &headers).await;
 
@@ -180,7 +204,10 @@ async fn stateful_with_sse_responses() {
     // Another session is another scope.
     let (_, other) = post(&mut service, &initialize(), &[]).await;
     let other = other.expect("a session");
-    let headers = [("mcp-session-id", other.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let headers = [
+        ("mcp-session-id", other.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
     post(&mut service, &initialized, &headers).await;
     let (theirs, _) = post(&mut service, &refund(1, "k1"), &headers).await;
     assert_eq!(text(&theirs), "refund 2");
@@ -204,6 +231,14 @@ async fn other_requests_and_bodies_pass_through() {
     let response = service.call(request).await.unwrap();
     assert!(response.status().is_client_error(), "{}", response.status());
     let list = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
-    let (listed, _) = post(&mut service, &list, &[("mcp-protocol-version", "2025-11-25")]).await;
-    assert_eq!(listed[0]["result"]["tools"][0]["name"], "refund", "{listed:?}");
+    let (listed, _) = post(
+        &mut service,
+        &list,
+        &[("mcp-protocol-version", "2025-11-25")],
+    )
+    .await;
+    assert_eq!(
+        listed[0]["result"]["tools"][0]["name"], "refund",
+        "{listed:?}"
+    );
 }

@@ -439,22 +439,38 @@ where
 /// between the wire and rmcp: serve an [`ErrorBoundary`](crate::rmcp::ErrorBoundary) with
 /// idempotency on through it. See the [module](self) for what it rewrites.
 ///
-/// ```no_run
+/// ```
 /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
 /// use mcp_errors_core::rmcp::ErrorBoundary;
 /// use rmcp::ServiceExt;
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 ///
 /// #[derive(Clone)]
 /// struct Shop;
 /// impl rmcp::ServerHandler for Shop {}
 ///
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
 /// let service = ErrorBoundary::new(Shop)
 ///     .with_idempotency(Idempotency::new(MemoryStore::new()).tools(["refund_order"]));
-/// let running = service
-///     .serve(wire::server_stream(tokio::io::stdin(), tokio::io::stdout()))
-///     .await?;
-/// running.waiting().await?;
+/// // Over stdio: `wire::server_stream(tokio::io::stdin(), tokio::io::stdout())`.
+/// let (server_end, client_end) = tokio::io::duplex(4096);
+/// let (read, write) = tokio::io::split(server_end);
+/// tokio::spawn(async move {
+///     if let Ok(running) = service.serve(wire::server_stream(read, write)).await {
+///         let _ = running.waiting().await;
+///     }
+/// });
+///
+/// let (read, mut write) = tokio::io::split(client_end);
+/// write.write_all(concat!(
+///     r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","#,
+///     r#""capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#, "\n",
+/// ).as_bytes()).await?;
+/// let mut line = String::new();
+/// BufReader::new(read).read_line(&mut line).await?;
+/// let answer: serde_json::Value = serde_json::from_str(&line)?;
+/// assert_eq!(answer["result"]["capabilities"]["tools"]["idempotency"], serde_json::json!({}));
 /// # Ok(())
 /// # }
 /// ```
@@ -478,19 +494,35 @@ where
 /// put in a `tools/call`'s `_meta` goes out as `params.idempotencyKey`. See the
 /// [module](self).
 ///
-/// ```no_run
+/// ```
 /// use mcp_errors_core::idempotency::wire;
 /// use rmcp::ServiceExt;
-/// use tokio::process::Command;
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 ///
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let mut child = Command::new("demo-server")
-///     .stdin(std::process::Stdio::piped())
-///     .stdout(std::process::Stdio::piped())
-///     .spawn()?;
-/// let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-/// let client = ().serve(wire::client_stream(stdout, stdin)).await?;
-/// # let _ = client;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // With a child process: `wire::client_stream(child_stdout, child_stdin)`.
+/// let (client_end, server_end) = tokio::io::duplex(4096);
+/// // A server that answers `initialize`, advertising the capability.
+/// tokio::spawn(async move {
+///     let (read, mut write) = tokio::io::split(server_end);
+///     let mut line = String::new();
+///     BufReader::new(read).read_line(&mut line).await.unwrap();
+///     let id = serde_json::from_str::<serde_json::Value>(&line).unwrap()["id"].clone();
+///     let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+///         "protocolVersion": "2025-11-25",
+///         "capabilities": {"tools": {"idempotency": {}}},
+///         "serverInfo": {"name": "shop", "version": "1"},
+///     }});
+///     write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+///     std::future::pending::<()>().await;
+/// });
+///
+/// let (read, write) = tokio::io::split(client_end);
+/// let client = ().serve(wire::client_stream(read, write)).await?;
+/// // rmcp's `ToolsCapability` has no field for it: it is kept among the experimental ones.
+/// let info = client.peer_info().expect("initialized");
+/// assert!(info.capabilities.experimental.as_ref().is_some_and(|e| !e.is_empty()));
 /// # Ok(())
 /// # }
 /// ```
