@@ -1042,3 +1042,166 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod http_tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::{Arc, Mutex};
+    use tower_layer::Layer as _;
+    use tower_service::Service as _;
+
+    type Seen = Arc<Mutex<Vec<(Option<String>, Bytes)>>>;
+
+    /// A service that records each request's `Content-Length` and body, and answers with
+    /// `body` under `content_type`, or with a body that fails.
+    #[derive(Clone)]
+    struct Fixed {
+        seen: Seen,
+        content_type: &'static str,
+        body: Option<String>,
+    }
+
+    impl tower_service::Service<http::Request<http_body_util::Full<Bytes>>> for Fixed {
+        type Response = http::Response<UnsyncBoxBody<Bytes, BoxError>>;
+        type Error = Infallible;
+        type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: http::Request<http_body_util::Full<Bytes>>) -> Self::Future {
+            let this = self.clone();
+            Box::pin(async move {
+                let length = request
+                    .headers()
+                    .get(http::header::CONTENT_LENGTH)
+                    .map(|v| v.to_str().unwrap().to_owned());
+                let body = request.into_body().collect().await.unwrap().to_bytes();
+                this.seen.lock().unwrap().push((length, body));
+                let body = match this.body {
+                    Some(text) => http_body_util::Full::new(Bytes::from(text))
+                        .map_err(|e: Infallible| match e {})
+                        .boxed_unsync(),
+                    None => Failed(Some("broken".into())).boxed_unsync(),
+                };
+                let mut response = http::Response::new(body);
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    this.content_type.parse().unwrap(),
+                );
+                response
+                    .headers_mut()
+                    .insert(http::header::CONTENT_LENGTH, 1.into());
+                Ok(response)
+            })
+        }
+    }
+
+    fn fixed(content_type: &'static str, body: Option<String>) -> (HttpService<Fixed>, Seen) {
+        let seen = Seen::default();
+        let inner = Fixed {
+            seen: seen.clone(),
+            content_type,
+            body,
+        };
+        (HttpLayer.layer(inner), seen)
+    }
+
+    fn post(body: &str) -> http::Request<String> {
+        http::Request::post("/mcp")
+            .header(http::header::CONTENT_LENGTH, body.len())
+            .body(body.to_owned())
+            .unwrap()
+    }
+
+    async fn text(response: http::Response<ResponseBody>) -> (Option<String>, String) {
+        let length = response
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (length, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    fn initialize_result() -> String {
+        json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}})
+            .to_string()
+    }
+
+    #[tokio::test]
+    async fn a_key_is_moved_and_the_content_length_follows() {
+        let (mut service, seen) = fixed("application/json", Some("{}".into()));
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "r", "idempotencyKey": "k"}})
+        .to_string();
+        let response = service.call(post(&call)).await.unwrap();
+        let (length, body) = &seen.lock().unwrap()[0];
+        let sent: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(sent["params"]["_meta"][CARRIER_META], "k");
+        assert_eq!(length.as_deref(), Some(body.len().to_string().as_str()));
+        // Not an initialize: the response passes untouched.
+        assert_eq!(text(response).await, (Some("1".into()), "{}".into()));
+    }
+
+    #[tokio::test]
+    async fn an_initialize_response_gets_the_capability_as_json_or_sse() {
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
+        let (mut service, seen) = fixed("application/json", Some(initialize_result()));
+        let (length, body) = text(service.call(post(init)).await.unwrap()).await;
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            answer["result"]["capabilities"],
+            json!({"tools": {"idempotency": {}}})
+        );
+        assert_eq!(length, Some(body.len().to_string()));
+        assert_eq!(
+            seen.lock().unwrap()[0].1,
+            init.as_bytes(),
+            "an unchanged body goes as it came"
+        );
+
+        let sse = format!("event: message\ndata: {}\n\n", initialize_result());
+        let (mut service, _) = fixed("text/event-stream", Some(sse));
+        let batch = format!("[{init}]");
+        let (_, body) = text(service.call(post(&batch)).await.unwrap()).await;
+        assert!(body.starts_with("event: message\ndata: "), "{body}");
+        assert!(body.contains(r#""tools":{"idempotency":{}}"#), "{body}");
+
+        let discover = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover"}"#;
+        let (mut service, _) = fixed("application/json", Some(initialize_result()));
+        let (_, body) = text(service.call(post(discover)).await.unwrap()).await;
+        assert!(body.contains(r#""tools":{"idempotency":{}}"#), "{body}");
+    }
+
+    #[tokio::test]
+    async fn failing_bodies_are_answered() {
+        struct Broken;
+        impl http_body::Body for Broken {
+            type Data = Bytes;
+            type Error = std::io::Error;
+            fn poll_frame(
+                self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+            ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+                Poll::Ready(Some(Err(std::io::Error::other("reset"))))
+            }
+        }
+        let (mut service, seen) = fixed("application/json", Some("{}".into()));
+        let request = http::Request::post("/mcp").body(Broken).unwrap();
+        let response = service.call(request).await.unwrap();
+        assert_eq!(response.status(), http::StatusCode::BAD_REQUEST);
+        assert!(seen.lock().unwrap().is_empty(), "the service never saw it");
+
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
+        for content_type in ["application/json", "text/event-stream"] {
+            let (mut service, _) = fixed(content_type, None);
+            let response = service.call(post(init)).await.unwrap();
+            assert!(
+                response.into_body().collect().await.is_err(),
+                "{content_type}"
+            );
+        }
+    }
+}
