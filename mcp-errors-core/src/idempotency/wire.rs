@@ -1137,8 +1137,8 @@ mod http_tests {
             "params": {"name": "r", "idempotencyKey": "k"}})
         .to_string();
         let response = service.call(post(&call)).await.unwrap();
-        let (length, body) = &seen.lock().unwrap()[0];
-        let sent: Value = serde_json::from_slice(body).unwrap();
+        let (length, body) = seen.lock().unwrap()[0].clone();
+        let sent: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(sent["params"]["_meta"][CARRIER_META], "k");
         assert_eq!(length.as_deref(), Some(body.len().to_string().as_str()));
         // Not an initialize: the response passes untouched.
