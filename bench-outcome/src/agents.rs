@@ -80,7 +80,7 @@ fn plan(seed: u64, agent: u32, index: u32) -> Vec<Planned> {
     let (search_bad, read_bad, refund_bad) = (bad(), bad(), bad());
     let read_id = if !read_bad {
         order.clone()
-    } else if index % 2 == 0 {
+    } else if index.is_multiple_of(2) {
         format!("BAD-{order}")
     } else {
         format!("NONE-{order}")
@@ -159,9 +159,8 @@ pub async fn run_agent(
                 success,
                 decided_in: last.at,
                 fault_clears,
-                permanent_retries: first_permanent.map_or(0, |i| {
-                    u32::try_from(seen.len() - 1 - i).unwrap_or(u32::MAX)
-                }),
+                permanent_retries: first_permanent
+                    .map_or(0, |i| u32::try_from(seen.len() - 1 - i).unwrap_or(u32::MAX)),
             });
             if !success {
                 log.completed = false;
@@ -182,10 +181,7 @@ fn clears(outcome: &Outcome, at: Duration, schedule: &Schedule) -> Option<(Durat
     match error.code.as_deref()? {
         "SERVICE_UNAVAILABLE" => Some((schedule.outage.1, Fault::Outage)),
         "BACKEND_BUSY" => Some((schedule.burst_end(at).unwrap_or(at), Fault::Burst)),
-        "RATE_LIMITED" => Some((
-            at + error.retry_after.unwrap_or_default(),
-            Fault::RateLimit,
-        )),
+        "RATE_LIMITED" => Some((at + error.retry_after.unwrap_or_default(), Fault::RateLimit)),
         _ => None,
     }
 }

@@ -60,7 +60,10 @@ pub fn figures(tasks: &[TaskLog], ledger: &Ledger, schedule: &Schedule) -> Figur
             .iter()
             .filter(|c| c.fault_clears.is_some_and(|(_, f)| f == fault))
             .collect();
-        let ok = of.iter().filter(|c| c.success && c.decided_in <= DEADLINE).count();
+        let ok = of
+            .iter()
+            .filter(|c| c.success && c.decided_in <= DEADLINE)
+            .count();
         by_fault[fault as usize] = (of.len() as u64, ok as u64);
     }
     let mut decided: Vec<Duration> = calls.clone().map(|c| c.decided_in).collect();
@@ -164,12 +167,32 @@ pub fn by_fault_table(rows: &[(&str, Vec<Figures>)]) -> String {
     );
     for (label, runs) in rows {
         let cell = |i: usize| {
-            let (n, ok) = runs
-                .iter()
-                .fold((0, 0), |(n, ok), f| (n + f.by_fault[i].0, ok + f.by_fault[i].1));
+            let (n, ok) = runs.iter().fold((0, 0), |(n, ok), f| {
+                (n + f.by_fault[i].0, ok + f.by_fault[i].1)
+            });
             format!("{ok} of {n}")
         };
         let _ = writeln!(out, "| {label} | {} | {} | {} |", cell(0), cell(1), cell(2));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let ms: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&ms, 0.50), 50.0);
+        assert_eq!(percentile(&ms, 0.99), 99.0);
+        assert_eq!(percentile(&ms[..1], 0.99), 1.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+
+    #[test]
+    fn a_spread_is_the_mean_then_the_lowest_and_highest_run() {
+        assert_eq!(spread(&[1.0, 2.0, 6.0], 1), "3.0 (1.0–6.0)");
+        assert_eq!(spread(&[4.0], 0), "4");
+    }
 }

@@ -86,3 +86,40 @@ impl Schedule {
         fastrand::Rng::with_seed(hash).f64()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bursts_fall_in_the_quiet_stretches_and_last_100_to_250_ms() {
+        for seed in 1..=20 {
+            let schedule = Schedule::new(seed);
+            assert_eq!(schedule.bursts.len(), 6);
+            for (start, end) in &schedule.bursts {
+                let len = (*end - *start).as_millis();
+                assert!((100..=250).contains(&len), "seed {seed}: {len} ms");
+                assert!(!schedule.in_outage(*start) && !schedule.in_outage(*end));
+                assert!(*end <= schedule.run);
+                assert_eq!(schedule.burst_end(*start), Some(*end));
+            }
+        }
+    }
+
+    #[test]
+    fn a_draw_is_fixed_by_the_seed_the_call_and_the_times_seen() {
+        let schedule = Schedule::new(7);
+        assert_eq!(
+            schedule.draw(1, "a1-t2-s3", 0),
+            schedule.draw(1, "a1-t2-s3", 0)
+        );
+        assert_ne!(
+            schedule.draw(1, "a1-t2-s3", 0),
+            schedule.draw(1, "a1-t2-s3", 1)
+        );
+        assert_ne!(
+            schedule.draw(1, "a1-t2-s3", 0),
+            Schedule::new(8).draw(1, "a1-t2-s3", 0)
+        );
+    }
+}

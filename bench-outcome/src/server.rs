@@ -276,3 +276,33 @@ pub async fn serve_http(shop: Shop) -> std::io::Result<String> {
     tokio::spawn(async move { axum::serve(listener, router).await });
     Ok(url)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_over_the_capacity_of_a_window_are_refused_with_the_rest_of_it() {
+        let schedule = Arc::new(Schedule::new(1));
+        let shop = Shop::new(schedule.clone(), Instant::now());
+        for i in 0..schedule.capacity {
+            assert!(shop.admit(&format!("k{i}")).is_ok());
+        }
+        match shop.admit("over") {
+            Err(ShopError::RateLimited { wait }) => assert!(
+                Duration::from_millis(1) <= wait && wait <= schedule.window,
+                "{wait:?}"
+            ),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert_eq!(shop.ledger().arrivals.len(), schedule.capacity as usize + 1);
+    }
+
+    #[test]
+    fn the_server_counts_how_often_it_saw_a_call() {
+        let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
+        assert_eq!(shop.admit("a").ok(), Some(0));
+        assert_eq!(shop.admit("b").ok(), Some(0));
+        assert_eq!(shop.admit("a").ok(), Some(1));
+    }
+}

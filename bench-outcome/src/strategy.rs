@@ -3,9 +3,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use mcp_errors_core::client::{
-    Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause,
-};
+use mcp_errors_core::client::{Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause};
 use mcp_errors_core::rmcp::{call_tool, classify_call};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient};
@@ -33,17 +31,29 @@ pub enum Kind {
     /// `mcp_errors_core::rmcp::call_tool` with `RetryPolicy::default()` and
     /// `RetryBudget::default()`.
     Retrier,
+    /// The same with a budget of 50 tokens.
+    RetrierSmallBudget,
+    /// The same as `Retrier` with up to 10 attempts within a deadline of 1 s.
+    RetrierDeadline,
 }
 
 impl Kind {
     /// Every strategy, in the order of the table.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 7] = [
         Kind::NoRetry,
         Kind::Fixed,
         Kind::Exponential,
         Kind::AwsStandard,
         Kind::Retrier,
+        Kind::RetrierSmallBudget,
+        Kind::RetrierDeadline,
     ];
+
+    /// Whether this is one of the strategies compared (not a variant of the `Retrier`'s
+    /// settings).
+    pub fn compared(self) -> bool {
+        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierDeadline)
+    }
 
     /// The name in the table and the plot.
     pub fn label(self) -> &'static str {
@@ -53,6 +63,8 @@ impl Kind {
             Kind::Exponential => "3 retries, exponential",
             Kind::AwsStandard => "AWS standard mode",
             Kind::Retrier => "mcp-errors Retrier",
+            Kind::RetrierSmallBudget => "Retrier, 50-token budget (variant)",
+            Kind::RetrierDeadline => "Retrier, 10 attempts within 1 s (variant)",
         }
     }
 }
@@ -77,11 +89,20 @@ pub struct Strategy {
 impl Strategy {
     /// `kind`, its randomness seeded with `seed`.
     pub fn new(kind: Kind, seed: u64) -> Self {
+        let policy = RetryPolicy::default().with_attempt_timeout(ATTEMPT_TIMEOUT);
+        let (policy, budget) = match kind {
+            Kind::RetrierSmallBudget => (policy, RetryBudget::default().with_capacity(50)),
+            Kind::RetrierDeadline => (
+                policy
+                    .with_max_attempts(10)
+                    .with_deadline(crate::agents::DEADLINE),
+                RetryBudget::default(),
+            ),
+            _ => (policy, RetryBudget::default()),
+        };
         Strategy {
             kind,
-            retrier: Retrier::new(RetryPolicy::default().with_attempt_timeout(ATTEMPT_TIMEOUT))
-                .with_budget(RetryBudget::default())
-                .with_seed(seed),
+            retrier: Retrier::new(policy).with_budget(budget).with_seed(seed),
             quota: RetryBudget::default(),
             jitter: Mutex::new(fastrand::Rng::with_seed(seed)),
         }
@@ -96,7 +117,7 @@ impl Strategy {
     pub async fn call(&self, peer: &Peer<RoleClient>, call: ToolCall) -> Vec<Seen> {
         let call = self.prepare(call);
         match self.kind {
-            Kind::Retrier => {
+            Kind::Retrier | Kind::RetrierSmallBudget | Kind::RetrierDeadline => {
                 let start = Instant::now();
                 let attempts = match call_tool(peer, &call, &self.retrier).await {
                     Ok(success) => success.attempts,
@@ -153,7 +174,9 @@ impl Strategy {
     /// The wait before the attempt after `number` failed, or `None` to stop.
     fn delay(&self, number: u32, timed_out: bool) -> Option<Duration> {
         match self.kind {
-            Kind::NoRetry | Kind::Retrier => None,
+            Kind::NoRetry | Kind::Retrier | Kind::RetrierSmallBudget | Kind::RetrierDeadline => {
+                None
+            }
             Kind::Fixed => (number <= 3).then_some(BASE),
             Kind::Exponential => (number <= 3).then(|| BASE * 2u32.pow(number - 1)),
             Kind::AwsStandard => {
