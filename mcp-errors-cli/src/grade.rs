@@ -67,6 +67,8 @@ pub struct Probe {
     pub outcome: String,
     /// How long the answer took, in milliseconds.
     pub elapsed_ms: u64,
+    /// The start of what the model reads (300 characters at most).
+    pub text: String,
     /// The checks and their scores.
     pub checks: Vec<Check>,
     /// What was noticed.
@@ -87,7 +89,7 @@ const WEIGHTS: [(&str, u32); 8] = [
     ("channel", 3),
     ("names_field", 2),
     ("machine_readable", 2),
-    ("agreement", 1),
+    ("agreement", 2),
     ("leaks", 3),
     ("time", 1),
     ("echo", 1),
@@ -253,6 +255,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
                 description: planned.provocation.describe(),
                 outcome: "no_answer".into(),
                 elapsed_ms,
+                text: String::new(),
                 checks: g.checks,
                 findings: g.findings,
             };
@@ -302,7 +305,9 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         );
     }
 
-    if let Provocation::Oversize { .. } = planned.provocation {
+    // An answer to the oversize value is the tool's own when it succeeds; a failure that
+    // repeats it floods the model's context.
+    if matches!(planned.provocation, Provocation::Oversize { .. }) && (failed || looks_failed) {
         let shown = text.chars().count();
         if shown > ECHO_LIMIT {
             g.score("echo", 0.0);
@@ -331,6 +336,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         description: planned.provocation.describe(),
         outcome: kind(&outcome),
         elapsed_ms,
+        text: text.chars().take(300).collect(),
         checks: g.checks,
         findings: g.findings,
     }

@@ -59,6 +59,7 @@ fn rules() -> &'static Rules {
 }
 
 fn excerpt(text: &str) -> String {
+    let text = text.trim_end_matches(['.', ',', ';', ':', ')', ']', '\'', '"']);
     let mut out: String = text.chars().take(80).collect();
     if text.chars().count() > 80 {
         out.push('…');

@@ -169,30 +169,41 @@ impl Report {
                 tool.name
             )?;
         }
-        let mut findings: Vec<(Severity, &str, &str, &str)> = self
-            .tools
-            .iter()
-            .flat_map(|t| {
-                t.probes.iter().flat_map(move |p| {
-                    p.findings.iter().map(move |f| {
-                        (
+        // The same finding on several calls of a tool is one line, naming the calls.
+        let mut findings: Vec<(Severity, &str, &str, Vec<&str>)> = Vec::new();
+        for tool in &self.tools {
+            for probe in &tool.probes {
+                for f in probe
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity != Severity::Info)
+                {
+                    match findings
+                        .iter_mut()
+                        .find(|(s, t, m, _)| *s == f.severity && *t == tool.name && *m == f.message)
+                    {
+                        Some((.., calls)) => calls.push(&probe.description),
+                        None => findings.push((
                             f.severity,
-                            t.name.as_str(),
-                            p.description.as_str(),
-                            f.message.as_str(),
-                        )
-                    })
-                })
-            })
-            .filter(|(s, ..)| *s != Severity::Info)
-            .collect();
+                            &tool.name,
+                            &f.message,
+                            vec![&probe.description],
+                        )),
+                    }
+                }
+            }
+        }
         findings.sort_by_key(|(s, ..)| *s);
         if !findings.is_empty() {
             writeln!(out)?;
             writeln!(out, "{bold}Findings, worst first{bold:#}")?;
-            for (s, tool, what, message) in findings {
+            for (s, tool, message, calls) in findings {
                 let (label, style) = severity(s);
-                writeln!(out, "  {style}{label}{style:#}  {tool}: {what}: {message}")?;
+                writeln!(
+                    out,
+                    "  {style}{label}{style:#}  {tool}: {message} {dim}[{}]{dim:#}",
+                    calls.join("; ")
+                )?;
             }
         }
         let notes: Vec<(&str, &str)> = self
