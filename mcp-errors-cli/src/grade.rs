@@ -627,19 +627,19 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
             "says retryable for input that fails again the same way",
         );
     }
-    if let (Some(said), Some(read)) = (category, text_category(text)) {
-        if said != read {
-            earned = earned.min(0.5);
-            g.note(
-                Severity::Warn,
-                "agreement",
-                format!(
-                    "the text reads as `{}`, the code says `{}`",
-                    read.as_str(),
-                    said.as_str()
-                ),
-            );
-        }
+    if let (Some(said), Some(read)) = (category, text_category(text))
+        && said != read
+    {
+        earned = earned.min(0.5);
+        g.note(
+            Severity::Warn,
+            "agreement",
+            format!(
+                "the text reads as `{}`, the code says `{}`",
+                read.as_str(),
+                said.as_str()
+            ),
+        );
     }
     g.score("agreement", earned);
 }
@@ -674,13 +674,13 @@ fn expected(g: &mut Grader, expect: &Expectation, outcome: &Outcome) {
             ));
         }
     }
-    if let Some(want) = &expect.code {
-        if code.as_deref() != Some(want.as_str()) {
-            misses.push(format!(
-                "expected code {want}, got {}",
-                code.as_deref().unwrap_or("none")
-            ));
-        }
+    if let Some(want) = &expect.code
+        && code.as_deref() != Some(want.as_str())
+    {
+        misses.push(format!(
+            "expected code {want}, got {}",
+            code.as_deref().unwrap_or("none")
+        ));
     }
     if let Some(want) = expect.retryable {
         let got = retryable.or(match outcome {
@@ -761,7 +761,7 @@ mod tests {
                 "content": [{"type": "text", "text": "Error INVALID_ARGUMENTS: argument `name`: expected a string."}],
                 "_meta": {"rs.mcp-errors/error": {"code": "INVALID_ARGUMENTS", "category": "validation", "retryable": false, "message": "argument `name`: expected a string"}}}}),
         );
-        assert_eq!(score(&[p.clone()]), Some(100.0), "{p:?}");
+        assert_eq!(score(std::slice::from_ref(&p)), Some(100.0), "{p:?}");
         assert!(p.findings.is_empty());
     }
 

@@ -236,6 +236,9 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
             return Err(format!("--allow {name}: the server lists no such tool"));
         }
     }
+    if let Some(call) = user_calls.iter().find(|c| !names.contains(&c.tool)) {
+        return Err(format!("--calls: the server lists no tool `{}`", call.tool));
+    }
     let secrets = leaks::secret_values(&canary);
     let context = Context {
         listed: &listed,
@@ -294,9 +297,6 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
             schema_notes(tool, called, name),
             probes,
         ));
-    }
-    for call in user_calls.iter().filter(|c| !names.contains(&c.tool)) {
-        return Err(format!("--calls: the server lists no tool `{}`", call.tool));
     }
 
     progress("an unknown tool name".into());

@@ -273,7 +273,7 @@ fn oversize(types: &[String]) -> Option<Value> {
     match types.first().map(String::as_str) {
         Some("string") => Some(json!("x".repeat(OVERSIZE_CHARS))),
         Some("array") => Some(Value::Array(vec![json!("x"); 10_000])),
-        Some("integer") => serde_json::from_str("1e400").ok().or(Some(json!(u64::MAX))),
+        Some("integer") => Some(json!(u64::MAX)),
         Some("number") => Some(json!(1e308)),
         _ => None,
     }

@@ -152,7 +152,7 @@ impl Report {
             let summary = if !tool.called {
                 tool.notes.first().cloned().unwrap_or_default()
             } else if tool.probes.is_empty() {
-                "called with nothing to provoke (no arguments)".into()
+                "no arguments: nothing to provoke".into()
             } else {
                 match tool.worst() {
                     Some((Severity::Info, ..)) | None => {

@@ -321,10 +321,10 @@ fn read_sse(body: impl Read, id: u64) -> Result<Vec<u8>, String> {
         let line = line.trim_end_matches(['\r', '\n']);
         if read == 0 || line.is_empty() {
             if !data.is_empty() {
-                if let Ok(value) = serde_json::from_str::<Value>(&data) {
-                    if response_id(&value) == Some(id) {
-                        return Ok(data.into_bytes());
-                    }
+                if let Ok(value) = serde_json::from_str::<Value>(&data)
+                    && response_id(&value) == Some(id)
+                {
+                    return Ok(data.into_bytes());
                 }
                 data.clear();
             }

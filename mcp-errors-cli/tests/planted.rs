@@ -71,11 +71,11 @@ fn invalid(tool: &Value, arguments: &Value) -> Option<(String, String)> {
                 format!("a {}", property["type"].as_str().unwrap_or("value")),
             ));
         }
-        if let (Some(allowed), Some(s)) = (property["enum"].as_array(), value.as_str()) {
-            if !allowed.iter().any(|a| a == s) {
-                let list: Vec<&str> = allowed.iter().filter_map(Value::as_str).collect();
-                return Some((name.clone(), format!("one of {}", list.join(", "))));
-            }
+        if let (Some(allowed), Some(s)) = (property["enum"].as_array(), value.as_str())
+            && !allowed.iter().any(|a| a == s)
+        {
+            let list: Vec<&str> = allowed.iter().filter_map(Value::as_str).collect();
+            return Some((name.clone(), format!("one of {}", list.join(", "))));
         }
         if value.as_str().is_some_and(|s| s.len() > 256) {
             return Some((name.clone(), "at most 256 characters".into()));
