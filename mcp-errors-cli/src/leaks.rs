@@ -118,7 +118,7 @@ pub fn scan(text: &str, sent: &str, listed: &str, secrets: &[String]) -> Vec<Lea
         if !secret.is_empty() && text.contains(secret.as_str()) && !sent.contains(secret.as_str()) {
             leaks.push(Leak {
                 kind: "environment value",
-                excerpt: excerpt(&format!("{}…", &secret[..secret.len().min(4)])),
+                excerpt: excerpt(&format!("{}…", secret.chars().take(4).collect::<String>())),
             });
             break;
         }

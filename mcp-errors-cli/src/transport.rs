@@ -205,9 +205,14 @@ impl Transport for StdioTransport {
                     .map_or(0, |i| i + 1);
                 return Ok(line[..end].to_vec());
             }
-            // A request of the server's: say we do not support it.
-            if let (Some(req_id), Some(_)) = (value.get("id"), value.get("method")) {
-                let answer = json!({"jsonrpc": "2.0", "id": req_id, "error": {"code": -32601, "message": "not supported by mcp-errors check"}});
+            // A request of the server's: a ping is answered, anything else is not supported
+            // (the check declares no client capabilities).
+            if let (Some(req_id), Some(method)) = (value.get("id"), value.get("method")) {
+                let answer = if method == "ping" {
+                    json!({"jsonrpc": "2.0", "id": req_id, "result": {}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": req_id, "error": {"code": -32601, "message": "not supported by mcp-errors check"}})
+                };
                 self.write(&answer)?;
             }
         }

@@ -187,21 +187,40 @@ fn call(name: &str, arguments: &Value) -> Option<Result<Value, Value>> {
 fn serve() {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
+    // Not JSON-RPC: the client skips it.
+    let _ = writeln!(out, "planted server starting");
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let Ok(request) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
-        let Some(id) = request.get("id").cloned() else {
+        // Notifications, and the client's answers to this server's requests.
+        let (Some(id), Some(method)) = (request.get("id").cloned(), request["method"].as_str())
+        else {
             continue;
         };
-        let answer = match request["method"].as_str() {
-            Some("initialize") => Ok(
+        let answer = match method {
+            "initialize" => Ok(
                 json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                                            "serverInfo": {"name": "planted", "version": "1.0.0"}}),
+                                      "serverInfo": {"name": "planted", "version": "1.0.0"}}),
             ),
-            Some("tools/list") => Ok(json!({"tools": tools()})),
-            Some("tools/call") => {
+            "tools/list" => {
+                // A request and a notification of the server's before the answer: the client
+                // answers the ping and waits on.
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({"jsonrpc": "2.0", "id": "server-1", "method": "ping"})
+                );
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                                   "params": {"level": "info", "data": "listing"}})
+                );
+                Ok(json!({"tools": tools()}))
+            }
+            "tools/call" => {
                 let params = &request["params"];
                 match call(params["name"].as_str().unwrap_or(""), &params["arguments"]) {
                     Some(answer) => answer,
