@@ -194,6 +194,9 @@ mod classify;
 pub mod client;
 mod derive_support;
 mod failure;
+#[cfg(any(feature = "idempotency", feature = "client"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "idempotency", feature = "client"))))]
+pub mod idempotency;
 mod mask;
 #[cfg(any(feature = "tracing", feature = "client"))]
 mod otel;

@@ -1,0 +1,55 @@
+//! Request idempotency keys for `tools/call`, as the SEP-3182 draft proposes (draft: off unless
+//! a server opts in, and the wire may still change).
+//!
+//! A client sends `params.idempotencyKey` (an opaque string made once per logical call and
+//! kept on every attempt). A server that advertises `capabilities.tools.idempotency` runs a
+//! call with a new key once and records its outcome (a result or an error); the same key again
+//! with equivalent arguments gets the recorded outcome replayed without running the tool, the
+//! same key while the first call still runs is refused with `error.data.type`
+//! [`IN_PROGRESS`], and the same key with other arguments is refused with [`CONFLICT`].
+//! Records are scoped to the caller, so one caller's key never replays another's outcome, and
+//! kept for a bounded time.
+//!
+//! This module holds what both sides and every store share: the wire names (with feature
+//! `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`] that
+//! decides whether two calls are equivalent and the [`IdempotencyStore`] a server keeps its
+//! records in.
+
+#[cfg(feature = "idempotency")]
+mod store;
+#[cfg(feature = "idempotency")]
+pub use store::*;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+mod redis;
+#[cfg(feature = "redis")]
+pub use self::redis::RedisStore;
+
+/// The `tools/call` parameter that carries the key: `params.idempotencyKey`.
+pub const KEY_PARAM: &str = "idempotencyKey";
+
+/// The member of `capabilities.tools` a server advertises the feature with:
+/// `{"capabilities": {"tools": {"idempotency": {}}}}`.
+pub const CAPABILITY: &str = "idempotency";
+
+/// `error.data.type` of the refusal of a key whose first call still runs: retry after a
+/// short delay.
+pub const IN_PROGRESS: &str = "idempotency_key_in_progress";
+
+/// `error.data.type` of the refusal of a key used before with other arguments (or another
+/// tool): a client bug, fixed by a new key.
+pub const CONFLICT: &str = "idempotency_key_conflict";
+
+/// The longest key a server accepts, in bytes; a longer one is refused as invalid params.
+pub const MAX_KEY_BYTES: usize = 255;
+
+/// Inside one process only, never on the wire: the request `_meta` member a wire adapter moves
+/// `params.idempotencyKey` into, since rmcp's `CallToolRequestParams` has no field for it.
+#[allow(dead_code)] // used by the rmcp wire adapters and client
+pub(crate) const CARRIER_META: &str = "dev.mcp-errors/idempotencyKey";
+
+/// Inside one process only, never on the wire: the `capabilities.experimental` member that
+/// stands for `capabilities.tools.idempotency`, since rmcp's `ToolsCapability` has no field
+/// for it. A wire adapter moves it to and from its place on the wire.
+#[allow(dead_code)] // used by the rmcp wire adapters and client
+pub(crate) const CARRIER_CAPABILITY: &str = "dev.mcp-errors/idempotency";
