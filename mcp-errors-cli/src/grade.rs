@@ -14,10 +14,6 @@ use crate::probes::{Expectation, Planned, Provocation};
 use crate::session::Answer;
 use crate::transport::NoAnswer;
 
-/// Answers within this time get the full time score.
-pub const FAST: Duration = Duration::from_secs(1);
-/// Answers within this time get half of it; slower ones none.
-pub const SLOW: Duration = Duration::from_secs(5);
 /// Text longer than this in answer to the oversize value floods the model's context.
 pub const ECHO_LIMIT: usize = 8192;
 
@@ -83,6 +79,9 @@ pub struct Context<'a> {
     pub tool_names: &'a [String],
     /// Values whose appearance is an environment leak.
     pub secrets: &'a [String],
+    /// Answers within this time (`--slow-ms`) get the full time score; within five times it,
+    /// half; slower ones none.
+    pub fast: Duration,
 }
 
 const WEIGHTS: [(&str, u32); 8] = [
@@ -321,9 +320,9 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         }
     }
 
-    if answer.elapsed <= FAST {
+    if answer.elapsed <= context.fast {
         g.score("time", 1.0);
-    } else if answer.elapsed <= SLOW {
+    } else if answer.elapsed <= context.fast * 5 {
         g.score("time", 0.5);
         g.note(Severity::Warn, "time", format!("took {elapsed_ms} ms"));
     } else {
@@ -741,6 +740,7 @@ mod tests {
                 listed: "",
                 tool_names: &["t".into()],
                 secrets: &[],
+                fast: Duration::from_secs(1),
             },
         )
     }

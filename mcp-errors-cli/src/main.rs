@@ -62,6 +62,9 @@ struct CheckArgs {
     /// Exit with status 1 when the overall score is below N (0 to 100).
     #[arg(long, value_name = "N")]
     fail_under: Option<f64>,
+    /// Answers within N milliseconds get the full time score, within five times N half.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    slow_ms: u64,
     /// Seconds to wait for each answer.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
@@ -244,6 +247,7 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         listed: &listed,
         tool_names: &names,
         secrets: &secrets,
+        fast: Duration::from_millis(args.slow_ms),
     };
 
     let mut reports = Vec::new();
