@@ -131,3 +131,47 @@ fn demo_server_over_http_is_the_best_case() {
     let _ = child.wait();
     assert_best(&report);
 }
+
+/// The terminal report, run with `env`: its stdout and exit status.
+fn terminal(server: &PathBuf, env: &[(&str, &str)], args: &[&str]) -> (String, Option<i32>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-errors"))
+        .args(["check", "--quiet"])
+        .args(args)
+        .arg("--")
+        .arg(server)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code(),
+    )
+}
+
+#[test]
+fn colour_only_when_forced_and_never_with_no_color() {
+    let server = demo_server();
+    let (piped, _) = terminal(&server, &[], &[]);
+    assert!(piped.contains("overall: A (100.0/100)"), "{piped}");
+    assert!(!piped.contains('\x1b'), "colour on a pipe: {piped:?}");
+    let (forced, _) = terminal(&server, &[("CLICOLOR_FORCE", "1")], &[]);
+    assert!(forced.contains('\x1b'), "{forced:?}");
+    let (no_color, _) = terminal(&server, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]);
+    assert!(
+        !no_color.contains('\x1b'),
+        "colour with NO_COLOR: {no_color:?}"
+    );
+}
+
+#[test]
+fn fail_under_sets_the_exit_status() {
+    let server = demo_server();
+    // Nothing allowed: the unknown-tool call alone is graded, at 100.
+    assert_eq!(terminal(&server, &[], &["--fail-under", "100"]).1, Some(0));
+    assert_eq!(
+        terminal(&server, &[], &["--fail-under", "100.5"]).1,
+        Some(1)
+    );
+}
