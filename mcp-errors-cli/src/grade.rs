@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use mcp_errors_core::Category;
 use mcp_errors_core::client::{Evidence, Outcome, classify, classify_bytes};
+use mcp_errors_core::{Category, FailureClass};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -594,6 +594,13 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
     }
 }
 
+fn what(provocation: &Provocation) -> &'static str {
+    match provocation {
+        Provocation::UnknownTool => "an unknown tool",
+        _ => "invalid input",
+    }
+}
+
 fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text: &str) {
     let (category, retryable, _) = machine_advice(outcome);
     if category.is_none() && retryable.is_none() {
@@ -614,9 +621,22 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
             g.note(
                 Severity::Fail,
                 "agreement",
-                format!("says `{}` for invalid input", c.as_str()),
+                format!("says `{}` for {}", c.as_str(), what(provocation)),
             );
         }
+    } else if let Outcome::ExecutionError(e) = outcome
+        && let Some(class) = e.failure_class
+        && (invalid || provocation == &Provocation::UnknownTool)
+        && class != FailureClass::Capability
+    {
+        // SEP-3313's entry names a class, not a category: input the model must fix is a
+        // capability failure.
+        earned = 0.0;
+        g.note(
+            Severity::Fail,
+            "agreement",
+            format!("says class `{class:?}` for {}", what(provocation)).to_lowercase(),
+        );
     }
     if retryable == Some(true) && (invalid || provocation == &Provocation::UnknownTool) {
         earned = 0.0;

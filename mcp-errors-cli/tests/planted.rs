@@ -37,6 +37,9 @@ fn tools() -> Value {
         tool("crashes", &json!({"type": "object", "properties": {"flag": {"type": "boolean", "description": "A flag."}}})),
         tool("enum_accepts", &json!({"type": "object", "properties": {
             "mode": {"type": "string", "enum": ["a", "b"], "description": "The mode."}}, "required": ["mode"]})),
+        tool("sep3313", &q),
+        tool("foreign_json", &q),
+        tool("sep3313_reliability", &q),
         tool("lookup", &json!({"type": "object", "properties": {"id": {"type": "string", "description": "An id."}}, "required": ["id"]})),
         {"name": "delete_records", "description": "Deletes records.", "inputSchema": q,
          "annotations": {"destructiveHint": true, "readOnlyHint": false}},
@@ -176,6 +179,19 @@ fn call(name: &str, arguments: &Value) -> Option<Result<Value, Value>> {
             let value = arguments["q"].to_string();
             let text = format!("Error INVALID_ARGUMENTS: {message}; got {value}.");
             coded(&text, "INVALID_ARGUMENTS", "validation", false, &message)
+        }
+        "sep3313" | "sep3313_reliability" => {
+            let class = if name == "sep3313" {
+                "capability"
+            } else {
+                "reliability"
+            };
+            json!({"isError": true, "content": [{"type": "text", "text": message}],
+                   "_meta": {"io.modelcontextprotocol/toolFailure": {"class": class, "code": "INVALID_ARGUMENTS", "retryable": false}}})
+        }
+        "foreign_json" => {
+            let description = json!({"errorCategory": "validation", "isRetryable": false, "description": message});
+            json!({"isError": true, "content": [{"type": "text", "text": description.to_string()}]})
         }
         "hangs" => return None,
         "crashes" => std::process::exit(3),
@@ -353,6 +369,10 @@ fn main() {
         "fail agreement: says `transient` for invalid input",
     );
     expect("disagrees", "fail agreement: says retryable");
+    expect(
+        "sep3313_reliability",
+        "fail agreement: says class `reliability` for invalid input",
+    );
     expect("stack_trace", "fail leaks: shows the model a stack trace");
     expect(
         "connection_string",
@@ -387,14 +407,17 @@ fn main() {
         "fail channel: -32603 (internal error) for an unknown tool",
     );
 
-    // The clean tool: every check passes.
-    let clean = &run.tools["clean"];
-    if clean["score"] != 100.0 || !findings(&run, "clean").is_empty() {
-        failures.push(format!(
-            "clean: expected 100 and no findings, got {} {:#?}",
-            clean["score"],
-            findings(&run, "clean")
-        ));
+    // The clean tools: every check passes, whichever shape the failure comes in (this
+    // project's payload, SEP-3313's entry, a JSON description in the text).
+    for clean in ["clean", "sep3313", "foreign_json"] {
+        let tool = &run.tools[clean];
+        if tool["score"] != 100.0 || !findings(&run, clean).is_empty() {
+            failures.push(format!(
+                "{clean}: expected 100 and no findings, got {} {:#?}",
+                tool["score"],
+                findings(&run, clean)
+            ));
+        }
     }
     // After the crash and the hang, the calls go on against a fresh server: the lookup calls
     // after them are graded on their answers.
