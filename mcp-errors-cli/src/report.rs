@@ -156,10 +156,10 @@ impl Report {
             } else {
                 match tool.worst() {
                     Some((Severity::Info, ..)) | None => {
-                        format!("{} call(s), no findings", tool.probes.len())
+                        format!("{}, no findings", calls(tool.probes.len()))
                     }
                     Some((_, what, message)) => {
-                        format!("{} call(s); worst: {what}: {message}", tool.probes.len())
+                        format!("{}; worst: {what}: {message}", calls(tool.probes.len()))
                     }
                 }
             };
@@ -235,6 +235,14 @@ impl Report {
             _ => writeln!(out, "{bold}overall{bold:#}: nothing graded")?,
         }
         Ok(())
+    }
+}
+
+fn calls(n: usize) -> String {
+    if n == 1 {
+        "1 call".into()
+    } else {
+        format!("{n} calls")
     }
 }
 
