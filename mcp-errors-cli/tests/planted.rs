@@ -234,7 +234,13 @@ fn serve() {
                     json!({"jsonrpc": "2.0", "method": "notifications/message",
                                                    "params": {"level": "info", "data": "listing"}})
                 );
-                Ok(json!({"tools": tools()}))
+                // Two pages: the client follows `nextCursor`.
+                let all = tools().as_array().unwrap().clone();
+                if request["params"]["cursor"] == "page-2" {
+                    Ok(json!({"tools": all[10..]}))
+                } else {
+                    Ok(json!({"tools": all[..10], "nextCursor": "page-2"}))
+                }
             }
             "tools/call" => {
                 let params = &request["params"];
@@ -435,6 +441,14 @@ fn main() {
     // Not read-only: listed, never called.
     if marker.exists() || run.tools["delete_records"]["called"] != false {
         failures.push("delete_records: a destructive tool was called".into());
+    }
+    // Both pages of the tool list were read.
+    if run.tools.len() != tools().as_array().unwrap().len() + 1 {
+        failures.push(format!(
+            "tools/list: {} rows for {} tools",
+            run.tools.len(),
+            tools().as_array().unwrap().len()
+        ));
     }
     if run.overall >= 90.0 {
         failures.push(format!(
