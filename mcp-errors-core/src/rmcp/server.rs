@@ -747,6 +747,26 @@ mod tests {
     }
 
     #[test]
+    fn the_debug_output_names_every_setting() {
+        let shown = format!(
+            "{:?}",
+            ErrorBoundary::new(7u8).with_draft_unknown_tool_result(true)
+        );
+        assert!(shown.starts_with("ErrorBoundary { inner: 7"), "{shown}");
+        assert!(shown.contains("unknown_tool_result: true"), "{shown}");
+        #[cfg(feature = "idempotency")]
+        {
+            let store = crate::idempotency::MemoryStore::new();
+            let keys = crate::idempotency::Idempotency::new(store).tools(["refund"]);
+            let shown = format!("{:?}", ErrorBoundary::new(7u8).with_idempotency(keys));
+            assert!(
+                shown.contains(r#"idempotency: Some(Idempotency { tools: ["refund"]"#),
+                "{shown}"
+            );
+        }
+    }
+
+    #[test]
     fn the_base_options_are_kept_and_added_to() {
         let base = FailureOptions::new().with_structured_content(true);
         let wrapped = ErrorBoundary::new(Distinct).with_options(base.clone());
