@@ -63,8 +63,14 @@ pub struct AttemptRecord {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct StopReport {
-    /// The call: tool name, arguments, declared idempotency.
+    /// The call: tool name, arguments, declared idempotency, idempotency key.
     pub call: ToolCall,
+    /// The idempotency key every attempt sent (`idempotencyKey` in JSON), when the server
+    /// honors keys (the SEP-3182 draft): a server that recorded the call answers the same key
+    /// with the same outcome, so the call can be sent again with it. `None` when no key was
+    /// sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
     /// The decision that ended the loop.
     pub decision: Decision,
     /// The category of the last failure, if it had a known one ([`Outcome::category`]).
@@ -106,7 +112,7 @@ impl AttemptRecord {
 impl StopReport {
     /// The report of these attempts; the last one's decision is the report's decision
     /// ([`Decision::Escalate`] with [`EscalationReason::AttemptsExhausted`] when there are no
-    /// attempts at all).
+    /// attempts at all). No [`idempotency_key`](Self::idempotency_key) is set.
     pub fn new(call: ToolCall, attempts: Vec<AttemptRecord>) -> Self {
         let decision = attempts.last().map_or(
             Decision::Escalate {
@@ -134,6 +140,7 @@ impl StopReport {
         }
         StopReport {
             call,
+            idempotency_key: None,
             decision,
             category,
             failure_class,

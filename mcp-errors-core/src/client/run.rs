@@ -61,8 +61,10 @@ impl RunSuccess {
 /// the timer ends first, the attempt's future is dropped (for an async call, that is the
 /// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
 /// the call may have run, so a call not declared idempotent is not sent again
-/// ([`Decision::CheckState`]). An attempt's future that never finishes cannot outlast the
-/// deadline.
+/// ([`Decision::CheckState`]), unless its attempts carry an idempotency key the server honors
+/// ([`with_idempotency_keys`](Self::with_idempotency_keys)): then it is sent again with the
+/// same key, and the server answers with the outcome of the first. An attempt's future that
+/// never finishes cannot outlast the deadline.
 ///
 /// ```
 /// use std::future::Future;
@@ -110,6 +112,7 @@ impl RunSuccess {
 pub struct Retrier {
     policy: RetryPolicy,
     budget: Option<RetryBudget>,
+    idempotency_keys: bool,
     jitter: Jitter,
     // Each run draws from its own stream, so concurrent runs do not retry in lockstep.
     runs: AtomicU64,
@@ -120,6 +123,7 @@ impl Clone for Retrier {
         Retrier {
             policy: self.policy.clone(),
             budget: self.budget.clone(),
+            idempotency_keys: self.idempotency_keys,
             jitter: self.jitter.clone(),
             runs: AtomicU64::new(self.runs.load(Ordering::Relaxed)),
         }
@@ -127,11 +131,13 @@ impl Clone for Retrier {
 }
 
 impl Retrier {
-    /// A retrier with no budget and jitter seeded from the system's entropy.
+    /// A retrier with no budget and jitter seeded from the system's entropy, which does not
+    /// take the server to honor idempotency keys.
     pub fn new(policy: RetryPolicy) -> Self {
         Retrier {
             policy,
             budget: None,
+            idempotency_keys: false,
             jitter: Jitter::from_entropy(),
             runs: AtomicU64::new(0),
         }
@@ -167,6 +173,78 @@ impl Retrier {
     pub fn with_jitter(mut self, jitter: f64) -> Self {
         self.jitter = Jitter::fixed(jitter);
         self
+    }
+
+    /// The same retrier taking the server to honor idempotency keys (the SEP-3182 draft) or
+    /// not. `false` by default.
+    ///
+    /// With `true`, [`run`](Self::run) and [`run_with_state`](Self::run_with_state) expect
+    /// `call_fn` to send [`ToolCall::idempotency_key`] at `params.idempotencyKey` on every
+    /// attempt, and the policy decides with [keyed](Attempt#structfield.keyed) attempts: an
+    /// unknown outcome of a call not declared idempotent is retried with the same key (within
+    /// the attempts, the deadline and the budget) instead of [`Decision::CheckState`], a
+    /// refusal of the key as still in progress is retried after a delay, a refusal of the key
+    /// as used with other arguments is [`Decision::FixInput`], and a [`StopReport`] records
+    /// the key. Set it only for a server that honors keys: another would run a repeat
+    /// again. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
+    /// that advertises the feature; this switch is for servers whose support the
+    /// transport cannot show (rmcp's HTTP client drops the capability), and turns keys on for
+    /// every server the retrier calls.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
+    /// use serde_json::json;
+    ///
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let mut future = pin!(future);
+    ///     let mut cx = Context::from_waker(Waker::noop());
+    ///     loop {
+    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    ///             return out;
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// // A refund is not idempotent: without a key, a lost answer stops at `CheckState`.
+    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
+    /// let mut sent = Vec::new();
+    /// let run = retrier.run(
+    ///     &call,
+    ///     |attempt| {
+    ///         let request = json!({"jsonrpc": "2.0", "id": attempt, "method": "tools/call",
+    ///             "params": {"name": call.name, "arguments": call.arguments,
+    ///                        "idempotencyKey": call.idempotency_key()}});
+    ///         sent.push(request);
+    ///         async move {
+    ///             if attempt == 1 {
+    ///                 // The server ran the refund; its answer was lost.
+    ///                 Err(UnknownCause::ConnectionLost)
+    ///             } else {
+    ///                 // The same key again: the server replays the first answer.
+    ///                 Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
+    ///                     "content": [{"type": "text", "text": "refunded"}]}}))
+    ///             }
+    ///         }
+    ///     },
+    ///     |_| async {},
+    /// );
+    /// let success = block_on(run).unwrap();
+    /// assert_eq!(success.attempts.len(), 2);
+    /// assert_eq!(sent[0]["params"]["idempotencyKey"], sent[1]["params"]["idempotencyKey"]);
+    /// ```
+    pub fn with_idempotency_keys(mut self, honored: bool) -> Self {
+        self.idempotency_keys = honored;
+        self
+    }
+
+    /// Whether it takes the server to honor idempotency keys
+    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)).
+    pub fn idempotency_keys(&self) -> bool {
+        self.idempotency_keys
     }
 
     /// The policy.
@@ -211,6 +289,7 @@ impl Retrier {
             |number, _: Option<String>| call_fn(number),
             sleep_fn,
             false,
+            self.idempotency_keys,
         )
         .await
     }
@@ -271,15 +350,19 @@ impl Retrier {
         S: FnMut(Duration) -> SF,
         SF: Future<Output = ()>,
     {
-        self.run_inner(call, call_fn, sleep_fn, true).await
+        self.run_inner(call, call_fn, sleep_fn, true, self.idempotency_keys)
+            .await
     }
 
-    async fn run_inner<C, CF, R, S, SF>(
+    /// The loop of [`run_with_state`](Self::run_with_state); `keyed` says whether `call_fn`
+    /// sends the call's idempotency key to a server that honors it.
+    pub(crate) async fn run_inner<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
         mut call_fn: C,
         mut sleep_fn: S,
         sends_state: bool,
+        keyed: bool,
     ) -> Result<RunSuccess, StopReport>
     where
         C: FnMut(u32, Option<String>) -> CF,
@@ -312,6 +395,7 @@ impl Retrier {
             let elapsed = start.elapsed().max(slept);
             let attempt = Attempt::new(number, elapsed)
                 .idempotent(call.idempotent)
+                .keyed(keyed)
                 .with_jitter(jitter.sample());
             let decision = match &self.budget {
                 Some(budget) => self.policy.decide_with_budget(&outcome, attempt, budget),
@@ -347,7 +431,11 @@ impl Retrier {
                 decision,
             });
             let Some((after, state)) = next else {
-                return Err(StopReport::new(call.clone(), attempts));
+                let mut report = StopReport::new(call.clone(), attempts);
+                if keyed {
+                    report.idempotency_key = Some(call.idempotency_key().to_owned());
+                }
+                return Err(report);
             };
             span.instrument(sleep_fn(after)).await;
             slept = slept.saturating_add(after);
