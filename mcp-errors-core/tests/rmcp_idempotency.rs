@@ -265,3 +265,50 @@ async fn a_key_a_server_would_refuse_is_not_sent() {
     assert_eq!(seen.calls().len(), 1);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_keyed_answer_without_content_is_read_as_rmcp_reads_it() {
+    let answers = [
+        json!({}),
+        json!({"resultType": "complete"}),
+        json!({"_meta": {"trace": "t-1"}}),
+        json!({"tools": []}),
+        json!({"unknown": 1}),
+    ];
+    let replies: Vec<Reply> = answers.iter().cloned().map(Reply::Result).collect();
+    let (keyed, keyed_seen) = connect(advertised(), replies.clone()).await;
+    let (plain, _) = connect(silent(), replies).await;
+    let retrier = retrier().with_idempotency_keys(false);
+    let mut outcomes = Vec::new();
+    for answer in &answers {
+        let call = refund();
+        let read = |client: &RunningService<RoleClient, ClientConfig>| {
+            let (peer, call, retrier) = (client.peer().clone(), call.clone(), retrier.clone());
+            async move {
+                match within_seconds(call_tool(&peer, &call, &retrier)).await {
+                    Ok(success) => success.outcome,
+                    Err(report) => report.attempts[0].outcome.clone(),
+                }
+            }
+        };
+        let (with_key, without) = (read(&keyed).await, read(&plain).await);
+        assert_eq!(with_key, without, "{answer}");
+        outcomes.push(with_key);
+    }
+    assert!(
+        keyed_seen
+            .calls()
+            .iter()
+            .all(|p| p.get(KEY_PARAM).is_some())
+    );
+    assert!(matches!(&outcomes[0], Outcome::Ready(_)));
+    assert!(matches!(&outcomes[1], Outcome::Ready(_)));
+    let Outcome::Ready(with_meta) = &outcomes[2] else {
+        panic!("a result with only _meta: {:?}", outcomes[2]);
+    };
+    assert_eq!(with_meta.to_value().unwrap()["_meta"]["trace"], "t-1");
+    assert!(matches!(&outcomes[3], Outcome::Invalid(_)));
+    assert!(matches!(&outcomes[4], Outcome::Invalid(_)));
+    keyed.cancel().await.unwrap();
+    plain.cancel().await.unwrap();
+}

@@ -187,9 +187,10 @@ impl Retrier {
     /// as used with other arguments is [`Decision::FixInput`], and a [`StopReport`] records
     /// the key. Set it only for a server that honors keys: another would run a repeat
     /// again. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
-    /// that advertises the feature; this switch is for servers whose support the
-    /// transport cannot show (rmcp's HTTP client drops the capability), and turns keys on for
-    /// every server the retrier calls.
+    /// that advertises the feature, as far as rmcp's record of the server's capabilities shows
+    /// it (rmcp's `ToolsCapability` has no field for it, so it is there only through this
+    /// crate's wire adapter); this switch is for a server whose support the record cannot show,
+    /// and turns keys on for every server the retrier calls.
     ///
     /// ```
     /// use std::future::Future;
