@@ -19,6 +19,11 @@
 mod store;
 #[cfg(feature = "idempotency")]
 pub use store::*;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+mod redis;
+#[cfg(feature = "redis")]
+pub use self::redis::RedisStore;
 
 /// The `tools/call` parameter that carries the key: `params.idempotencyKey`.
 pub const KEY_PARAM: &str = "idempotencyKey";

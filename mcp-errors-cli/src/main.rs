@@ -1,0 +1,324 @@
+//! `mcp-errors check`: connects to an MCP server (a stdio command or a Streamable HTTP URL),
+//! provokes the failures it can provoke safely and grades how the server reports them.
+//! See the README of this package for the checks and the scoring.
+
+mod grade;
+mod leaks;
+mod probes;
+mod report;
+mod session;
+mod transport;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::grade::{Context, grade};
+use crate::probes::{Planned, Provocation, UNKNOWN_TOOL, UserCall, plan};
+use crate::report::{Report, ToolReport, UNKNOWN_TOOL_ROW};
+use crate::session::Session;
+use crate::transport::{HttpTransport, StdioTransport, Transport};
+
+/// The environment variable set to a fresh random value in a stdio server's environment: seen
+/// in an answer, it is an environment leak.
+const CANARY_VAR: &str = "MCP_ERRORS_CHECK_CANARY";
+
+#[derive(Parser)]
+#[command(
+    name = "mcp-errors",
+    version,
+    about = "Tools for MCP servers' failures"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Grade how a server's tools fail: `mcp-errors check -- CMD ARGS...` or `--url URL`.
+    Check(CheckArgs),
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// A Streamable HTTP endpoint (plain http), instead of a command.
+    #[arg(long, conflicts_with = "command")]
+    url: Option<String>,
+    /// Also call this tool though it is not marked `readOnlyHint: true` (repeatable).
+    #[arg(long = "allow", value_name = "NAME")]
+    allow: Vec<String>,
+    /// A JSON file of your own calls: `[{"tool", "arguments", "expect": {"outcome",
+    /// "category", "code", "retryable"}}]`.
+    #[arg(long, value_name = "FILE")]
+    calls: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when the overall score is below N (0 to 100).
+    #[arg(long, value_name = "N")]
+    fail_under: Option<f64>,
+    /// Answers within N milliseconds get the full time score, within five times N half.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    slow_ms: u64,
+    /// Seconds to wait for each answer.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+fn canary() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("mcpcheck-{:x}{:x}", nanos, std::process::id())
+}
+
+fn main() -> ExitCode {
+    let Command::Check(args) = Cli::parse().command;
+    match check(&args) {
+        Ok(report) => {
+            let written = if args.json {
+                let mut out = std::io::stdout().lock();
+                serde_json::to_writer_pretty(&mut out, &report)
+                    .map_err(std::io::Error::other)
+                    .and_then(|()| writeln!(out))
+            } else {
+                report.render(&mut anstream::stdout())
+            };
+            if let Err(e) = written {
+                eprintln!("mcp-errors check: {e}");
+                return ExitCode::from(2);
+            }
+            match (args.fail_under, report.score) {
+                (Some(min), Some(score)) if score < min => ExitCode::from(1),
+                (Some(_), None) => ExitCode::from(1),
+                _ => ExitCode::SUCCESS,
+            }
+        }
+        Err(e) => {
+            eprintln!("mcp-errors check: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_read_only(tool: &Value) -> bool {
+    tool.pointer("/annotations/readOnlyHint")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+/// What the listing alone shows of a tool.
+fn schema_notes(tool: &Value, called: bool, name: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !called {
+        let why = match tool
+            .pointer("/annotations/destructiveHint")
+            .and_then(Value::as_bool)
+        {
+            Some(true) => "marked destructive",
+            _ => "not marked readOnlyHint",
+        };
+        notes.push(format!("not called: {why} (--allow {name} calls it)"));
+    }
+    let annotations = tool.get("annotations").and_then(Value::as_object);
+    match annotations {
+        None => notes.push("no annotations: an agent cannot tell whether a retry is safe (readOnlyHint, idempotentHint)".into()),
+        Some(a) if !a.contains_key("readOnlyHint") && !a.contains_key("idempotentHint") => {
+            notes.push("neither readOnlyHint nor idempotentHint: an agent cannot tell whether a retry is safe".into())
+        }
+        _ => {}
+    }
+    if let Some(properties) = tool
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    {
+        let undescribed: Vec<&str> = properties
+            .iter()
+            .filter(|(_, s)| s.get("description").is_none())
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if !undescribed.is_empty() {
+            notes.push(format!(
+                "properties without a description: {}",
+                undescribed.join(", ")
+            ));
+        }
+        let untyped: Vec<&str> = properties
+            .iter()
+            .filter(|(_, s)| probes::types_of(s).is_empty())
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if !untyped.is_empty() {
+            notes.push(format!(
+                "properties of no declared type: {}",
+                untyped.join(", ")
+            ));
+        }
+    }
+    if tool.get("outputSchema").is_none()
+        && tool
+            .get("description")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+    {
+        notes.push("no description".into());
+    }
+    notes
+}
+
+fn check(args: &CheckArgs) -> Result<Report, String> {
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .map_err(|_| "--timeout: a positive number of seconds")?;
+    let user_calls: Vec<UserCall> = match &args.calls {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--calls {}: {e}", path.display()))?;
+            serde_json::from_str(&text).map_err(|e| format!("--calls {}: {e}", path.display()))?
+        }
+        None => Vec::new(),
+    };
+    let canary = canary();
+    let transport: Box<dyn Transport> = match (&args.url, args.command.is_empty()) {
+        (Some(url), _) => {
+            if !url.starts_with("http://") {
+                return Err(format!("--url {url}: only plain http:// is supported"));
+            }
+            Box::new(HttpTransport::new(url.clone()).map_err(|e| e.to_string())?)
+        }
+        (None, false) => Box::new(
+            StdioTransport::start(
+                args.command.clone(),
+                vec![(CANARY_VAR.to_owned(), canary.clone())],
+            )
+            .map_err(|e| e.to_string())?,
+        ),
+        (None, true) => {
+            return Err("give a server: `mcp-errors check -- CMD ARGS...` or `--url URL`".into());
+        }
+    };
+    let progress = |line: String| {
+        if !args.quiet {
+            eprintln!("mcp-errors check: {line}");
+        }
+    };
+    let mut session = Session::open(transport, timeout)?;
+    let tools = session.list_tools()?;
+    let listed = Value::Array(tools.clone()).to_string();
+    let names: Vec<String> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect();
+    progress(format!(
+        "{} {} lists {} tools",
+        session
+            .server_info
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("the server"),
+        session
+            .server_info
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+        names.len()
+    ));
+    for name in &args.allow {
+        if !names.contains(name) {
+            return Err(format!("--allow {name}: the server lists no such tool"));
+        }
+    }
+    if let Some(call) = user_calls.iter().find(|c| !names.contains(&c.tool)) {
+        return Err(format!("--calls: the server lists no tool `{}`", call.tool));
+    }
+    let secrets = leaks::secret_values(&canary);
+    let context = Context {
+        listed: &listed,
+        tool_names: &names,
+        secrets: &secrets,
+        fast: Duration::from_millis(args.slow_ms),
+    };
+
+    let mut reports = Vec::new();
+    let total = tools.len();
+    for (i, tool) in tools.iter().enumerate() {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let called = is_read_only(tool) || args.allow.iter().any(|a| a == name);
+        let mut planned = if called {
+            plan(tool.get("inputSchema").unwrap_or(&Value::Null))
+        } else {
+            Vec::new()
+        };
+        planned.extend(
+            user_calls
+                .iter()
+                .filter(|c| c.tool == name)
+                .map(|c| Planned {
+                    provocation: Provocation::UserCall {
+                        expect: c.expect.clone(),
+                    },
+                    arguments: c.arguments.clone(),
+                }),
+        );
+        if planned.is_empty() {
+            progress(format!(
+                "[{}/{total}] {name}: {}",
+                i + 1,
+                if called {
+                    "nothing to provoke"
+                } else {
+                    "not called"
+                }
+            ));
+        }
+        let mut probes = Vec::new();
+        for p in &planned {
+            progress(format!(
+                "[{}/{total}] {name}: {}",
+                i + 1,
+                p.provocation.describe()
+            ));
+            let answer = session.call(name, &p.arguments);
+            probes.push(grade(p, &answer, &context));
+        }
+        let called = called || !probes.is_empty();
+        reports.push(ToolReport::new(
+            name.to_owned(),
+            called,
+            schema_notes(tool, called, name),
+            probes,
+        ));
+    }
+
+    progress("an unknown tool name".into());
+    let unknown = Planned {
+        provocation: Provocation::UnknownTool,
+        arguments: json!({}),
+    };
+    let answer = session.call(UNKNOWN_TOOL, &unknown.arguments);
+    let probe = grade(&unknown, &answer, &context);
+    reports.push(ToolReport::new(
+        UNKNOWN_TOOL_ROW.to_owned(),
+        true,
+        Vec::new(),
+        vec![probe],
+    ));
+
+    let server = session.server_info.clone();
+    let version = session.protocol_version.clone();
+    session.close();
+    Ok(Report::new(server, version, reports))
+}

@@ -1,0 +1,279 @@
+//! `RedisStore` against a real Redis: `MCP_ERRORS_REDIS_URL` when set, else a `redis-server`
+//! this test starts on a free port of 127.0.0.1. Without either the tests say so and pass,
+//! unless `MCP_ERRORS_REQUIRE_REDIS=1` (as in CI), where a missing Redis fails them.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mcp_errors_core::idempotency::{
+    Claim, Fingerprint, IdempotencyStore, RecordKey, Recorded, RedisStore,
+};
+use serde_json::json;
+
+struct Server {
+    url: String,
+    _child: Option<Child>,
+}
+
+/// One Redis for the whole test binary (each test writes under its own prefix).
+fn server() -> Option<&'static str> {
+    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            if let Ok(url) = std::env::var("MCP_ERRORS_REDIS_URL") {
+                return Some(Server { url, _child: None });
+            }
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .ok()?;
+            let child = Command::new("redis-server")
+                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .ok()?;
+            for _ in 0..100 {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return Some(Server {
+                        url: format!("redis://127.0.0.1:{port}/"),
+                        _child: Some(child),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            None
+        })
+        .as_ref()
+        .map(|s| s.url.as_str())
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self._child {
+            let _ = child.kill();
+        }
+    }
+}
+
+/// A store on the test Redis under `prefix`, or `None` (with a note) when there is none.
+async fn store(prefix: &str) -> Option<RedisStore> {
+    let Some(url) = server() else {
+        assert!(
+            std::env::var("MCP_ERRORS_REQUIRE_REDIS").as_deref() != Ok("1"),
+            "MCP_ERRORS_REQUIRE_REDIS=1 but no Redis: set MCP_ERRORS_REDIS_URL or install redis-server"
+        );
+        eprintln!("skipped: no Redis (set MCP_ERRORS_REDIS_URL or install redis-server)");
+        return None;
+    };
+    let prefix = format!("test:{prefix}:{}:", std::process::id());
+    Some(
+        RedisStore::connect(url)
+            .await
+            .expect("connect")
+            .with_prefix(prefix),
+    )
+}
+
+const LEASE: Duration = Duration::from_secs(30);
+const TTL: Duration = Duration::from_secs(60);
+
+fn fingerprint(n: u64) -> Fingerprint {
+    Fingerprint::of("refund_order", &json!({"order": n}))
+}
+
+#[tokio::test]
+async fn a_completed_call_is_replayed_and_other_arguments_conflict() {
+    let Some(store) = store("replay").await else {
+        return;
+    };
+    let key = RecordKey::new("alice", "k1");
+    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
+        panic!("a free key is claimed")
+    };
+    assert_eq!(
+        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::InProgress
+    );
+    assert_eq!(
+        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        Claim::Conflict
+    );
+
+    let outcome = Recorded::Result(json!({"content": [{"type": "text", "text": "refund R-1"}]}));
+    store.complete(&key, &token, &outcome, TTL).await.unwrap();
+    assert_eq!(
+        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::Completed(outcome)
+    );
+    assert_eq!(
+        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        Claim::Conflict
+    );
+
+    let error = Recorded::Error(json!({"code": -32602, "message": "bad", "data": {"code": "X"}}));
+    let key2 = RecordKey::new("alice", "k2");
+    let Claim::Claimed(token2) = store.claim(&key2, &fingerprint(1), LEASE).await.unwrap() else {
+        panic!()
+    };
+    store.complete(&key2, &token2, &error, TTL).await.unwrap();
+    assert_eq!(
+        store.claim(&key2, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::Completed(error)
+    );
+}
+
+#[tokio::test]
+async fn scopes_never_share_a_record() {
+    let Some(store) = store("scopes").await else {
+        return;
+    };
+    let alice = RecordKey::new("alice", "same-key");
+    let bob = RecordKey::new("bob", "same-key");
+    // Neither can the boundary between scope and key be moved.
+    let shifted = RecordKey::new("alicesame", "-key");
+    for key in [&alice, &bob, &shifted] {
+        assert!(matches!(
+            store.claim(key, &fingerprint(1), LEASE).await.unwrap(),
+            Claim::Claimed(_)
+        ));
+    }
+}
+
+#[tokio::test]
+async fn of_many_concurrent_claims_by_two_replicas_exactly_one_wins() {
+    let Some(a) = store("race").await else { return };
+    // A second connection, as a second replica has.
+    let b = RedisStore::connect(server().unwrap())
+        .await
+        .unwrap()
+        .with_prefix(format!("test:race:{}:", std::process::id()));
+    for round in 0..20 {
+        let key = RecordKey::new("s", format!("race-{round}"));
+        let claims = (0..8).map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let key = key.clone();
+            tokio::spawn(async move { store.claim(&key, &fingerprint(1), LEASE).await.unwrap() })
+        });
+        let mut won = 0;
+        for claim in claims {
+            match claim.await.unwrap() {
+                Claim::Claimed(_) => won += 1,
+                Claim::InProgress => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(won, 1, "round {round}");
+    }
+}
+
+#[tokio::test]
+async fn a_lease_that_runs_out_frees_the_key_and_its_stale_claim_can_do_nothing() {
+    let Some(store) = store("lease").await else {
+        return;
+    };
+    let key = RecordKey::new("s", "k");
+    let Claim::Claimed(dead) = store
+        .claim(&key, &fingerprint(1), Duration::from_millis(150))
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let Claim::Claimed(live) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
+        panic!("the key is free once the lease ran out")
+    };
+    // The dead claim cannot renew, release or complete the live one's record.
+    assert!(!store.renew(&key, &dead, LEASE).await.unwrap());
+    store.release(&key, &dead).await.unwrap();
+    let stale = Recorded::Result(json!({"content": [], "stale": true}));
+    store.complete(&key, &dead, &stale, TTL).await.unwrap();
+    assert_eq!(
+        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::InProgress
+    );
+
+    assert!(store.renew(&key, &live, LEASE).await.unwrap());
+    let fresh = Recorded::Result(json!({"content": []}));
+    store.complete(&key, &live, &fresh, TTL).await.unwrap();
+    assert_eq!(
+        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::Completed(fresh)
+    );
+}
+
+#[tokio::test]
+async fn renewing_keeps_a_long_call_claimed_and_releasing_frees_it() {
+    let Some(store) = store("renew").await else {
+        return;
+    };
+    let key = RecordKey::new("s", "k");
+    let short = Duration::from_millis(200);
+    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), short).await.unwrap() else {
+        panic!()
+    };
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(store.renew(&key, &token, short).await.unwrap());
+    }
+    assert_eq!(
+        store.claim(&key, &fingerprint(1), short).await.unwrap(),
+        Claim::InProgress
+    );
+    store.release(&key, &token).await.unwrap();
+    assert!(matches!(
+        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
+#[tokio::test]
+async fn a_record_expires_after_its_time_to_live() {
+    let Some(store) = store("ttl").await else {
+        return;
+    };
+    let key = RecordKey::new("s", "k");
+    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
+        panic!()
+    };
+    let outcome = Recorded::Result(json!({"content": []}));
+    store
+        .complete(&key, &token, &outcome, Duration::from_millis(150))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        Claim::Conflict
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(matches!(
+        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_a_store_error() {
+    // A port nothing listens on: connecting fails with an error, never a panic.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let started = std::time::Instant::now();
+    let error = RedisStore::connect(&format!("redis://127.0.0.1:{port}/"))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        error.to_string().starts_with("idempotency store: "),
+        "{error}"
+    );
+    assert!(RedisStore::connect("not a url").await.is_err());
+}
