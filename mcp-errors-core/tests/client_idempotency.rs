@@ -45,19 +45,19 @@ impl Run {
     }
 }
 
-/// Runs `answers` in order; each attempt sends the call's key when `honored`, as a caller's
-/// `call_fn` does for a server that honors keys. The jitter waits the whole backoff.
+/// Runs `answers` in order; each attempt sends the key the retrier hands it (one when
+/// `honored`), as a caller's `call_fn` does. The jitter waits the whole backoff.
 fn run(retrier: Retrier, honored: bool, call: &ToolCall, answers: Vec<Answer>) -> Run {
     let answers = RefCell::new(answers.into_iter());
     let sent_keys = RefCell::new(Vec::new());
     let slept = RefCell::new(Vec::new());
     let retrier = retrier.with_idempotency_keys(honored).with_jitter(1.0);
-    let result = block_on(retrier.run(
+    let result = block_on(retrier.run_keyed(
         call,
-        |_attempt| {
+        |_attempt, key: Option<String>, _state| {
             let mut params = json!({"name": call.name, "arguments": call.arguments});
-            if retrier.idempotency_keys() {
-                params[KEY_PARAM] = json!(call.idempotency_key());
+            if let Some(key) = key {
+                params[KEY_PARAM] = json!(key);
             }
             sent_keys
                 .borrow_mut()
@@ -362,4 +362,143 @@ fn the_policy_retries_what_may_have_run_only_when_keyed_or_idempotent() {
         policy.decide(&text, first.keyed(true)),
         Decision::CheckState
     );
+}
+
+/// An execution error the server marks transient and retryable.
+fn busy() -> Answer {
+    Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {
+        "isError": true,
+        "content": [{"type": "text", "text": "Error BUSY: the ledger is busy."}],
+        "_meta": {META_KEY: {"code": "BUSY", "category": "transient", "retryable": true,
+                             "message": "the ledger is busy"}}
+    }}))
+}
+
+/// A JSON-RPC error the server marks retryable after a wait, as a rate limit.
+fn rate_limited() -> Answer {
+    Ok(json!({"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32603, "message": "RATE_LIMITED: slow down",
+        "data": {"code": "RATE_LIMITED", "retryable": true, "retryAfterMs": 20}}}))
+}
+
+#[test]
+fn after_an_answered_failure_the_next_attempt_has_a_new_key() {
+    let call = refund();
+    let run = run(
+        Retrier::new(policy()),
+        true,
+        &call,
+        vec![busy(), rate_limited(), ready("refunded")],
+    );
+    let keys: Vec<String> = run.sent_keys.iter().flatten().cloned().collect();
+    assert_eq!(keys.len(), 3, "{:?}", run.sent_keys);
+    assert_eq!(keys[0], call.idempotency_key());
+    assert_ne!(keys[1], keys[0]);
+    assert_ne!(keys[2], keys[1]);
+    assert_ne!(keys[2], keys[0]);
+    assert!(keys.iter().all(|k| k.len() == 36), "{keys:?}");
+    assert_eq!(run.result.unwrap().attempts.len(), 3);
+}
+
+#[test]
+fn after_a_timeout_or_in_progress_the_key_is_kept_and_after_an_answer_renewed() {
+    let call = refund();
+    let run = run(
+        Retrier::new(policy().with_max_attempts(6)),
+        true,
+        &call,
+        vec![
+            Err(UnknownCause::Timeout),
+            refused(-32603, IN_PROGRESS, Some(10)),
+            busy(),
+            Err(UnknownCause::ConnectionLost),
+            // An implementation-defined code says nothing of whether the call ran.
+            Ok(json!({"jsonrpc": "2.0", "id": 1,
+                      "error": {"code": -32001, "message": "request timed out"}})),
+            ready("refunded"),
+        ],
+    );
+    let own = Some(call.idempotency_key().to_owned());
+    let keys = run.sent_keys;
+    assert_eq!(keys[..3], [own.clone(), own.clone(), own.clone()]);
+    assert!(keys[3].is_some());
+    assert_ne!(keys[3], own);
+    assert_eq!(keys[4], keys[3]);
+    assert_eq!(keys[5], keys[3]);
+    assert_eq!(run.result.unwrap().attempts.len(), 6);
+}
+
+#[test]
+fn the_report_holds_the_last_key_sent_and_each_attempt_its_own() {
+    let call = refund();
+    let run = run(
+        Retrier::new(policy()),
+        true,
+        &call,
+        vec![busy(), Err(UnknownCause::Timeout), busy()],
+    );
+    let sent = run.sent_keys.clone();
+    let report = run.report();
+    assert_eq!(
+        report.decision,
+        Decision::Escalate {
+            reason: EscalationReason::AttemptsExhausted
+        }
+    );
+    assert_ne!(sent[1].as_deref(), Some(call.idempotency_key()));
+    assert_eq!(report.idempotency_key, sent[2]);
+    let recorded: Vec<_> = report
+        .attempts
+        .iter()
+        .map(|a| a.idempotency_key.clone())
+        .collect();
+    assert_eq!(recorded, sent);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["attempts"][1]["idempotencyKey"], json!(sent[1]));
+    assert_eq!(json["idempotencyKey"], json!(sent[2]));
+    let back: StopReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.idempotency_key, report.idempotency_key);
+    let back: Vec<_> = back
+        .attempts
+        .into_iter()
+        .map(|a| a.idempotency_key)
+        .collect();
+    assert_eq!(back, sent);
+}
+
+#[test]
+fn without_support_no_key_is_sent_after_an_answered_failure_either() {
+    let run = run(
+        Retrier::new(policy()),
+        false,
+        &refund(),
+        vec![busy(), rate_limited(), ready("refunded")],
+    );
+    assert_eq!(run.sent_keys, [None, None, None]);
+    let success = run.result.unwrap();
+    assert!(success.attempts.iter().all(|a| a.idempotency_key.is_none()));
+    let json = serde_json::to_value(&success.attempts).unwrap();
+    assert!(json[0].get("idempotencyKey").is_none(), "{json}");
+}
+
+#[test]
+fn run_and_run_with_state_hand_out_no_key_and_decide_as_without_keys() {
+    let retrier = Retrier::new(policy()).with_idempotency_keys(true);
+    let call = refund();
+    let report = block_on(retrier.run(
+        &call,
+        |_| async { Err(UnknownCause::Timeout) },
+        |_| async {},
+    ))
+    .unwrap_err();
+    assert_eq!(report.decision, Decision::CheckState);
+    assert_eq!(report.idempotency_key, None);
+    let report = block_on(retrier.run_with_state(
+        &call,
+        |_, _| async { Err(UnknownCause::ConnectionLost) },
+        |_| async {},
+    ))
+    .unwrap_err();
+    assert_eq!(report.decision, Decision::CheckState);
+    assert_eq!(report.attempts[0].idempotency_key, None);
 }

@@ -312,3 +312,69 @@ async fn a_keyed_answer_without_content_is_read_as_rmcp_reads_it() {
     keyed.cancel().await.unwrap();
     plain.cancel().await.unwrap();
 }
+
+/// An execution error the server marks transient and retryable.
+fn busy() -> Reply {
+    Reply::Result(json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "Error BUSY: the ledger is busy."}],
+        "_meta": {"rs.mcp-errors/error": {"code": "BUSY", "category": "transient",
+                                           "retryable": true, "message": "the ledger is busy"}}
+    }))
+}
+
+/// A JSON-RPC error the server marks retryable after a wait, as a rate limit.
+fn rate_limited() -> Reply {
+    Reply::Error(json!({"code": -32603, "message": "RATE_LIMITED: slow down",
+        "data": {"code": "RATE_LIMITED", "retryable": true, "retryAfterMs": 20}}))
+}
+
+#[tokio::test]
+async fn an_answered_failure_is_retried_with_a_new_key_and_a_lost_answer_with_the_same() {
+    let replies = vec![busy(), Reply::Never, rate_limited(), refunded()];
+    let (client, seen) = connect(advertised(), replies).await;
+    let call = refund();
+    let retrier = Retrier::new(
+        RetryPolicy::default()
+            .with_max_attempts(4)
+            .with_attempt_timeout(Duration::from_millis(100))
+            .with_deadline(Duration::from_secs(10)),
+    )
+    .with_seed(7);
+    let success = within_seconds(call_tool(client.peer(), &call, &retrier))
+        .await
+        .expect("the fourth attempt gets the answer");
+    assert_eq!(success.attempts.len(), 4);
+    let keys: Vec<Value> = seen.calls().iter().map(|p| p[KEY_PARAM].clone()).collect();
+    assert_eq!(keys.len(), 4);
+    assert_eq!(keys[0], call.idempotency_key());
+    // The server answered the first attempt: the second is a new attempt, with a new key.
+    assert!(keys[1].is_string() && keys[1] != keys[0], "{keys:?}");
+    // Its answer was lost: the third goes out with the same key.
+    assert_eq!(keys[2], keys[1]);
+    // The server answered the third: a new key again.
+    assert!(keys[3].is_string() && keys[3] != keys[2] && keys[3] != keys[0]);
+    let recorded: Vec<Value> = success
+        .attempts
+        .iter()
+        .map(|a| json!(a.idempotency_key))
+        .collect();
+    assert_eq!(recorded, keys);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_advertise_gets_no_key_after_an_answered_failure() {
+    let (client, seen) = connect(silent(), vec![busy(), refunded()]).await;
+    let success = within_seconds(call_tool(client.peer(), &refund(), &retrier()))
+        .await
+        .expect("the retry gets the answer");
+    assert_eq!(success.attempts.len(), 2);
+    let calls = seen.calls();
+    assert_eq!(calls.len(), 2);
+    for params in &calls {
+        assert!(params.get(KEY_PARAM).is_none(), "{params}");
+    }
+    assert!(success.attempts.iter().all(|a| a.idempotency_key.is_none()));
+    client.cancel().await.unwrap();
+}

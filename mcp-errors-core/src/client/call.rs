@@ -97,10 +97,15 @@ impl Attempt {
 /// key, and a new `ToolCall` is a new call. Where the server advertises the feature
 /// ([`advertises_idempotency`](super::advertises_idempotency)) or the caller says it honors it
 /// ([`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys)), every attempt
-/// sends the key at `params.idempotencyKey`, the server runs the call once and answers a
-/// repeat with the first outcome, and so a call whose outcome is unknown (a timeout, a lost
-/// connection) may be sent again even when it is not idempotent. Elsewhere the key is never
-/// sent. The wire may still change with the draft.
+/// sends a key at `params.idempotencyKey`; the server runs the call once under a key and
+/// answers a repeat with the recorded outcome, errors included. The first attempt sends this
+/// key. An attempt after an unknown outcome (a timeout, a lost connection) or after the
+/// server refused the key as still in progress sends the same key, so a call whose outcome is
+/// unknown may be sent again even when it is not idempotent. An attempt after a failure the
+/// server answered and the policy retries (a transient error, a rate limit) sends a new,
+/// random key: under the old one the server would replay the failure, and a new attempt of
+/// the operation is what a new key is for (see [`Retrier::run_keyed`](super::Retrier::run_keyed)).
+/// Elsewhere no key is ever sent. The wire may still change with the draft.
 ///
 /// ```
 /// use mcp_errors_core::client::ToolCall;
@@ -133,7 +138,7 @@ pub struct ToolCall {
 }
 
 /// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
-fn new_key() -> String {
+pub(super) fn new_key() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
@@ -168,8 +173,9 @@ impl ToolCall {
         self
     }
 
-    /// The idempotency key of this logical call, the same on every attempt and in every clone.
-    /// It is sent at `params.idempotencyKey` only where the server honors it (see
+    /// The idempotency key of this logical call, the same in every clone. The first attempt
+    /// sends it at `params.idempotencyKey`, and so do the attempts after it until the server
+    /// answers one with a failure the policy retries; only where the server honors keys (see
     /// [idempotency key](#idempotency-key-sep-3182-a-draft)).
     pub fn idempotency_key(&self) -> &str {
         &self.idempotency_key

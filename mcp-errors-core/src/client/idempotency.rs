@@ -15,8 +15,8 @@ use crate::idempotency::{CAPABILITY, CARRIER_CAPABILITY};
 /// wrongly takes a server to honor keys would send a call that may have run again.
 ///
 /// Where it is `true`, tell the [`Retrier`](super::Retrier) so
-/// ([`with_idempotency_keys`](super::Retrier::with_idempotency_keys)) and send each
-/// attempt's key; [`rmcp::call_tool`](crate::rmcp::call_tool) reads rmcp's record of the
+/// ([`with_idempotency_keys`](super::Retrier::with_idempotency_keys)) and send the key
+/// [`run_keyed`](super::Retrier::run_keyed) hands each attempt; [`rmcp::call_tool`](crate::rmcp::call_tool) reads rmcp's record of the
 /// server's capabilities by itself.
 ///
 /// ```

@@ -29,19 +29,31 @@
 //! idempotent is not sent again: the policy decides [`Decision::CheckState`], and the caller
 //! has to find out whether it took effect. A server that advertises
 //! `capabilities.tools.idempotency` lets the client do better. Each [`ToolCall`] has a key
-//! made once (a random UUID v4; clones share it, a new `ToolCall` has a new one), every
+//! made once (a random UUID v4; clones share it, a new `ToolCall` has a new one), the first
 //! attempt sends it at `params.idempotencyKey`, and the server runs a call with a new key
-//! once and answers the same key again with the first outcome, so the call is sent again
-//! with the same key, within the policy's attempts, deadline and budget. A key still
-//! running is refused with `error.data.type` `idempotency_key_in_progress` (retried after
-//! its `retryAfterMs`, or the backoff), and a key used for other arguments with
-//! `idempotency_key_conflict` ([`Decision::FixInput`]: send it as a new `ToolCall`). The
-//! [`StopReport`] says which key was sent. Where the server does not advertise the feature,
-//! no key is sent and nothing changes. The draft is still a proposal, and its wire may change.
+//! once and answers the same key again with the recorded outcome, errors included. So which
+//! key an attempt sends depends on what the one before it came to:
+//!
+//! - after an unknown outcome (a timeout, a lost connection), the same key: the call is sent
+//!   again, within the policy's attempts, deadline and budget, and runs at most once;
+//! - after a refusal of the key as still running (`error.data.type`
+//!   `idempotency_key_in_progress`, retried after its `retryAfterMs`, or the backoff), the
+//!   same key;
+//! - after a failure the server answered and the policy retries (a retryable execution
+//!   error, a rate limit, a JSON-RPC error with retry advice), a new random key: the old one
+//!   would bring back the same failure, and a new attempt of the operation is what a new key
+//!   is for.
+//!
+//! A key used for other arguments is refused with `idempotency_key_conflict`
+//! ([`Decision::FixInput`]: send it as a new `ToolCall`). Each [`AttemptRecord`] holds the
+//! key its attempt sent, and the [`StopReport`] the last one. Where the server does not
+//! advertise the feature, no key is sent and nothing changes. The draft is still a proposal,
+//! and its wire may change.
 //!
 //! [`rmcp::call_tool`](crate::rmcp::call_tool) reads the capability from rmcp's record of the
 //! server; with another client, read the `initialize` result with [`advertises_idempotency`],
-//! tell the [`Retrier`] ([`Retrier::with_idempotency_keys`]), and send the key in `call_fn`.
+//! tell the [`Retrier`] ([`Retrier::with_idempotency_keys`]), and send the key
+//! [`Retrier::run_keyed`] hands `call_fn` for each attempt.
 //! The policy alone decides with [keyed](Attempt#structfield.keyed) attempts:
 //!
 //! ```

@@ -25,6 +25,10 @@ pub struct AttemptRecord {
     pub outcome: Outcome,
     /// What the policy decided.
     pub decision: Decision,
+    /// The idempotency key the attempt sent (`idempotencyKey` in JSON), when the server
+    /// honors keys (the SEP-3182 draft); `None` when it sent none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 /// What a caller gets when the policy stops without a result: its `decision` says who acts
@@ -65,10 +69,12 @@ pub struct AttemptRecord {
 pub struct StopReport {
     /// The call: tool name, arguments, declared idempotency, idempotency key.
     pub call: ToolCall,
-    /// The idempotency key every attempt sent (`idempotencyKey` in JSON), when the server
-    /// honors keys (the SEP-3182 draft): a server that recorded the call answers the same key
-    /// with the same outcome, so the call can be sent again with it. `None` when no key was
-    /// sent.
+    /// The idempotency key the last attempt sent (`idempotencyKey` in JSON), when the server
+    /// honors keys (the SEP-3182 draft): a server that recorded that attempt answers the same
+    /// key with the same outcome, so after an unknown outcome the call can be sent again with
+    /// it. It is the call's own key unless an earlier attempt was answered and the call was
+    /// sent again as a new attempt, with a new key (each attempt's key is in
+    /// [`attempts`](Self::attempts)). `None` when no key was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
     /// The decision that ended the loop.
@@ -98,13 +104,14 @@ pub struct StopReport {
 
 impl AttemptRecord {
     /// Attempt `number` (from 1), ended `elapsed` after the first one started, in `outcome`,
-    /// which the policy answered with `decision`.
+    /// which the policy answered with `decision`, sent without an idempotency key.
     pub fn new(number: u32, elapsed: Duration, outcome: Outcome, decision: Decision) -> Self {
         AttemptRecord {
             number,
             elapsed,
             outcome,
             decision,
+            idempotency_key: None,
         }
     }
 }

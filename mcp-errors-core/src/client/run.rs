@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
-use super::call::{Attempt, ToolCall};
+use super::call::{Attempt, ToolCall, new_key};
 use super::decision::Decision;
 use super::outcome::{Outcome, RawResult, UnknownCause};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
+use crate::idempotency::IN_PROGRESS;
 
 /// A call that ended in [`Decision::Done`].
 #[derive(Clone, Debug, PartialEq)]
@@ -62,8 +63,10 @@ impl RunSuccess {
 /// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
 /// the call may have run, so a call not declared idempotent is not sent again
 /// ([`Decision::CheckState`]), unless its attempts carry an idempotency key the server honors
-/// ([`with_idempotency_keys`](Self::with_idempotency_keys)): then it is sent again with the
-/// same key, and the server answers with the outcome of the first. An attempt's future that
+/// ([`with_idempotency_keys`](Self::with_idempotency_keys), [`run_keyed`](Self::run_keyed)):
+/// then it is sent again with the same key, and the server answers with the outcome of the
+/// first. A retry after an answered failure goes out with a new key, since the server would
+/// replay the failure under the old one. An attempt's future that
 /// never finishes cannot outlast the deadline.
 ///
 /// ```
@@ -178,15 +181,18 @@ impl Retrier {
     /// The same retrier taking the server to honor idempotency keys (the SEP-3182 draft) or
     /// not. `false` by default.
     ///
-    /// With `true`, [`run`](Self::run) and [`run_with_state`](Self::run_with_state) expect
-    /// `call_fn` to send [`ToolCall::idempotency_key`] at `params.idempotencyKey` on every
-    /// attempt, and the policy decides with [keyed](Attempt#structfield.keyed) attempts: an
-    /// unknown outcome of a call not declared idempotent is retried with the same key (within
-    /// the attempts, the deadline and the budget) instead of [`Decision::CheckState`], a
-    /// refusal of the key as still in progress is retried after a delay, a refusal of the key
-    /// as used with other arguments is [`Decision::FixInput`], and a [`StopReport`] records
-    /// the key. Set it only for a server that honors keys: another would run a repeat
-    /// again. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
+    /// With `true`, [`run_keyed`](Self::run_keyed) hands `call_fn` each attempt's key to send
+    /// at `params.idempotencyKey` (the call's own [key](ToolCall::idempotency_key) first, the
+    /// same again after an unknown outcome, a new one after an answered failure; see
+    /// [`run_keyed`](Self::run_keyed)), and the policy decides with
+    /// [keyed](Attempt#structfield.keyed) attempts: an unknown outcome of a call not declared
+    /// idempotent is retried with the same key (within the attempts, the deadline and the
+    /// budget) instead of [`Decision::CheckState`], a refusal of the key as still in progress
+    /// is retried after a delay with the same key, a refusal of the key as used with other
+    /// arguments is [`Decision::FixInput`], and a [`StopReport`] records the last key sent.
+    /// Set it only for a server that honors keys: another would run a repeat again.
+    /// [`run`](Self::run) and [`run_with_state`](Self::run_with_state) hand `call_fn` no key
+    /// and decide as without keys. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
     /// that advertises the feature, as far as rmcp's record of the server's capabilities shows
     /// it (rmcp's `ToolsCapability` has no field for it, so it is there only through this
     /// crate's wire adapter); this switch is for a server whose support the record cannot show,
@@ -213,12 +219,15 @@ impl Retrier {
     /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
     /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
     /// let mut sent = Vec::new();
-    /// let run = retrier.run(
+    /// let run = retrier.run_keyed(
     ///     &call,
-    ///     |attempt| {
+    ///     |attempt, key: Option<String>, _state| {
+    ///         let mut params = json!({"name": call.name, "arguments": call.arguments});
+    ///         if let Some(key) = key {
+    ///             params["idempotencyKey"] = json!(key);
+    ///         }
     ///         let request = json!({"jsonrpc": "2.0", "id": attempt, "method": "tools/call",
-    ///             "params": {"name": call.name, "arguments": call.arguments,
-    ///                        "idempotencyKey": call.idempotency_key()}});
+    ///                              "params": params});
     ///         sent.push(request);
     ///         async move {
     ///             if attempt == 1 {
@@ -287,10 +296,10 @@ impl Retrier {
     {
         self.run_inner(
             call,
-            |number, _: Option<String>| call_fn(number),
+            |number, _: Option<String>, _: Option<String>| call_fn(number),
             sleep_fn,
             false,
-            self.idempotency_keys,
+            false,
         )
         .await
     }
@@ -341,7 +350,7 @@ impl Retrier {
     pub async fn run_with_state<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
-        call_fn: C,
+        mut call_fn: C,
         sleep_fn: S,
     ) -> Result<RunSuccess, StopReport>
     where
@@ -351,12 +360,101 @@ impl Retrier {
         S: FnMut(Duration) -> SF,
         SF: Future<Output = ()>,
     {
+        self.run_inner(
+            call,
+            |number, _: Option<String>, state| call_fn(number, state),
+            sleep_fn,
+            true,
+            false,
+        )
+        .await
+    }
+
+    /// [`run_with_state`](Self::run_with_state), where `call_fn(attempt, key, request_state)`
+    /// also receives the idempotency key the attempt sends at `params.idempotencyKey`: `None`
+    /// unless the retrier takes the server to honor keys
+    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)), and then:
+    ///
+    /// - on the first attempt, the call's own [key](ToolCall::idempotency_key);
+    /// - after an attempt whose outcome is unknown (a timeout, a lost connection, an error
+    ///   that says nothing of whether the call ran) and after a refusal of the key as still in
+    ///   progress, the same key: the server runs the call at most once under it and answers
+    ///   with its outcome;
+    /// - after an attempt the server answered (a retryable execution error, a rate limit, a
+    ///   JSON-RPC error the policy retries), a new key: the server replays a recorded outcome,
+    ///   errors included, so the same key would bring back the same failure, and a new attempt
+    ///   of the operation is what a new key is for;
+    /// - with a `requestState` (an `input_required` result, not an outcome yet), the same key.
+    ///
+    /// Each attempt's key is in its [`AttemptRecord`], and a [`StopReport`] holds the last
+    /// one sent. ([`run`](Self::run) and [`run_with_state`](Self::run_with_state) send no key,
+    /// and decide as for a server that does not honor keys.)
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
+    /// use serde_json::json;
+    ///
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let mut future = pin!(future);
+    ///     let mut cx = Context::from_waker(Waker::noop());
+    ///     loop {
+    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    ///             return out;
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
+    /// let mut sent = Vec::new();
+    /// let run = retrier.run_keyed(
+    ///     &call,
+    ///     |attempt, key: Option<String>, _state| {
+    ///         sent.push(key.clone());
+    ///         async move {
+    ///             match attempt {
+    ///                 // The answer to the first attempt was lost.
+    ///                 1 => Err(UnknownCause::ConnectionLost),
+    ///                 // The server answered: busy, try again.
+    ///                 2 => Ok(json!({"jsonrpc": "2.0", "id": 2, "result": {"isError": true,
+    ///                     "content": [{"type": "text", "text": "Error BUSY: busy"}],
+    ///                     "_meta": {"rs.mcp-errors/error": {"code": "BUSY",
+    ///                         "category": "transient", "retryable": true, "message": "busy"}}}})),
+    ///                 _ => Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
+    ///                     "content": [{"type": "text", "text": "refunded"}]}})),
+    ///             }
+    ///         }
+    ///     },
+    ///     |_| async {},
+    /// );
+    /// assert_eq!(block_on(run).unwrap().attempts.len(), 3);
+    /// let own = Some(call.idempotency_key().to_owned());
+    /// assert_eq!(sent[0], own);
+    /// assert_eq!(sent[1], own); // the outcome of the first attempt was unknown
+    /// assert_ne!(sent[2], own); // the second was answered
+    /// ```
+    pub async fn run_keyed<C, CF, R, S, SF>(
+        &self,
+        call: &ToolCall,
+        call_fn: C,
+        sleep_fn: S,
+    ) -> Result<RunSuccess, StopReport>
+    where
+        C: FnMut(u32, Option<String>, Option<String>) -> CF,
+        CF: Future<Output = R>,
+        R: Into<Outcome>,
+        S: FnMut(Duration) -> SF,
+        SF: Future<Output = ()>,
+    {
         self.run_inner(call, call_fn, sleep_fn, true, self.idempotency_keys)
             .await
     }
 
-    /// The loop of [`run_with_state`](Self::run_with_state); `keyed` says whether `call_fn`
-    /// sends the call's idempotency key to a server that honors it.
+    /// The loop of [`run_keyed`](Self::run_keyed); `keyed` says whether the server honors
+    /// idempotency keys, and so whether `call_fn` gets a key to send.
     pub(crate) async fn run_inner<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
@@ -366,7 +464,7 @@ impl Retrier {
         keyed: bool,
     ) -> Result<RunSuccess, StopReport>
     where
-        C: FnMut(u32, Option<String>) -> CF,
+        C: FnMut(u32, Option<String>, Option<String>) -> CF,
         CF: Future<Output = R>,
         R: Into<Outcome>,
         S: FnMut(Duration) -> SF,
@@ -381,10 +479,11 @@ impl Retrier {
         let mut attempts = Vec::new();
         let mut number: u32 = 1;
         let mut request_state = None;
+        let mut key = keyed.then(|| call.idempotency_key().to_owned());
         loop {
             let began = start.elapsed().max(slept);
             let limit = self.policy.attempt_limit(began);
-            let attempt = span.instrument(call_fn(number, request_state.take()));
+            let attempt = span.instrument(call_fn(number, key.clone(), request_state.take()));
             let outcome: Outcome = match within(attempt, limit, &mut sleep_fn).await {
                 Some(response) => response.into(),
                 None => {
@@ -402,6 +501,9 @@ impl Retrier {
                 Some(budget) => self.policy.decide_with_budget(&outcome, attempt, budget),
                 None => self.policy.decide(&outcome, attempt),
             };
+            // A server replays an answered outcome under its key, so a retry after one is a new
+            // attempt of the operation, with a new key.
+            let renew = matches!(decision, Decision::Retry { .. }) && self.answered(&outcome);
             let next = match &decision {
                 Decision::Retry { after } => Some((*after, None)),
                 Decision::RetryWithState {
@@ -421,6 +523,7 @@ impl Retrier {
                     elapsed,
                     outcome: outcome.clone(),
                     decision,
+                    idempotency_key: key,
                 });
                 return Ok(RunSuccess { outcome, attempts });
             }
@@ -430,20 +533,38 @@ impl Retrier {
                 elapsed,
                 outcome,
                 decision,
+                idempotency_key: key.clone(),
             });
             let Some((after, state)) = next else {
                 let mut report = StopReport::new(call.clone(), attempts);
-                if keyed {
-                    report.idempotency_key = Some(call.idempotency_key().to_owned());
-                }
+                report.idempotency_key = key;
                 return Err(report);
             };
+            if renew && key.is_some() {
+                key = Some(new_key());
+            }
             span.instrument(sleep_fn(after)).await;
             slept = slept.saturating_add(after);
             request_state = state;
             // The policy stops at `max_attempts`, so this never saturates in practice.
             number = number.saturating_add(1);
         }
+    }
+}
+
+impl Retrier {
+    /// Whether the server answered `outcome`, so that its key now stands for a known outcome:
+    /// not when the call may have run unanswered, nor when the server refused the key as still
+    /// in progress.
+    fn answered(&self, outcome: &Outcome) -> bool {
+        if outcome.may_have_run_for(self.policy.peer_profile()) {
+            return false;
+        }
+        let Outcome::ProtocolError(error) = outcome else {
+            return true;
+        };
+        let kind = error.data.as_ref().and_then(|d| d.get("type"));
+        kind.and_then(|t| t.as_str()) != Some(IN_PROGRESS)
     }
 }
 

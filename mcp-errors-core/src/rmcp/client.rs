@@ -45,9 +45,12 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// record of the server's capabilities keeps it: through this crate's wire adapter, or in a
 /// field of a later rmcp), or the retrier says the server honors them
 /// ([`Retrier::with_idempotency_keys`], for a transport that cannot show the capability),
-/// every attempt sends the call's [key](ToolCall::idempotency_key) at `params.idempotencyKey`,
-/// and a call not declared idempotent whose outcome is unknown is sent again with it; see
-/// [`Retrier::with_idempotency_keys`] for what else changes. rmcp's `CallToolRequestParams`
+/// every attempt sends a key at `params.idempotencyKey`: the call's own
+/// [key](ToolCall::idempotency_key) first, the same key again after an unknown outcome (so a
+/// call not declared idempotent is sent again, and the server answers with the outcome of the
+/// first) or a refusal of the key as in progress, and a new key after a failure the server
+/// answered and the policy retries (the server would replay that failure under the old key);
+/// see [`Retrier::run_keyed`] and [`Retrier::with_idempotency_keys`] for what else changes. rmcp's `CallToolRequestParams`
 /// has no field for the key, so such an attempt goes out as a `tools/call` request of
 /// rmcp's own JSON, cancelled like any other when dropped. Elsewhere no key is sent, and a
 /// key that is empty or longer than [`MAX_KEY_BYTES`] is refused before anything is sent.
@@ -75,18 +78,17 @@ pub async fn call_tool(
     retrier
         .run_inner(
             call,
-            |_attempt, request_state| async move {
-                match request_params(call, keyed) {
-                    Ok(mut params) if keyed => {
+            |_attempt, key: Option<String>, request_state| async move {
+                match (request_params(call, key.is_some()), key) {
+                    (Ok(mut params), Some(key)) => {
                         params.request_state = request_state;
-                        let key = call.idempotency_key();
-                        classify_call(call_tool_with_key(peer, params, key).await)
+                        classify_call(call_tool_with_key(peer, params, &key).await)
                     }
-                    Ok(mut params) => {
+                    (Ok(mut params), None) => {
                         params.request_state = request_state;
                         classify_call(peer.call_tool_once(params).await)
                     }
-                    Err(refused) => refused,
+                    (Err(refused), _) => refused,
                 }
             },
             tokio::time::sleep,
