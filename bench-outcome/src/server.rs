@@ -1,0 +1,308 @@
+//! The shop: an rmcp server of three tools whose calls fail on the [`Schedule`], counting the
+//! calls it is offered and the refunds it makes.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_errors_core::ToolError;
+use mcp_errors_core::rmcp::{ErrorBoundary, Json};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServiceExt, tool, tool_router};
+
+use crate::schedule::Schedule;
+
+/// Everything a shop call can fail with.
+#[derive(Debug, thiserror::Error, ToolError)]
+pub enum ShopError {
+    #[error("the order service is down")]
+    #[category(transient)]
+    #[code("SERVICE_UNAVAILABLE")]
+    #[hint("nothing was done; retry later")]
+    Unavailable,
+
+    #[error("the order service is busy")]
+    #[category(transient)]
+    #[code("BACKEND_BUSY")]
+    #[hint("nothing was done; retry in a moment")]
+    Busy,
+
+    #[error("too many requests")]
+    #[category(rate_limited)]
+    #[code("RATE_LIMITED")]
+    #[hint("nothing was done; retry after the delay")]
+    RateLimited {
+        #[retry_after]
+        wait: Duration,
+    },
+
+    #[error("{order_id:?} is not an order id")]
+    #[category(validation)]
+    #[code("BAD_ORDER_ID")]
+    #[hint("order ids look like ORD-123")]
+    BadOrderId {
+        #[detail]
+        order_id: String,
+    },
+
+    #[error("an empty query matches nothing")]
+    #[category(validation)]
+    #[code("EMPTY_QUERY")]
+    EmptyQuery,
+
+    #[error("there is no order {order_id}")]
+    #[category(not_found)]
+    #[code("NO_SUCH_ORDER")]
+    NoSuchOrder {
+        #[detail]
+        order_id: String,
+    },
+
+    #[error("refunds of order {order_id} need a supervisor")]
+    #[category(permission)]
+    #[code("REFUND_NOT_PERMITTED")]
+    NotPermitted {
+        #[detail]
+        order_id: String,
+    },
+}
+
+/// What the shop counted in one run.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    /// When each `tools/call` arrived, from the run's start.
+    pub arrivals: Vec<Duration>,
+    /// Refunds made, by logical call.
+    pub refunds: HashMap<String, u32>,
+    /// How often each logical call arrived.
+    seen: HashMap<String, u32>,
+    /// The rate limit's current window and the calls it admitted.
+    window: (u64, u32),
+}
+
+/// One strategy's shop: its schedule, its clock and its counts.
+#[derive(Clone)]
+pub struct Shop {
+    schedule: Arc<Schedule>,
+    start: Instant,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct OrderArgs {
+    /// The agent's name for this call (the benchmark's bookkeeping).
+    key: String,
+    /// The order, e.g. `ORD-12`.
+    order_id: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct SearchArgs {
+    /// The agent's name for this call (the benchmark's bookkeeping).
+    key: String,
+    /// Words to look for.
+    query: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct RefundArgs {
+    /// The agent's name for this call (the benchmark's bookkeeping).
+    key: String,
+    /// The order to refund.
+    order_id: String,
+    /// The amount, in cents.
+    cents: u32,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Order {
+    order_id: String,
+    status: &'static str,
+    cents: u32,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Hits {
+    orders: Vec<String>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Receipt {
+    order_id: String,
+    refunded_cents: u32,
+}
+
+impl Shop {
+    /// A shop following `schedule`, its clock started at `start`.
+    pub fn new(schedule: Arc<Schedule>, start: Instant) -> Self {
+        Shop {
+            schedule,
+            start,
+            ledger: Arc::default(),
+        }
+    }
+
+    /// The counts so far.
+    pub fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts the call, then applies the outage, the rate limit and the bursts in that order.
+    /// Returns how often the server had seen this logical call before.
+    fn admit(&self, key: &str) -> Result<u32, ShopError> {
+        let at = self.start.elapsed();
+        let s = &self.schedule;
+        let mut ledger = self.ledger();
+        ledger.arrivals.push(at);
+        let seen = ledger.seen.entry(key.to_owned()).or_insert(0);
+        let before = *seen;
+        *seen += 1;
+        if s.in_outage(at) {
+            return Err(ShopError::Unavailable);
+        }
+        let window_ns = s.window.as_nanos().max(1);
+        let window = u64::try_from(at.as_nanos() / window_ns).unwrap_or(u64::MAX);
+        if ledger.window.0 != window {
+            ledger.window = (window, 0);
+        }
+        if ledger.window.1 >= s.capacity {
+            let next = Duration::from_nanos(
+                u64::try_from((u128::from(window) + 1) * window_ns).unwrap_or(u64::MAX),
+            );
+            let wait = next.saturating_sub(at).max(Duration::from_millis(1));
+            return Err(ShopError::RateLimited {
+                wait: Duration::from_millis(wait.as_millis().try_into().unwrap_or(u64::MAX)),
+            });
+        }
+        ledger.window.1 += 1;
+        if s.burst_end(at).is_some() && s.draw(1, key, before) < s.burst_failure {
+            return Err(ShopError::Busy);
+        }
+        Ok(before)
+    }
+}
+
+fn check_order_id(order_id: &str) -> Result<(), ShopError> {
+    if order_id.starts_with("BAD") {
+        return Err(ShopError::BadOrderId {
+            order_id: order_id.to_owned(),
+        });
+    }
+    if order_id.starts_with("NONE") {
+        return Err(ShopError::NoSuchOrder {
+            order_id: order_id.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+#[tool_router(server_handler)]
+impl Shop {
+    /// One order's status and amount.
+    #[tool(annotations(read_only_hint = true))]
+    async fn get_order(
+        &self,
+        Parameters(args): Parameters<OrderArgs>,
+    ) -> Result<Json<Order>, ShopError> {
+        self.admit(&args.key)?;
+        check_order_id(&args.order_id)?;
+        Ok(Json(Order {
+            order_id: args.order_id,
+            status: "delivered",
+            cents: 4200,
+        }))
+    }
+
+    /// The orders whose notes match a query.
+    #[tool(annotations(read_only_hint = true))]
+    async fn search_orders(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<Json<Hits>, ShopError> {
+        self.admit(&args.key)?;
+        if args.query.is_empty() {
+            return Err(ShopError::EmptyQuery);
+        }
+        Ok(Json(Hits {
+            orders: vec!["ORD-1".to_owned(), "ORD-7".to_owned()],
+        }))
+    }
+
+    /// Refunds an order. Calling it twice refunds twice.
+    #[tool]
+    async fn refund_order(
+        &self,
+        Parameters(args): Parameters<RefundArgs>,
+    ) -> Result<Json<Receipt>, ShopError> {
+        let seen = self.admit(&args.key)?;
+        check_order_id(&args.order_id)?;
+        if args.order_id.starts_with("LOCKED") {
+            return Err(ShopError::NotPermitted {
+                order_id: args.order_id,
+            });
+        }
+        *self.ledger().refunds.entry(args.key.clone()).or_insert(0) += 1;
+        let s = &self.schedule;
+        if s.draw(2, &args.key, seen) < s.lost_response {
+            tokio::time::sleep(s.lost_hold).await;
+        }
+        Ok(Json(Receipt {
+            order_id: args.order_id,
+            refunded_cents: args.cents,
+        }))
+    }
+}
+
+/// Serves `shop` to one client over `io`, in this process.
+pub async fn serve_in_process(shop: Shop, io: tokio::io::DuplexStream) {
+    if let Ok(running) = ErrorBoundary::new(shop).serve(io).await {
+        let _ = running.waiting().await;
+    }
+}
+
+/// Serves `shop` over Streamable HTTP on 127.0.0.1 (a free port); returns the URL.
+pub async fn serve_http(shop: Shop) -> std::io::Result<String> {
+    let service = StreamableHttpService::new(
+        move || Ok(ErrorBoundary::new(shop.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_over_the_capacity_of_a_window_are_refused_with_the_rest_of_it() {
+        let schedule = Arc::new(Schedule::new(1));
+        let shop = Shop::new(schedule.clone(), Instant::now());
+        for i in 0..schedule.capacity {
+            assert!(shop.admit(&format!("k{i}")).is_ok());
+        }
+        match shop.admit("over") {
+            Err(ShopError::RateLimited { wait }) => assert!(
+                Duration::from_millis(1) <= wait && wait <= schedule.window,
+                "{wait:?}"
+            ),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert_eq!(shop.ledger().arrivals.len(), schedule.capacity as usize + 1);
+    }
+
+    #[test]
+    fn the_server_counts_how_often_it_saw_a_call() {
+        let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
+        assert_eq!(shop.admit("a").ok(), Some(0));
+        assert_eq!(shop.admit("b").ok(), Some(0));
+        assert_eq!(shop.admit("a").ok(), Some(1));
+    }
+}
