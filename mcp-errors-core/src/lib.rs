@@ -172,7 +172,7 @@
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(ToolError)]`; see [its documentation](https://docs.rs/mcp-errors-derive/latest/mcp_errors_derive/derive.ToolError.html) for the attribute language |
 //! | `tracing` | yes | masked errors logged with their source chain under the correlation id; one event per failure |
-//! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand`) |
+//! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand` and `uuid`) |
 //! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
 //! | `rmcp` | no | `IntoCallToolResult` for derived types, `rmcp::ErrorBoundary` (request context, coded argument errors, panics masked), `rmcp::Json`, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Where a call stands when a decision is made: which attempt just finished, how long the
-/// call has taken so far, whether the caller declared it idempotent, and the random fraction
-/// of the backoff a retry after it waits (full jitter).
+/// call has taken so far, whether the caller declared it idempotent, whether it carries an
+/// idempotency key the server honors, and the random fraction of the backoff a retry after it
+/// waits (full jitter).
 ///
 /// ```
 /// use std::time::Duration;
@@ -30,17 +31,23 @@ pub struct Attempt {
     /// Whether calling twice has the same effect as calling once, as the caller declares it
     /// (see [`ToolCall::idempotent`]).
     pub idempotent: bool,
+    /// Whether the attempt sent the call's idempotency key to a server that honors it (the
+    /// SEP-3182 draft; see [`ToolCall::idempotency_key`]), so that sending it again cannot run
+    /// it twice.
+    pub keyed: bool,
     jitter: f64,
 }
 
 impl Attempt {
-    /// Attempt `number` (from 1) of a non-idempotent call, `elapsed` into it, with a jitter
+    /// Attempt `number` (from 1) of a non-idempotent call sent without a key, `elapsed` into
+    /// it, with a jitter
     /// drawn at random (from a generator seeded from the system's entropy, one per thread).
     pub fn new(number: u32, elapsed: Duration) -> Self {
         Attempt {
             number,
             elapsed,
             idempotent: false,
+            keyed: false,
             jitter: fastrand::f64(),
         }
     }
@@ -48,6 +55,13 @@ impl Attempt {
     /// The same attempt, declared idempotent or not.
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
+        self
+    }
+
+    /// The same attempt, sent with an idempotency key the server honors or not (see
+    /// [`Attempt::keyed`](Self#structfield.keyed)). `false` unless said.
+    pub fn keyed(mut self, keyed: bool) -> Self {
+        self.keyed = keyed;
         self
     }
 
@@ -69,11 +83,29 @@ impl Attempt {
     }
 }
 
-/// A tool call as the caller describes it: name, arguments and whether it is idempotent.
+/// A tool call as the caller describes it: name, arguments, whether it is idempotent, and its
+/// idempotency key.
 ///
 /// Idempotency is the caller's declaration. A tool's `idempotentHint` or `readOnlyHint`
 /// annotation is advice from a server that may not be trusted, not permission: read it with
 /// [`ToolCall::hints_idempotent`] and decide yourself.
+///
+/// # Idempotency key (SEP-3182, a draft)
+///
+/// Each `ToolCall` is one logical call with an [idempotency key](Self::idempotency_key) of
+/// its own, a random UUID v4 made by [`ToolCall::new`]; a clone is the same call with the same
+/// key, and a new `ToolCall` is a new call. Where the server advertises the feature
+/// ([`advertises_idempotency`](super::advertises_idempotency)) or the caller says it honors it
+/// ([`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys)), every attempt
+/// sends a key at `params.idempotencyKey`; the server runs the call once under a key and
+/// answers a repeat with the recorded outcome, errors included. The first attempt sends this
+/// key. An attempt after an unknown outcome (a timeout, a lost connection) or after the
+/// server refused the key as still in progress sends the same key, so a call whose outcome is
+/// unknown may be sent again even when it is not idempotent. An attempt after a failure the
+/// server answered and the policy retries (a transient error, a rate limit) sends a new,
+/// random key: under the old one the server would replay the failure, and a new attempt of
+/// the operation is what a new key is for (see [`Retrier::run_keyed`](super::Retrier::run_keyed)).
+/// Elsewhere no key is ever sent. The wire may still change with the draft.
 ///
 /// ```
 /// use mcp_errors_core::client::ToolCall;
@@ -81,6 +113,12 @@ impl Attempt {
 ///
 /// let call = ToolCall::new("get_order", json!({"id": 7})).idempotent(true);
 /// assert!(call.idempotent);
+///
+/// let refund = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+/// assert_eq!(refund.idempotency_key().len(), 36);
+/// assert_eq!(refund.clone().idempotency_key(), refund.idempotency_key());
+/// let again = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+/// assert_ne!(again.idempotency_key(), refund.idempotency_key());
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -94,17 +132,53 @@ pub struct ToolCall {
     /// The request's `_meta` (a W3C `traceparent`, say); empty for none.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub meta: Map<String, Value>,
+    /// The key of this logical call; a call read without one gets a new key.
+    #[serde(rename = "idempotencyKey", default = "new_key")]
+    idempotency_key: String,
+}
+
+/// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
+pub(super) fn new_key() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 impl ToolCall {
-    /// A call, not idempotent until declared so.
+    /// A new logical call with a new idempotency key, not idempotent until declared so.
     pub fn new(name: impl Into<String>, arguments: Value) -> Self {
         ToolCall {
             name: name.into(),
             arguments,
             idempotent: false,
             meta: Map::new(),
+            idempotency_key: new_key(),
         }
+    }
+
+    /// The same call with the idempotency key `key` (from a caller's own record of the call,
+    /// so that a call sent again after a restart is still the same call). A key must be unique
+    /// to one logical call, with its tool and arguments; a server refuses one that is empty or
+    /// longer than [`MAX_KEY_BYTES`](crate::idempotency::MAX_KEY_BYTES), and
+    /// [`rmcp::call_tool`](crate::rmcp::call_tool) refuses to send one.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::ToolCall;
+    /// use serde_json::json;
+    ///
+    /// let call = ToolCall::new("reserve_seat", json!({"seat": "12A"}))
+    ///     .with_idempotency_key("booking-8812-seat");
+    /// assert_eq!(call.idempotency_key(), "booking-8812-seat");
+    /// ```
+    pub fn with_idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = key.into();
+        self
+    }
+
+    /// The idempotency key of this logical call, the same in every clone. The first attempt
+    /// sends it at `params.idempotencyKey`, and so do the attempts after it until the server
+    /// answers one with a failure the policy retries; only where the server honors keys (see
+    /// [idempotency key](#idempotency-key-sep-3182-a-draft)).
+    pub fn idempotency_key(&self) -> &str {
+        &self.idempotency_key
     }
 
     /// The same call, declared idempotent or not.

@@ -35,7 +35,9 @@ pub enum Decision {
     /// (`resultType: "input_required"`).
     ProvideInput,
     /// The call may have run and is not declared idempotent: find out whether it took
-    /// effect before calling again. A blind replay could do it twice.
+    /// effect before calling again. A blind replay could do it twice. (Sent with an
+    /// idempotency key the server honors, such a call is retried instead; see
+    /// [`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys).)
     CheckState,
     /// The tool does not exist or is disabled (an `isError` result as SEP-2145 proposes, or a
     /// -32602 as SDKs write it): list the tools again, then choose one.

@@ -16,9 +16,70 @@
 //! - [`Retrier`] runs a call under a policy (and a shared [`RetryBudget`], if given one) with
 //!   the caller's call and sleep functions, and hands back a [`StopReport`] when the policy
 //!   stops without a result.
+//! - [`ToolCall`] carries an idempotency key (the SEP-3182 draft), sent only to a server that
+//!   honors keys ([`advertises_idempotency`], [`Retrier::with_idempotency_keys`]); see
+//!   [idempotency keys](#idempotency-keys-sep-3182-a-draft).
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
 //!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items, one `render::Format`
 //!   each.
+//!
+//! # Idempotency keys (SEP-3182, a draft)
+//!
+//! A call that timed out or lost its connection may have run, so a call not declared
+//! idempotent is not sent again: the policy decides [`Decision::CheckState`], and the caller
+//! has to find out whether it took effect. A server that advertises
+//! `capabilities.tools.idempotency` lets the client do better. Each [`ToolCall`] has a key
+//! made once (a random UUID v4; clones share it, a new `ToolCall` has a new one), the first
+//! attempt sends it at `params.idempotencyKey`, and the server runs a call with a new key
+//! once and answers the same key again with the recorded outcome, errors included. So which
+//! key an attempt sends depends on what the one before it came to:
+//!
+//! - after an unknown outcome (a timeout, a lost connection), the same key: the call is sent
+//!   again, within the policy's attempts, deadline and budget, and runs at most once;
+//! - after a refusal of the key as still running (`error.data.type`
+//!   `idempotency_key_in_progress`, retried after its `retryAfterMs`, or the backoff), the
+//!   same key;
+//! - after a failure the server answered and the policy retries (a retryable execution
+//!   error, a rate limit, a JSON-RPC error with retry advice), a new random key: the old one
+//!   would bring back the same failure, and a new attempt of the operation is what a new key
+//!   is for.
+//!
+//! A key used for other arguments is refused with `idempotency_key_conflict`
+//! ([`Decision::FixInput`]: send it as a new `ToolCall`). Each [`AttemptRecord`] holds the
+//! key its attempt sent, and the [`StopReport`] the last one. Where the server does not
+//! advertise the feature, no key is sent and nothing changes. The draft is still a proposal,
+//! and its wire may change.
+//!
+//! [`rmcp::call_tool`](crate::rmcp::call_tool) reads the capability from rmcp's record of the
+//! server; with another client, read the `initialize` result with [`advertises_idempotency`],
+//! tell the [`Retrier`] ([`Retrier::with_idempotency_keys`]), and send the key
+//! [`Retrier::run_keyed`] hands `call_fn` for each attempt.
+//! The policy alone decides with [keyed](Attempt#structfield.keyed) attempts:
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_errors_core::client::{
+//!     Attempt, Decision, Outcome, RetryPolicy, ToolCall, UnknownCause, advertises_idempotency,
+//! };
+//! use serde_json::json;
+//!
+//! let initialize = json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "shop", "version": "1"},
+//!     "capabilities": {"tools": {"idempotency": {}}}});
+//! let keyed = advertises_idempotency(&initialize);
+//! let refund = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+//! let request = json!({"name": refund.name, "arguments": refund.arguments,
+//!                      "idempotencyKey": refund.idempotency_key()});
+//! # let _ = request;
+//!
+//! let lost = Outcome::Unknown(UnknownCause::ConnectionLost);
+//! let attempt = Attempt::new(1, Duration::ZERO).idempotent(refund.idempotent).with_jitter(1.0);
+//! let policy = RetryPolicy::default();
+//! assert_eq!(policy.decide(&lost, attempt), Decision::CheckState);
+//! assert_eq!(
+//!     policy.decide(&lost, attempt.keyed(keyed)),
+//!     Decision::Retry { after: Duration::from_millis(100) }
+//! );
+//! ```
 //!
 //! # Reading plain text
 //!
@@ -93,6 +154,7 @@ pub(crate) mod classify;
 pub(crate) mod clean;
 mod decision;
 mod described;
+mod idempotency;
 mod known;
 mod lenient;
 mod outcome;
@@ -110,6 +172,7 @@ pub use budget::RetryBudget;
 pub use call::{Attempt, ToolCall};
 pub use classify::{classify, classify_bytes, classify_result};
 pub use decision::{Decision, EscalationReason};
+pub use idempotency::advertises_idempotency;
 pub use outcome::{Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause};
 pub use peer::{CodeMeaning, PeerProfile};
 pub use policy::RetryPolicy;

@@ -12,6 +12,7 @@ use super::peer::PeerProfile;
 use crate::catalog::ErrorCatalog;
 use crate::category::Category;
 use crate::category::FailureClass;
+use crate::idempotency::{CONFLICT, IN_PROGRESS};
 use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::jsonrpc::JsonRpcError;
 
@@ -28,7 +29,9 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// | `unauthenticated` | `Reauthenticate` |
 /// | `permission`, `internal` | `Escalate` |
 /// | `rate_limited`, `transient` (if retryable) | `Retry` after the jittered backoff, or the retry-after when longer |
-/// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent, else `CheckState` |
+/// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent or [keyed](Attempt#structfield.keyed), else `CheckState` |
+/// | keyed: a protocol error whose `data.type` is `idempotency_key_in_progress` ([`IN_PROGRESS`](crate::idempotency::IN_PROGRESS)) | `Retry` after the jittered backoff, or `data.retryAfterMs` when longer |
+/// | keyed: a protocol error whose `data.type` is `idempotency_key_conflict` ([`CONFLICT`](crate::idempotency::CONFLICT)) | `FixInput`: the key was used for another call; send this one as a new [`ToolCall`](super::ToolCall), with a new key |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
 /// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
@@ -81,12 +84,17 @@ use crate::wire::jsonrpc::JsonRpcError;
 ///     .with_deadline(Duration::from_secs(10));
 /// let timeout = Outcome::Unknown(UnknownCause::Timeout);
 ///
-/// // A call that may have run is retried only when it is declared idempotent. A jitter of
-/// // 1.0 waits the whole backoff (the default is a random fraction).
+/// // A call that may have run is retried only when it is declared idempotent, or sent with
+/// // an idempotency key the server honors. A jitter of 1.0 waits the whole backoff (the
+/// // default is a random fraction).
 /// let first = Attempt::new(1, Duration::ZERO).with_jitter(1.0);
 /// assert_eq!(policy.decide(&timeout, first), Decision::CheckState);
 /// assert_eq!(
 ///     policy.decide(&timeout, first.idempotent(true)),
+///     Decision::Retry { after: Duration::from_millis(200) }
+/// );
+/// assert_eq!(
+///     policy.decide(&timeout, first.keyed(true)),
 ///     Decision::Retry { after: Duration::from_millis(200) }
 /// );
 /// let third = Attempt::new(3, Duration::from_secs(1)).idempotent(true).with_jitter(1.0);
@@ -340,17 +348,34 @@ impl RetryPolicy {
         }
     }
 
+    /// A call that may have run without its result reaching the caller: sent again when that
+    /// cannot run it twice (declared idempotent, or sent with a key the server honors).
     fn may_have_run(&self, attempt: Attempt) -> Decision {
-        if !attempt.idempotent {
+        if !attempt.idempotent && !attempt.keyed {
             return Decision::CheckState;
         }
         self.retry(attempt, None)
     }
 
     fn protocol(&self, error: &JsonRpcError, attempt: Attempt) -> Decision {
+        let data = error.data.as_ref();
+        // A server that honors the key refuses a repeat while the first call runs, and a key
+        // used with other arguments.
+        if attempt.keyed {
+            match data.and_then(|d| d.get("type")).and_then(|t| t.as_str()) {
+                Some(IN_PROGRESS) => {
+                    let wait = data
+                        .and_then(|d| d.get("retryAfterMs"))
+                        .and_then(serde_json::Value::as_u64)
+                        .map(Duration::from_millis);
+                    return self.retry(attempt, wait);
+                }
+                Some(CONFLICT) => return Decision::FixInput,
+                _ => {}
+            }
+        }
         // The server's own retry advice, as this crate's servers (and others) put it in
         // `data`: it answered, so the call's outcome is known.
-        let data = error.data.as_ref();
         let advised = data
             .and_then(|d| d.get("retryable"))
             .and_then(serde_json::Value::as_bool);

@@ -25,6 +25,10 @@ pub struct AttemptRecord {
     pub outcome: Outcome,
     /// What the policy decided.
     pub decision: Decision,
+    /// The idempotency key the attempt sent (`idempotencyKey` in JSON), when the server
+    /// honors keys (the SEP-3182 draft); `None` when it sent none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 /// What a caller gets when the policy stops without a result: its `decision` says who acts
@@ -63,8 +67,16 @@ pub struct AttemptRecord {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct StopReport {
-    /// The call: tool name, arguments, declared idempotency.
+    /// The call: tool name, arguments, declared idempotency, idempotency key.
     pub call: ToolCall,
+    /// The idempotency key the last attempt sent (`idempotencyKey` in JSON), when the server
+    /// honors keys (the SEP-3182 draft): a server that recorded that attempt answers the same
+    /// key with the same outcome, so after an unknown outcome the call can be sent again with
+    /// it. It is the call's own key unless an earlier attempt was answered and the call was
+    /// sent again as a new attempt, with a new key (each attempt's key is in
+    /// [`attempts`](Self::attempts)). `None` when no key was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
     /// The decision that ended the loop.
     pub decision: Decision,
     /// The category of the last failure, if it had a known one ([`Outcome::category`]).
@@ -92,13 +104,14 @@ pub struct StopReport {
 
 impl AttemptRecord {
     /// Attempt `number` (from 1), ended `elapsed` after the first one started, in `outcome`,
-    /// which the policy answered with `decision`.
+    /// which the policy answered with `decision`, sent without an idempotency key.
     pub fn new(number: u32, elapsed: Duration, outcome: Outcome, decision: Decision) -> Self {
         AttemptRecord {
             number,
             elapsed,
             outcome,
             decision,
+            idempotency_key: None,
         }
     }
 }
@@ -106,7 +119,7 @@ impl AttemptRecord {
 impl StopReport {
     /// The report of these attempts; the last one's decision is the report's decision
     /// ([`Decision::Escalate`] with [`EscalationReason::AttemptsExhausted`] when there are no
-    /// attempts at all).
+    /// attempts at all). No [`idempotency_key`](Self::idempotency_key) is set.
     pub fn new(call: ToolCall, attempts: Vec<AttemptRecord>) -> Self {
         let decision = attempts.last().map_or(
             Decision::Escalate {
@@ -134,6 +147,7 @@ impl StopReport {
         }
         StopReport {
             call,
+            idempotency_key: None,
             decision,
             category,
             failure_class,

@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
-use super::call::{Attempt, ToolCall};
+use super::call::{Attempt, ToolCall, new_key};
 use super::decision::Decision;
 use super::outcome::{Outcome, RawResult, UnknownCause};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
+use crate::idempotency::IN_PROGRESS;
 
 /// A call that ended in [`Decision::Done`].
 #[derive(Clone, Debug, PartialEq)]
@@ -61,8 +62,12 @@ impl RunSuccess {
 /// the timer ends first, the attempt's future is dropped (for an async call, that is the
 /// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
 /// the call may have run, so a call not declared idempotent is not sent again
-/// ([`Decision::CheckState`]). An attempt's future that never finishes cannot outlast the
-/// deadline.
+/// ([`Decision::CheckState`]), unless its attempts carry an idempotency key the server honors
+/// ([`with_idempotency_keys`](Self::with_idempotency_keys), [`run_keyed`](Self::run_keyed)):
+/// then it is sent again with the same key, and the server answers with the outcome of the
+/// first. A retry after an answered failure goes out with a new key, since the server would
+/// replay the failure under the old one. An attempt's future that
+/// never finishes cannot outlast the deadline.
 ///
 /// ```
 /// use std::future::Future;
@@ -110,6 +115,7 @@ impl RunSuccess {
 pub struct Retrier {
     policy: RetryPolicy,
     budget: Option<RetryBudget>,
+    idempotency_keys: bool,
     jitter: Jitter,
     // Each run draws from its own stream, so concurrent runs do not retry in lockstep.
     runs: AtomicU64,
@@ -120,6 +126,7 @@ impl Clone for Retrier {
         Retrier {
             policy: self.policy.clone(),
             budget: self.budget.clone(),
+            idempotency_keys: self.idempotency_keys,
             jitter: self.jitter.clone(),
             runs: AtomicU64::new(self.runs.load(Ordering::Relaxed)),
         }
@@ -127,11 +134,13 @@ impl Clone for Retrier {
 }
 
 impl Retrier {
-    /// A retrier with no budget and jitter seeded from the system's entropy.
+    /// A retrier with no budget and jitter seeded from the system's entropy, which does not
+    /// take the server to honor idempotency keys.
     pub fn new(policy: RetryPolicy) -> Self {
         Retrier {
             policy,
             budget: None,
+            idempotency_keys: false,
             jitter: Jitter::from_entropy(),
             runs: AtomicU64::new(0),
         }
@@ -167,6 +176,85 @@ impl Retrier {
     pub fn with_jitter(mut self, jitter: f64) -> Self {
         self.jitter = Jitter::fixed(jitter);
         self
+    }
+
+    /// The same retrier taking the server to honor idempotency keys (the SEP-3182 draft) or
+    /// not. `false` by default.
+    ///
+    /// With `true`, [`run_keyed`](Self::run_keyed) hands `call_fn` each attempt's key to send
+    /// at `params.idempotencyKey` (the call's own [key](ToolCall::idempotency_key) first, the
+    /// same again after an unknown outcome, a new one after an answered failure; see
+    /// [`run_keyed`](Self::run_keyed)), and the policy decides with
+    /// [keyed](Attempt#structfield.keyed) attempts: an unknown outcome of a call not declared
+    /// idempotent is retried with the same key (within the attempts, the deadline and the
+    /// budget) instead of [`Decision::CheckState`], a refusal of the key as still in progress
+    /// is retried after a delay with the same key, a refusal of the key as used with other
+    /// arguments is [`Decision::FixInput`], and a [`StopReport`] records the last key sent.
+    /// Set it only for a server that honors keys: another would run a repeat again.
+    /// [`run`](Self::run) and [`run_with_state`](Self::run_with_state) hand `call_fn` no key
+    /// and decide as without keys. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
+    /// that advertises the feature, as far as rmcp's record of the server's capabilities shows
+    /// it (rmcp's `ToolsCapability` has no field for it, so it is there only through this
+    /// crate's wire adapter); this switch is for a server whose support the record cannot show,
+    /// and turns keys on for every server the retrier calls.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
+    /// use serde_json::json;
+    ///
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let mut future = pin!(future);
+    ///     let mut cx = Context::from_waker(Waker::noop());
+    ///     loop {
+    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    ///             return out;
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// // A refund is not idempotent: without a key, a lost answer stops at `CheckState`.
+    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
+    /// let mut sent = Vec::new();
+    /// let run = retrier.run_keyed(
+    ///     &call,
+    ///     |attempt, key: Option<String>, _state| {
+    ///         let mut params = json!({"name": call.name, "arguments": call.arguments});
+    ///         if let Some(key) = key {
+    ///             params["idempotencyKey"] = json!(key);
+    ///         }
+    ///         let request = json!({"jsonrpc": "2.0", "id": attempt, "method": "tools/call",
+    ///                              "params": params});
+    ///         sent.push(request);
+    ///         async move {
+    ///             if attempt == 1 {
+    ///                 // The server ran the refund; its answer was lost.
+    ///                 Err(UnknownCause::ConnectionLost)
+    ///             } else {
+    ///                 // The same key again: the server replays the first answer.
+    ///                 Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
+    ///                     "content": [{"type": "text", "text": "refunded"}]}}))
+    ///             }
+    ///         }
+    ///     },
+    ///     |_| async {},
+    /// );
+    /// let success = block_on(run).unwrap();
+    /// assert_eq!(success.attempts.len(), 2);
+    /// assert_eq!(sent[0]["params"]["idempotencyKey"], sent[1]["params"]["idempotencyKey"]);
+    /// ```
+    pub fn with_idempotency_keys(mut self, honored: bool) -> Self {
+        self.idempotency_keys = honored;
+        self
+    }
+
+    /// Whether it takes the server to honor idempotency keys
+    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)).
+    pub fn idempotency_keys(&self) -> bool {
+        self.idempotency_keys
     }
 
     /// The policy.
@@ -208,8 +296,9 @@ impl Retrier {
     {
         self.run_inner(
             call,
-            |number, _: Option<String>| call_fn(number),
+            |number, _: Option<String>, _: Option<String>| call_fn(number),
             sleep_fn,
+            false,
             false,
         )
         .await
@@ -261,7 +350,7 @@ impl Retrier {
     pub async fn run_with_state<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
-        call_fn: C,
+        mut call_fn: C,
         sleep_fn: S,
     ) -> Result<RunSuccess, StopReport>
     where
@@ -271,18 +360,111 @@ impl Retrier {
         S: FnMut(Duration) -> SF,
         SF: Future<Output = ()>,
     {
-        self.run_inner(call, call_fn, sleep_fn, true).await
+        self.run_inner(
+            call,
+            |number, _: Option<String>, state| call_fn(number, state),
+            sleep_fn,
+            true,
+            false,
+        )
+        .await
     }
 
-    async fn run_inner<C, CF, R, S, SF>(
+    /// [`run_with_state`](Self::run_with_state), where `call_fn(attempt, key, request_state)`
+    /// also receives the idempotency key the attempt sends at `params.idempotencyKey`: `None`
+    /// unless the retrier takes the server to honor keys
+    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)), and then:
+    ///
+    /// - on the first attempt, the call's own [key](ToolCall::idempotency_key);
+    /// - after an attempt whose outcome is unknown (a timeout, a lost connection, an error
+    ///   that says nothing of whether the call ran) and after a refusal of the key as still in
+    ///   progress, the same key: the server runs the call at most once under it and answers
+    ///   with its outcome;
+    /// - after an attempt the server answered (a retryable execution error, a rate limit, a
+    ///   JSON-RPC error the policy retries), a new key: the server replays a recorded outcome,
+    ///   errors included, so the same key would bring back the same failure, and a new attempt
+    ///   of the operation is what a new key is for;
+    /// - with a `requestState` (an `input_required` result, not an outcome yet), the same key.
+    ///
+    /// Each attempt's key is in its [`AttemptRecord`], and a [`StopReport`] holds the last
+    /// one sent. ([`run`](Self::run) and [`run_with_state`](Self::run_with_state) send no key,
+    /// and decide as for a server that does not honor keys.)
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
+    /// use serde_json::json;
+    ///
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let mut future = pin!(future);
+    ///     let mut cx = Context::from_waker(Waker::noop());
+    ///     loop {
+    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    ///             return out;
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
+    /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
+    /// let mut sent = Vec::new();
+    /// let run = retrier.run_keyed(
+    ///     &call,
+    ///     |attempt, key: Option<String>, _state| {
+    ///         sent.push(key.clone());
+    ///         async move {
+    ///             match attempt {
+    ///                 // The answer to the first attempt was lost.
+    ///                 1 => Err(UnknownCause::ConnectionLost),
+    ///                 // The server answered: busy, try again.
+    ///                 2 => Ok(json!({"jsonrpc": "2.0", "id": 2, "result": {"isError": true,
+    ///                     "content": [{"type": "text", "text": "Error BUSY: busy"}],
+    ///                     "_meta": {"rs.mcp-errors/error": {"code": "BUSY",
+    ///                         "category": "transient", "retryable": true, "message": "busy"}}}})),
+    ///                 _ => Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
+    ///                     "content": [{"type": "text", "text": "refunded"}]}})),
+    ///             }
+    ///         }
+    ///     },
+    ///     |_| async {},
+    /// );
+    /// assert_eq!(block_on(run).unwrap().attempts.len(), 3);
+    /// let own = Some(call.idempotency_key().to_owned());
+    /// assert_eq!(sent[0], own);
+    /// assert_eq!(sent[1], own); // the outcome of the first attempt was unknown
+    /// assert_ne!(sent[2], own); // the second was answered
+    /// ```
+    pub async fn run_keyed<C, CF, R, S, SF>(
+        &self,
+        call: &ToolCall,
+        call_fn: C,
+        sleep_fn: S,
+    ) -> Result<RunSuccess, StopReport>
+    where
+        C: FnMut(u32, Option<String>, Option<String>) -> CF,
+        CF: Future<Output = R>,
+        R: Into<Outcome>,
+        S: FnMut(Duration) -> SF,
+        SF: Future<Output = ()>,
+    {
+        self.run_inner(call, call_fn, sleep_fn, true, self.idempotency_keys)
+            .await
+    }
+
+    /// The loop of [`run_keyed`](Self::run_keyed); `keyed` says whether the server honors
+    /// idempotency keys, and so whether `call_fn` gets a key to send.
+    pub(crate) async fn run_inner<C, CF, R, S, SF>(
         &self,
         call: &ToolCall,
         mut call_fn: C,
         mut sleep_fn: S,
         sends_state: bool,
+        keyed: bool,
     ) -> Result<RunSuccess, StopReport>
     where
-        C: FnMut(u32, Option<String>) -> CF,
+        C: FnMut(u32, Option<String>, Option<String>) -> CF,
         CF: Future<Output = R>,
         R: Into<Outcome>,
         S: FnMut(Duration) -> SF,
@@ -297,10 +479,11 @@ impl Retrier {
         let mut attempts = Vec::new();
         let mut number: u32 = 1;
         let mut request_state = None;
+        let mut key = keyed.then(|| call.idempotency_key().to_owned());
         loop {
             let began = start.elapsed().max(slept);
             let limit = self.policy.attempt_limit(began);
-            let attempt = span.instrument(call_fn(number, request_state.take()));
+            let attempt = span.instrument(call_fn(number, key.clone(), request_state.take()));
             let outcome: Outcome = match within(attempt, limit, &mut sleep_fn).await {
                 Some(response) => response.into(),
                 None => {
@@ -312,11 +495,15 @@ impl Retrier {
             let elapsed = start.elapsed().max(slept);
             let attempt = Attempt::new(number, elapsed)
                 .idempotent(call.idempotent)
+                .keyed(keyed)
                 .with_jitter(jitter.sample());
             let decision = match &self.budget {
                 Some(budget) => self.policy.decide_with_budget(&outcome, attempt, budget),
                 None => self.policy.decide(&outcome, attempt),
             };
+            // A server replays an answered outcome under its key, so a retry after one is a new
+            // attempt of the operation, with a new key.
+            let renew = matches!(decision, Decision::Retry { .. }) && self.answered(&outcome);
             let next = match &decision {
                 Decision::Retry { after } => Some((*after, None)),
                 Decision::RetryWithState {
@@ -336,6 +523,7 @@ impl Retrier {
                     elapsed,
                     outcome: outcome.clone(),
                     decision,
+                    idempotency_key: key,
                 });
                 return Ok(RunSuccess { outcome, attempts });
             }
@@ -345,16 +533,38 @@ impl Retrier {
                 elapsed,
                 outcome,
                 decision,
+                idempotency_key: key.clone(),
             });
             let Some((after, state)) = next else {
-                return Err(StopReport::new(call.clone(), attempts));
+                let mut report = StopReport::new(call.clone(), attempts);
+                report.idempotency_key = key;
+                return Err(report);
             };
+            if renew && key.is_some() {
+                key = Some(new_key());
+            }
             span.instrument(sleep_fn(after)).await;
             slept = slept.saturating_add(after);
             request_state = state;
             // The policy stops at `max_attempts`, so this never saturates in practice.
             number = number.saturating_add(1);
         }
+    }
+}
+
+impl Retrier {
+    /// Whether the server answered `outcome`, so that its key now stands for a known outcome:
+    /// not when the call may have run unanswered, nor when the server refused the key as still
+    /// in progress.
+    fn answered(&self, outcome: &Outcome) -> bool {
+        if outcome.may_have_run_for(self.policy.peer_profile()) {
+            return false;
+        }
+        let Outcome::ProtocolError(error) = outcome else {
+            return true;
+        };
+        let kind = error.data.as_ref().and_then(|d| d.get("type"));
+        kind.and_then(|t| t.as_str()) != Some(IN_PROGRESS)
     }
 }
 

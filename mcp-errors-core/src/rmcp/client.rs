@@ -2,16 +2,20 @@
 //! `Peer<RoleClient>` and classifies each of rmcp's answers.
 
 use ::rmcp::ServiceError;
-use ::rmcp::model::{CallToolRequestParams, CallToolResponse, RequestMetaObject};
-use ::rmcp::service::{Peer, RoleClient};
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    ClientRequest, CustomRequest, RequestId, RequestMetaObject, ServerResult,
+};
+use ::rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
 use crate::client::classify::MAX_REQUEST_STATE_BYTES;
 use crate::client::clean;
 use crate::client::{
     InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall, UnknownCause,
-    classify_result,
+    advertises_idempotency, classify_result,
 };
+use crate::idempotency::{KEY_PARAM, MAX_KEY_BYTES};
 use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::jsonrpc::JsonRpcError;
 
@@ -31,8 +35,25 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// server `notifications/cancelled` for a `tools/call` whose caller stopped waiting; the
 /// attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`]`)`: the call may have run,
 /// so a call not declared idempotent is not sent again
-/// ([`Decision::CheckState`](crate::client::Decision::CheckState)). Dropping the whole future
-/// cancels the attempt in flight the same way.
+/// ([`Decision::CheckState`](crate::client::Decision::CheckState)) unless it carries an
+/// idempotency key the server honors (below). Dropping the whole future cancels the attempt
+/// in flight the same way.
+///
+/// # Idempotency keys (SEP-3182, a draft)
+///
+/// When the server advertises idempotency keys (`capabilities.tools.idempotency`, as rmcp's
+/// record of the server's capabilities keeps it: through this crate's wire adapter, or in a
+/// field of a later rmcp), or the retrier says the server honors them
+/// ([`Retrier::with_idempotency_keys`], for a transport that cannot show the capability),
+/// every attempt sends a key at `params.idempotencyKey`: the call's own
+/// [key](ToolCall::idempotency_key) first, the same key again after an unknown outcome (so a
+/// call not declared idempotent is sent again, and the server answers with the outcome of the
+/// first) or a refusal of the key as in progress, and a new key after a failure the server
+/// answered and the policy retries (the server would replay that failure under the old key);
+/// see [`Retrier::run_keyed`] and [`Retrier::with_idempotency_keys`] for what else changes. rmcp's `CallToolRequestParams`
+/// has no field for the key, so such an attempt goes out as a `tools/call` request of
+/// rmcp's own JSON, cancelled like any other when dropped. Elsewhere no key is sent, and a
+/// key that is empty or longer than [`MAX_KEY_BYTES`] is refused before anything is sent.
 ///
 /// ```no_run
 /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall};
@@ -53,21 +74,118 @@ pub async fn call_tool(
     call: &ToolCall,
     retrier: &Retrier,
 ) -> Result<RunSuccess, StopReport> {
+    let keyed = retrier.idempotency_keys() || peer_advertises_idempotency(peer);
     retrier
-        .run_with_state(
+        .run_inner(
             call,
-            |_attempt, request_state| async move {
-                match request_params(call) {
-                    Ok(mut params) => {
+            |_attempt, key: Option<String>, request_state| async move {
+                match (request_params(call, key.is_some()), key) {
+                    (Ok(mut params), Some(key)) => {
+                        params.request_state = request_state;
+                        classify_call(call_tool_with_key(peer, params, &key).await)
+                    }
+                    (Ok(mut params), None) => {
                         params.request_state = request_state;
                         classify_call(peer.call_tool_once(params).await)
                     }
-                    Err(refused) => refused,
+                    (Err(refused), _) => refused,
                 }
             },
             tokio::time::sleep,
+            true,
+            keyed,
         )
         .await
+}
+
+/// Whether rmcp's record of the server's capabilities says it honors idempotency keys (see
+/// [`advertises_idempotency`]).
+fn peer_advertises_idempotency(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .and_then(|info| serde_json::to_value(&info.capabilities).ok())
+        .is_some_and(|capabilities| advertises_idempotency(&capabilities))
+}
+
+/// rmcp's `call_tool_once` with `key` at `params.idempotencyKey`: the same `tools/call` as
+/// rmcp's JSON of `params`, sent as a custom request (rmcp's params have no field for the key),
+/// with `notifications/cancelled` sent when dropped before the answer, and the answer read
+/// as `call_tool_once` reads it.
+async fn call_tool_with_key(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    key: &str,
+) -> Result<CallToolResponse, ServiceError> {
+    let mut params = serde_json::to_value(params).unwrap_or_default();
+    if let Some(params) = params.as_object_mut() {
+        params.insert(KEY_PARAM.to_owned(), Value::String(key.to_owned()));
+    }
+    let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await?;
+    let mut guard = CancelOnDrop {
+        peer,
+        id: Some(handle.id.clone()),
+    };
+    let answer = handle.await_response().await;
+    guard.id = None;
+    match answer? {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+        other => contentless(other)
+            .map(CallToolResponse::Complete)
+            .ok_or(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// A `tools/call` answer without `content`, which rmcp's untagged `ServerResult` reads as
+/// another kind of result, as rmcp's `call_tool_once` reads it: an empty result, one with only
+/// a `resultType`, or one with only `_meta`.
+fn contentless(result: ServerResult) -> Option<CallToolResult> {
+    let value = match result {
+        ServerResult::EmptyResult(_) => Value::Object(serde_json::Map::new()),
+        ServerResult::TaskAckResult(ack) => serde_json::to_value(ack).ok()?,
+        ServerResult::CustomResult(custom) => custom.0,
+        _ => return None,
+    };
+    let Value::Object(members) = value else {
+        return None;
+    };
+    if members
+        .keys()
+        .any(|name| name != "_meta" && name != "resultType")
+    {
+        return None;
+    }
+    let mut result = serde_json::Map::new();
+    result.insert("content".to_owned(), Value::Array(Vec::new()));
+    result.extend(members);
+    serde_json::from_value(Value::Object(result)).ok()
+}
+
+/// Sends `notifications/cancelled` for the request `id` when dropped while it still holds it.
+struct CancelOnDrop<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        // Dropped outside a runtime, nothing can be sent.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let reason = "request abandoned by the caller".to_owned();
+        runtime.spawn(async move {
+            let params = CancelledNotificationParam::new(Some(id), Some(reason));
+            let _ = peer.notify_cancelled(params).await;
+        });
+    }
 }
 
 /// What one of rmcp's `tools/call` answers came to.
@@ -154,9 +272,21 @@ fn classify_service_error(error: ServiceError) -> Outcome {
 }
 
 /// The request of `call`, or the outcome of a call that cannot be sent: arguments that are
-/// not an object (or `null`) are refused as a server refuses them, with -32602.
+/// not an object (or `null`), and (when the key is to be sent, `keyed`) a key that is empty or
+/// longer than [`MAX_KEY_BYTES`], are refused as a server refuses them, with -32602.
 #[allow(clippy::result_large_err)]
-fn request_params(call: &ToolCall) -> Result<CallToolRequestParams, Outcome> {
+fn request_params(call: &ToolCall, keyed: bool) -> Result<CallToolRequestParams, Outcome> {
+    let key = call.idempotency_key();
+    if keyed && (key.is_empty() || key.len() > MAX_KEY_BYTES) {
+        return Err(Outcome::ProtocolError(JsonRpcError::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "an idempotency key must be 1 to {MAX_KEY_BYTES} bytes long, not {}; \
+                 nothing was sent",
+                key.len()
+            ),
+        )));
+    }
     let mut params = CallToolRequestParams::new(call.name.clone());
     match &call.arguments {
         Value::Null => {}
@@ -254,19 +384,19 @@ mod tests {
 
     #[test]
     fn arguments_must_be_an_object_or_null_and_meta_is_sent() {
-        let params = request_params(&ToolCall::new("ping", Value::Null)).unwrap();
+        let params = request_params(&ToolCall::new("ping", Value::Null), false).unwrap();
         assert_eq!(params.arguments, None);
         assert_eq!(params.meta, None);
 
         let call = ToolCall::new("get", json!({"id": 7})).with_meta("traceparent", json!("00-x"));
-        let params = request_params(&call).unwrap();
+        let params = request_params(&call, false).unwrap();
         assert_eq!(params.arguments, json!({"id": 7}).as_object().cloned());
         assert_eq!(
             params.meta.unwrap().0.get("traceparent"),
             Some(&json!("00-x"))
         );
 
-        let refused = request_params(&ToolCall::new("get", json!([7]))).unwrap_err();
+        let refused = request_params(&ToolCall::new("get", json!([7])), false).unwrap_err();
         assert!(
             matches!(refused, Outcome::ProtocolError(e) if e.code == ErrorCode::INVALID_PARAMS)
         );
