@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! demo-server [--http ADDR [HTTP OPTIONS]] [--fault NAME[:N]]... [--lose-response-delay DUR]
-//!             [--no-idempotency]
+//!             [--no-idempotency | --redis URL]
 //! ```
 //!
 //! Faults (also from the `DEMO_FAULTS` environment variable, a comma-separated list):
@@ -21,8 +21,11 @@
 //! `refund_order` and `reserve_seat` honour request idempotency keys (the SEP-3182 draft),
 //! recorded in memory for 24 hours, over stdio and HTTP: a call with a key runs once, and a
 //! retry with the key gets the first call's answer. The records are scoped to the process over
-//! stdio, and over HTTP to the `Authorization` header, else the session. `--no-idempotency`
-//! switches keys off (the capability is then not advertised, and keys are ignored).
+//! stdio, and over HTTP to the `Authorization` header, else the session (else, with
+//! `--stateless`, one scope for every caller without an `Authorization` header).
+//! `--no-idempotency` switches keys off (the capability is then not advertised, and keys are
+//! ignored). `--redis URL` keeps the records in Redis instead, so several replicas of the
+//! server behind one address (`--http ADDR --stateless`) share them.
 //!
 //! Over HTTP the server bounds what a client can hold, each bound a constant below with a
 //! flag to change it:
@@ -81,7 +84,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcp_errors_core::idempotency::wire::{self, HttpLayer};
-use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore, RedisStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
@@ -101,7 +104,11 @@ const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NA
   --lose-response-delay DUR
                           how long lose_response holds a response back (default 3s)
   --no-idempotency        ignore idempotency keys (refund_order and reserve_seat honour them by default)
+  --redis URL             keep the idempotency records in the Redis at URL (e.g. redis://127.0.0.1:6379/),
+                          shared by every replica given it, instead of in this process
 HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an IP address):
+  --stateless             no sessions: every request stands alone and is answered as JSON, so
+                          replicas behind one address can answer any request
   --allow-origin ORIGIN   also accept requests from this browser origin, e.g. https://app.example:443
                           or http://dev.example:* (any port); repeatable; loopback origins always pass
   --allow-host HOST       also accept this Host header (name or name:port); repeatable; loopback
@@ -169,6 +176,7 @@ struct Options {
     limits: HttpLimits,
     faults: Faults,
     idempotency: bool,
+    redis: Option<String>,
 }
 
 /// What bounds the `--http` server; each field has its flag.
@@ -182,6 +190,8 @@ struct HttpLimits {
     session_idle: Duration,
     max_streams_per_session: usize,
     connections: ConnectionLimits,
+    /// `--stateless`: no sessions, JSON answers.
+    stateless: bool,
 }
 
 /// What bounds the connections, apart from the requests on them.
@@ -208,6 +218,7 @@ impl Default for HttpLimits {
                 max: MAX_CONNECTIONS,
                 max_per_client: MAX_CONNECTIONS_PER_CLIENT,
             },
+            stateless: false,
         }
     }
 }
@@ -219,6 +230,7 @@ fn parse_args() -> Result<Options, String> {
     }
     let mut http = None;
     let mut idempotency = true;
+    let mut redis = None;
     let mut limits = HttpLimits::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -266,6 +278,8 @@ fn parse_args() -> Result<Options, String> {
                 faults.set_lose_response_delay(duration(&arg, &text)?);
             }
             "--no-idempotency" => idempotency = false,
+            "--redis" => redis = Some(value("a URL")?),
+            "--stateless" => limits.stateless = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -275,6 +289,7 @@ fn parse_args() -> Result<Options, String> {
         limits,
         faults,
         idempotency,
+        redis,
     })
 }
 
@@ -334,8 +349,23 @@ async fn main() -> ExitCode {
         }
     };
     let server = DemoServer::new(options.faults);
-    // One store for every session of the server.
-    let keys = options.idempotency.then(MemoryStore::new);
+    // One store for every session of the server (and, in Redis, of every replica).
+    let keys = match (options.idempotency, options.redis) {
+        (false, None) => None,
+        (false, Some(_)) => {
+            eprintln!("demo-server: --redis and --no-idempotency exclude each other\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        (true, None) => Some(Idempotency::new(MemoryStore::new())),
+        (true, Some(url)) => match RedisStore::connect(&url).await {
+            Ok(store) => Some(Idempotency::new(store.with_prefix("demo-server:"))),
+            Err(error) => {
+                eprintln!("demo-server: --redis {url}: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let keys = keys.map(|keys| keys.tools(IDEMPOTENT_TOOLS));
     let outcome = match options.http {
         None => serve_stdio(server, keys).await,
         Some(addr) => serve_http(server, keys, addr, options.limits).await,
@@ -351,19 +381,17 @@ async fn main() -> ExitCode {
 
 /// The demo wrapped in its boundary, honouring keys for its tools with side effects when
 /// `keys` holds a store.
-fn boundary(server: DemoServer, keys: Option<&MemoryStore>) -> ErrorBoundary<DemoServer> {
+fn boundary(server: DemoServer, keys: Option<&Idempotency>) -> ErrorBoundary<DemoServer> {
     let boundary = ErrorBoundary::new(server);
     match keys {
-        Some(store) => {
-            boundary.with_idempotency(Idempotency::new(store.clone()).tools(IDEMPOTENT_TOOLS))
-        }
+        Some(keys) => boundary.with_idempotency(keys.clone()),
         None => boundary,
     }
 }
 
 async fn serve_stdio(
     server: DemoServer,
-    keys: Option<MemoryStore>,
+    keys: Option<Idempotency>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     // The wire adapter brings the boundary the key and puts its capability on the wire; without
     // keys it changes nothing.
@@ -375,7 +403,7 @@ async fn serve_stdio(
 
 async fn serve_http(
     server: DemoServer,
-    keys: Option<MemoryStore>,
+    keys: Option<Idempotency>,
     addr: SocketAddr,
     limits: HttpLimits,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -395,7 +423,9 @@ async fn serve_http(
                 .map(String::from)
                 .chain(limits.extra_hosts),
         )
-        .with_max_request_body_bytes(limits.max_body_bytes);
+        .with_max_request_body_bytes(limits.max_body_bytes)
+        .with_legacy_session_mode(!limits.stateless)
+        .with_json_response(limits.stateless);
     let end_sessions = config.cancellation_token.clone();
     // Every session gets a clone: they share the faults, the seat map and the keys' store.
     let service = StreamableHttpService::new(

@@ -49,3 +49,35 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// A TCP load balancer on a free port of 127.0.0.1 that hands each new connection to the next
+/// of `backends` in turn (round robin), as a fleet's balancer does; it runs until the test
+/// process ends.
+#[allow(dead_code)] // Only the replica tests put servers behind one address.
+pub fn round_robin(backends: Vec<String>) -> String {
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = listener.local_addr().expect("its address").to_string();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { continue };
+            let Ok(backend) = TcpStream::connect(&backends[n % backends.len()]) else {
+                continue;
+            };
+            let (mut client_in, mut backend_in) = match (client.try_clone(), backend.try_clone()) {
+                (Ok(c), Ok(b)) => (c, b),
+                _ => continue,
+            };
+            let (mut client_out, mut backend_out) = (client, backend);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut client_in, &mut backend_out);
+                let _ = backend_out.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut backend_in, &mut client_out);
+                let _ = client_out.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+    addr
+}
