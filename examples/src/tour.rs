@@ -15,18 +15,19 @@ use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
 use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
 use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
 use crate::cases::{Case, Reply, check};
-use crate::demo::{DemoServer, Faults};
+use crate::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 
-/// A client connected to a `demo-server` child process; dropping it ends the child.
+/// A client connected to a `demo-server` child process; dropping it closes the child's stdin,
+/// and the child ends.
 pub type DemoClient = RunningService<RoleClient, ()>;
 
 /// How to start a demo server: a program, and the arguments that come before its
@@ -88,7 +89,8 @@ impl From<&Path> for ServerCommand {
 pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
 
 /// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
-/// takes them) over stdio, through [`ErrorBoundary`], until the client leaves.
+/// takes them) over stdio, through [`ErrorBoundary`] with idempotency keys for its tools with
+/// side effects (in memory, through the wire adapter), until the client leaves.
 pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
     let faults = Faults::none();
     let mut args = args;
@@ -98,20 +100,33 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
             _ => return Err(format!("{SERVE_DEMO_FLAG}: unexpected argument `{arg}`").into()),
         }
     }
+    let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
     let running = ErrorBoundary::new(DemoServer::new(faults))
-        .serve(rmcp::transport::stdio())
+        .with_idempotency(keys)
+        .serve(wire::server_stream(tokio::io::stdin(), tokio::io::stdout()))
         .await?;
     running.waiting().await?;
     Ok(())
 }
 
-/// Starts the server of `command` over stdio with these faults and connects.
+/// Starts the server of `command` over stdio with these faults and connects, through the
+/// client's wire adapter, so the client sees whether the server honours idempotency keys.
 pub async fn connect(
     command: impl Into<ServerCommand>,
     faults: &[String],
 ) -> Result<DemoClient, Box<dyn Error>> {
-    let transport = TokioChildProcess::new(command.into().command(faults))?;
-    Ok(().serve(transport).await?)
+    let mut child = command
+        .into()
+        .command(faults)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err("the child's stdio is not piped".into());
+    };
+    // Reap the child once it ends (when the client closes its stdin).
+    tokio::spawn(async move { child.wait().await });
+    Ok(().serve(wire::client_stream(stdout, stdin)).await?)
 }
 
 /// How long [`call`] waits for an answer: far longer than any case takes, so a server that
@@ -300,15 +315,27 @@ pub struct RetryRuns {
     pub transient: Result<RunSuccess, StopReport>,
     /// `search_docs` for department `finace`: a validation error, never retried.
     pub validation: Result<RunSuccess, StopReport>,
+    /// `refund_order` whose answer is held back past the attempt timeout (`lose_response:1`):
+    /// retried with its idempotency key until the server replays the first answer.
+    pub lost_answer: Result<RunSuccess, StopReport>,
 }
+
+/// How long the tour's refund waits for an answer before it counts the attempt's outcome
+/// as unknown: less than the `lose_response` fault holds the answer back (3 s).
+pub const REFUND_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Runs `search_docs` with [`call_tool`] (a [`Retrier`] with the default policy: 3
 /// attempts, capped exponential backoff with full jitter) against a server started with
 /// `--fault search_down:1`: the first call fails with a transient error and the retry
 /// succeeds. Then a call with a misspelt department stops after one attempt with
-/// [`Decision::FixInput`].
+/// [`Decision::FixInput`]. Last, a refund against a server started with
+/// `--fault lose_response:1`: the refund is made but its answer comes after
+/// [`REFUND_ATTEMPT_TIMEOUT`]; the server honours idempotency keys, so the client sends the
+/// call again with the same key (refused while the first still runs, then answered with the
+/// first call's answer): the refund is made once and the client gets its number.
 pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, Box<dyn Error>> {
-    let client = connect(command, &["search_down:1".to_owned()]).await?;
+    let command = command.into();
+    let client = connect(command.clone(), &["search_down:1".to_owned()]).await?;
     let retrier = Retrier::new(RetryPolicy::default());
     let search = |department: &str| {
         let arguments = serde_json::json!({"department": department, "keywords": "travel"});
@@ -317,9 +344,22 @@ pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, B
     let transient = call_tool(client.peer(), &search("finance"), &retrier).await;
     let validation = call_tool(client.peer(), &search("finace"), &retrier).await;
     client.cancel().await?;
+
+    let client = connect(command, &["lose_response:1".to_owned()]).await?;
+    let retrier = Retrier::new(
+        RetryPolicy::default()
+            .with_attempt_timeout(REFUND_ATTEMPT_TIMEOUT)
+            // Room for the refusals while the first call still runs (about one a second).
+            .with_max_attempts(6)
+            .with_deadline(Duration::from_secs(20)),
+    );
+    let refund = ToolCall::new("refund_order", serde_json::json!({"order_id": "ORD-1001"}));
+    let lost_answer = call_tool(client.peer(), &refund, &retrier).await;
+    client.cancel().await?;
     Ok(RetryRuns {
         transient,
         validation,
+        lost_answer,
     })
 }
 

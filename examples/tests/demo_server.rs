@@ -287,6 +287,23 @@ async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
         .expect_err("a validation error is not retried");
     assert_eq!(report.attempts.len(), 1);
     assert_eq!(report.decision, Decision::FixInput);
+
+    // The refund whose answer was held back: retried with its key, answered with the first
+    // call's refund.
+    let recovered = runs.lost_answer.expect("the lost answer is recovered");
+    assert!(matches!(recovered.attempts[0].outcome, Outcome::Unknown(_)));
+    let refund = recovered.result().unwrap().structured_content().unwrap();
+    assert_eq!(refund["refund_id"], "RF-1");
+    let key = recovered.attempts[0]
+        .idempotency_key
+        .as_deref()
+        .expect("a key");
+    assert!(
+        recovered
+            .attempts
+            .iter()
+            .all(|a| a.idempotency_key.as_deref() == Some(key))
+    );
 }
 
 #[test]
