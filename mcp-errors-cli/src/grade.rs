@@ -79,6 +79,8 @@ pub struct Context<'a> {
     pub tool_names: &'a [String],
     /// Values whose appearance is an environment leak.
     pub secrets: &'a [String],
+    /// Directories a path under which is a file-path leak ([`leaks::local_dirs`]).
+    pub local_dirs: &'a [String],
     /// Answers within this time (`--slow-ms`) get the full time score; within five times it,
     /// half; slower ones none.
     pub fast: Duration,
@@ -290,6 +292,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         &sent,
         context.listed,
         context.secrets,
+        context.local_dirs,
     );
     g.score("leaks", if found.is_empty() { 1.0 } else { 0.0 });
     for leak in found {
@@ -760,6 +763,7 @@ mod tests {
                 listed: "",
                 tool_names: &["t".into()],
                 secrets: &[],
+                local_dirs: &[],
                 fast: Duration::from_secs(1),
             },
         )

@@ -51,6 +51,10 @@ fn rules() -> &'static Rules {
                     "file path",
                     r"(?:^|[\s'\x22(=:\[])(/(?:home|root|usr|var|opt|srv|app|etc|tmp|Users|private|mnt|workspace|build|builds|proc)/[^\s'\x22),:\]]+)",
                 ),
+                rule(
+                    "file path",
+                    r"(?:^|[\s'\x22(=:\[])(/(?:[^\s'\x22),:\]/]+/)*(?:site-packages|dist-packages|node_modules|\.venv|\.cargo|lib/python[\d.]+)/[^\s'\x22),:\]]+)",
+                ),
                 rule("file path", r"\b[A-Za-z]:\\(?:Users|Program Files|Windows|inetpub|ProgramData)\\[^\s'\x22]*"),
                 rule("environment value", r"(?m)\b(?:PATH|HOME|PWD|SHELL|USER)=/?[^\s'\x22]*"),
             ],
@@ -91,10 +95,65 @@ pub fn secret_values(canary: &str) -> Vec<String> {
     values
 }
 
-/// The leaks in `text`. A match that is part of `sent` (the arguments of the call, as JSON)
-/// or of `listed` (what the server published in its tool list) is the server repeating what
-/// the model already has, not a leak.
-pub fn scan(text: &str, sent: &str, listed: &str, secrets: &[String]) -> Vec<Leak> {
+/// The directories of this machine a path under which is a leak wherever it sits: the
+/// working directory (a stdio server's too) and `HOME`, each at least two levels deep, so that
+/// `/` or `/root` alone matches nothing the rules do not.
+pub fn local_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = Vec::new();
+    let candidates = [
+        std::env::current_dir().ok(),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        let Some(dir) = dir.to_str().map(|d| d.trim_end_matches('/').to_owned()) else {
+            continue;
+        };
+        let deep = dir.starts_with('/') && dir.matches('/').count() >= 2;
+        if deep && !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// A character that ends a path in running text.
+fn ends_path(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\'' | '"' | ')' | ',' | ':' | ']')
+}
+
+/// The first path in `text` that is `dir` or lies under it: `dir` preceded by nothing or a
+/// delimiter and followed by `/`, a delimiter or the end, up to where the path ends.
+fn under_dir<'t>(text: &'t str, dir: &str) -> Option<&'t str> {
+    for (at, _) in text.match_indices(dir) {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| !ends_path(c) && !matches!(c, '(' | '=' | '[')) {
+            continue;
+        }
+        let rest = &text[at + dir.len()..];
+        if rest
+            .chars()
+            .next()
+            .is_some_and(|c| c != '/' && !ends_path(c))
+        {
+            continue;
+        }
+        let end = rest.find(ends_path).unwrap_or(rest.len());
+        return Some(&text[at..at + dir.len() + end]);
+    }
+    None
+}
+
+/// The leaks in `text`. A path that is `local` or under one of `local` (see [`local_dirs`])
+/// is a file path wherever it is. A match that is part of `sent` (the arguments of the call,
+/// as JSON) or of `listed` (what the server published in its tool list) is the server
+/// repeating what the model already has, not a leak.
+pub fn scan(
+    text: &str,
+    sent: &str,
+    listed: &str,
+    secrets: &[String],
+    local: &[String],
+) -> Vec<Leak> {
     let mut leaks: Vec<Leak> = Vec::new();
     for (kind, regex) in &rules().rules {
         for found in regex.captures_iter(text) {
@@ -111,6 +170,18 @@ pub fn scan(text: &str, sent: &str, listed: &str, secrets: &[String]) -> Vec<Lea
             leaks.push(Leak {
                 kind,
                 excerpt: excerpt(matched),
+            });
+        }
+    }
+    if !leaks.iter().any(|l| l.kind == "file path") {
+        let found = local
+            .iter()
+            .filter_map(|dir| under_dir(text, dir))
+            .find(|path| !sent.contains(path) && !listed.contains(path));
+        if let Some(path) = found {
+            leaks.push(Leak {
+                kind: "file path",
+                excerpt: excerpt(path),
             });
         }
     }
@@ -131,7 +202,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<&'static str> {
-        scan(text, "", "", &["s3cr3t-canary".into()])
+        scan(text, "", "", &["s3cr3t-canary".into()], &[])
             .into_iter()
             .map(|l| l.kind)
             .collect()
@@ -171,6 +242,36 @@ mod tests {
     fn clean_text_and_echoes_are_not_leaks() {
         assert!(kinds("Error INVALID_ARGUMENTS: argument `name`: expected a string.").is_empty());
         assert!(kinds("see https://example.com/docs at 10:30").is_empty());
-        assert!(scan("no file /tmp/x/y", "{\"path\":\"/tmp/x/y\"}", "", &[]).is_empty());
+        assert!(scan("no file /tmp/x/y", "{\"path\":\"/tmp/x/y\"}", "", &[], &[]).is_empty());
+        assert!(kinds("GET /api/v1/orders/7 returned 404").is_empty());
+    }
+
+    #[test]
+    fn a_path_inside_an_installed_package_is_a_leak_under_any_root() {
+        assert_eq!(
+            kinds(
+                "No time zone found with key /work/app/.venv/lib/python3.11/site-packages/tzdata/zoneinfo/x"
+            ),
+            ["file path"]
+        );
+        assert_eq!(
+            kinds("Cannot find module '/opt2/svc/node_modules/left-pad/index.js'"),
+            ["file path"]
+        );
+    }
+
+    #[test]
+    fn a_path_under_the_checkers_own_directories_is_a_leak() {
+        let local = ["/work/main".to_owned()];
+        let leaks = scan("not a git repository: /work/main", "", "", &[], &local);
+        assert_eq!(leaks.len(), 1);
+        assert_eq!(leaks[0].excerpt, "/work/main");
+        let leaks = scan("open '/work/main/data/x.db' failed", "", "", &[], &local);
+        assert_eq!(leaks[0].excerpt, "/work/main/data/x.db");
+        // Another directory that shares the prefix, or a path the caller sent, is not.
+        assert!(scan("see /work/mainframe/x", "", "", &[], &local).is_empty());
+        assert!(scan("x/work/main/y", "", "", &[], &local).is_empty());
+        let sent = r#"{"repo_path":"/work/main"}"#;
+        assert!(scan("not a git repository: /work/main", sent, "", &[], &local).is_empty());
     }
 }

@@ -243,10 +243,12 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         return Err(format!("--calls: the server lists no tool `{}`", call.tool));
     }
     let secrets = leaks::secret_values(&canary);
+    let local_dirs = leaks::local_dirs();
     let context = Context {
         listed: &listed,
         tool_names: &names,
         secrets: &secrets,
+        local_dirs: &local_dirs,
         fast: Duration::from_millis(args.slow_ms),
     };
 
