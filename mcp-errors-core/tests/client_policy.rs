@@ -384,6 +384,34 @@ fn a_budget_is_charged_the_timeout_cost_for_what_the_policys_profile_reads_as_a_
 }
 
 #[test]
+fn a_retry_that_succeeds_gives_its_cost_back_and_a_first_success_one_token() {
+    let budget = RetryBudget::default().with_capacity(100);
+    let policy = RetryPolicy::default();
+    let transient = category_error(Category::Transient, true);
+    let ready = success("done");
+    assert!(matches!(
+        policy.decide_with_budget(&transient, first().with_jitter(1.0), &budget),
+        Decision::Retry { .. }
+    ));
+    assert!(matches!(
+        policy.decide_with_budget(&transient, first().with_jitter(1.0), &budget),
+        Decision::Retry { .. }
+    ));
+    assert_eq!(budget.available(), 90);
+    let second = Attempt::new(2, Duration::from_millis(100)).with_jitter(1.0);
+    assert_eq!(
+        policy.decide_with_budget(&ready, second, &budget),
+        Decision::Done
+    );
+    assert_eq!(budget.available(), 95);
+    assert_eq!(
+        policy.decide_with_budget(&ready, first().with_jitter(1.0), &budget),
+        Decision::Done
+    );
+    assert_eq!(budget.available(), 96);
+}
+
+#[test]
 fn a_budget_never_refills_beyond_its_capacity_and_decisions_that_do_not_retry_are_free() {
     let budget = RetryBudget::default();
     let policy = RetryPolicy::default();

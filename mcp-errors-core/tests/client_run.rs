@@ -298,13 +298,27 @@ fn a_shared_budget_stops_a_second_caller() {
     let second_caller = Retrier::new(RetryPolicy::default()).with_budget(budget.clone());
     assert!(second_caller.budget().is_some());
     let call = ToolCall::new("search", json!({}));
+    // A retry that succeeds gives its cost back.
     let (first, _) = run_with(
         &first_caller,
         &call,
         vec![transient("h", json!([])), ready()],
     );
     assert!(first.is_ok());
-    assert_eq!(budget.available(), 1);
+    assert_eq!(budget.available(), 5);
+    // One that fails again keeps it: the first caller spends the bucket.
+    let (first, _) = run_with(
+        &first_caller,
+        &call,
+        vec![transient("h", json!([])), transient("h", json!([]))],
+    );
+    assert_eq!(
+        first.unwrap_err().decision,
+        Decision::Escalate {
+            reason: EscalationReason::BudgetExhausted
+        }
+    );
+    assert_eq!(budget.available(), 0);
     let (second, slept) = run_with(&second_caller, &call, vec![transient("h", json!([]))]);
     assert_eq!(
         second.unwrap_err().decision,

@@ -7,15 +7,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// struggling server is not hammered by many callers retrying at once.
 ///
 /// A retry withdraws tokens (more for a timeout, which costs the server more); a success
-/// puts a few back; with the bucket empty, retries stop
+/// puts a few back, a retry that succeeds its cost; with the bucket empty, retries stop
 /// ([`EscalationReason::BudgetExhausted`](super::EscalationReason::BudgetExhausted)) until
 /// successes refill it. A [`Retrier`](super::Retrier) charges the budget it is given
 /// ([`Retrier::with_budget`](super::Retrier::with_budget)); a caller deciding attempt by attempt
 /// charges it with [`RetryPolicy::decide_with_budget`](super::RetryPolicy::decide_with_budget).
 ///
 /// The default is AWS's standard retry mode: 500 tokens, a retry costs 5, a timeout retry
-/// 10, a success refunds 1. The `with_*` methods make a new bucket, full and shared with
-/// nothing yet: set them first, then clone the budget to share it.
+/// 10, a success at the first attempt refunds 1 and one after a retry refunds 5. The `with_*`
+/// methods make a new bucket, full and shared with nothing yet: set them first, then clone the
+/// budget to share it.
 ///
 /// ```
 /// use mcp_errors_core::client::RetryBudget;
@@ -40,7 +41,7 @@ struct BudgetInner {
     success_refund: u32,
 }
 
-/// AWS's standard mode: 500 tokens, retry 5, timeout retry 10, success refund 1.
+/// AWS's standard mode: 500 tokens, retry 5, timeout retry 10, first-attempt success refund 1.
 impl Default for RetryBudget {
     fn default() -> Self {
         RetryBudget::new(BudgetInner {
@@ -89,7 +90,9 @@ impl RetryBudget {
         self.with(|b| b.timeout_cost = cost)
     }
 
-    /// A new, full bucket in which a success puts `refund` tokens back. The default is 1.
+    /// A new, full bucket in which a success at the first attempt puts `refund` tokens back
+    /// (a success after a retry puts back a [retry's cost](Self::retry_cost)). The default is
+    /// 1.
     pub fn with_success_refund(self, refund: u32) -> Self {
         self.with(|b| b.success_refund = refund)
     }

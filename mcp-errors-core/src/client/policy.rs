@@ -295,7 +295,9 @@ impl RetryPolicy {
     }
 
     /// [`decide`](Self::decide), charging `budget`, usually shared with other callers through
-    /// clones: a success puts [`success_refund`](RetryBudget::success_refund) tokens back, and
+    /// clones: a success at the first attempt puts
+    /// [`success_refund`](RetryBudget::success_refund) tokens back, a success after a retry
+    /// [`retry_cost`](RetryBudget::retry_cost) tokens (the retry's cost given back), and
     /// a retry takes [`retry_cost`](RetryBudget::retry_cost) tokens
     /// ([`timeout_cost`](RetryBudget::timeout_cost) when the outcome
     /// [may have run](Outcome::may_have_run_for)), or, with too few left, becomes
@@ -329,7 +331,13 @@ impl RetryPolicy {
         let decision = self.decide(outcome, attempt);
         match decision {
             Decision::Done => {
-                budget.refund(budget.success_refund());
+                // As AWS's standard mode: a retry that succeeds gives its cost back.
+                let refund = if attempt.number > 1 {
+                    budget.retry_cost()
+                } else {
+                    budget.success_refund()
+                };
+                budget.refund(refund);
                 decision
             }
             Decision::Retry { .. } | Decision::RetryWithState { .. } => {
