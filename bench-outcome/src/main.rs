@@ -254,6 +254,16 @@ fn targets(results: &[(Transport, Vec<Vec<Figures>>)]) -> String {
     let permanent = worst(&|f| f.permanent_retries as f64, true);
     let amplification = worst(&|f| f.amplification, true);
     let recovered = worst(&|f| f.transient_recovered_pct, false);
+    let keyed = Kind::ALL
+        .iter()
+        .position(|k| *k == Kind::RetrierKeys)
+        .unwrap_or(0);
+    let duplicates = results
+        .iter()
+        .flat_map(|(_, s)| &s[keyed])
+        .map(|f| f.duplicates)
+        .max()
+        .unwrap_or(0);
     let verdict = |met: bool, distance: String| {
         if met {
             "**met**".to_owned()
@@ -279,6 +289,11 @@ fn targets(results: &[(Transport, Vec<Vec<Figures>>)]) -> String {
         "| at least 99 % of transient failures recovered when the fault clears within {} s | {recovered:.1} % | {} |",
         DEADLINE.as_secs(),
         verdict(recovered >= 99.0, format!("{:.1} points", 99.0 - recovered))
+    );
+    let _ = writeln!(
+        out,
+        "| 0 duplicate refunds with idempotency keys (the Retrier + keys) | {duplicates} | {} |",
+        verdict(duplicates == 0, format!("{duplicates} duplicates"))
     );
     // The same, pooled over every run, by the fault that cleared last.
     let pooled = |faults: &[usize]| {
@@ -314,7 +329,10 @@ fn run_once(transport: Transport, seed: u64, agents: u32) -> Result<Vec<Figures>
         let start = Instant::now() + transport.setup();
         let mut populations = Vec::new();
         for kind in Kind::ALL {
-            let shop = Shop::new(schedule.clone(), start);
+            let mut shop = Shop::new(schedule.clone(), start);
+            if kind.keys() {
+                shop = shop.with_keys();
+            }
             let strategy = Arc::new(Strategy::new(kind, seed));
             let url = match transport {
                 Transport::Http => Some(serve_http(shop.clone()).await?),

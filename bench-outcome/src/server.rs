@@ -1,5 +1,6 @@
 //! The shop: an rmcp server of three tools whose calls fail on the [`Schedule`], counting the
-//! calls it is offered and the refunds it makes.
+//! calls it is offered and the refunds it makes; with keys, its refunds honour idempotency
+//! keys, recorded in memory.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -7,11 +8,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_errors_core::ToolError;
+use mcp_errors_core::idempotency::wire::{self, HttpLayer};
+use mcp_errors_core::idempotency::{
+    Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore, RecordKey,
+    Recorded, StoreFuture,
+};
 use mcp_errors_core::rmcp::{ErrorBoundary, Json};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServiceExt, tool, tool_router};
+use tower_layer::Layer as _;
 
 use crate::schedule::Schedule;
 
@@ -83,12 +90,67 @@ pub struct Ledger {
     window: (u64, u32),
 }
 
-/// One strategy's shop: its schedule, its clock and its counts.
+/// One strategy's shop: its schedule, its clock, its counts and, with keys, their record.
 #[derive(Clone)]
 pub struct Shop {
     schedule: Arc<Schedule>,
     start: Instant,
     ledger: Arc<Mutex<Ledger>>,
+    keys: Option<Idempotency>,
+}
+
+/// The shop's record of keys: a [`MemoryStore`] that counts, among the calls offered, those
+/// the boundary answers from the record (a replay, a key in progress or in conflict), which
+/// never reach a tool.
+struct CountedStore {
+    inner: MemoryStore,
+    start: Instant,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+impl IdempotencyStore for CountedStore {
+    fn claim<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        fingerprint: &'a Fingerprint,
+        lease: Duration,
+    ) -> StoreFuture<'a, Claim> {
+        Box::pin(async move {
+            let claim = self.inner.claim(key, fingerprint, lease).await?;
+            if !matches!(claim, Claim::Claimed(_)) {
+                let at = self.start.elapsed();
+                self.ledger
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .arrivals
+                    .push(at);
+            }
+            Ok(claim)
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        token: &'a ClaimToken,
+        outcome: &'a Recorded,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.inner.complete(key, token, outcome, ttl)
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a RecordKey,
+        token: &'a ClaimToken,
+        lease: Duration,
+    ) -> StoreFuture<'a, bool> {
+        self.inner.renew(key, token, lease)
+    }
+
+    fn release<'a>(&'a self, key: &'a RecordKey, token: &'a ClaimToken) -> StoreFuture<'a, ()> {
+        self.inner.release(key, token)
+    }
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -142,6 +204,28 @@ impl Shop {
             schedule,
             start,
             ledger: Arc::default(),
+            keys: None,
+        }
+    }
+
+    /// The same shop honouring idempotency keys for `refund_order`, its record in memory and
+    /// shared by every connection.
+    pub fn with_keys(mut self) -> Self {
+        let store = CountedStore {
+            inner: MemoryStore::new(),
+            start: self.start,
+            ledger: self.ledger.clone(),
+        };
+        self.keys = Some(Idempotency::new(store).tools(["refund_order"]));
+        self
+    }
+
+    /// The shop in its error boundary, with its keys if it has them.
+    fn boundary(&self) -> ErrorBoundary<Shop> {
+        let boundary = ErrorBoundary::new(self.clone());
+        match &self.keys {
+            Some(keys) => boundary.with_idempotency(keys.clone()),
+            None => boundary,
         }
     }
 
@@ -256,21 +340,35 @@ impl Shop {
     }
 }
 
-/// Serves `shop` to one client over `io`, in this process.
+/// Serves `shop` to one client over `io`, in this process; with keys, through the wire
+/// adapter that brings the boundary each call's key.
 pub async fn serve_in_process(shop: Shop, io: tokio::io::DuplexStream) {
-    if let Ok(running) = ErrorBoundary::new(shop).serve(io).await {
+    let running = if shop.keys.is_some() {
+        let (read, write) = tokio::io::split(io);
+        shop.boundary()
+            .serve(wire::server_stream(read, write))
+            .await
+    } else {
+        shop.boundary().serve(io).await
+    };
+    if let Ok(running) = running {
         let _ = running.waiting().await;
     }
 }
 
 /// Serves `shop` over Streamable HTTP on 127.0.0.1 (a free port); returns the URL.
 pub async fn serve_http(shop: Shop) -> std::io::Result<String> {
+    let keys = shop.keys.is_some();
     let service = StreamableHttpService::new(
-        move || Ok(ErrorBoundary::new(shop.clone())),
+        move || Ok(shop.boundary()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = if keys {
+        axum::Router::new().nest_service("/mcp", HttpLayer.layer(service))
+    } else {
+        axum::Router::new().nest_service("/mcp", service)
+    };
     let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, router).await });

@@ -31,6 +31,9 @@ pub enum Kind {
     /// `mcp_errors_core::rmcp::call_tool` with `RetryPolicy::default()` and
     /// `RetryBudget::default()`.
     Retrier,
+    /// The same against a shop that honours idempotency keys for its refunds, every call
+    /// sent with one.
+    RetrierKeys,
     /// The same with a budget of 50 tokens.
     RetrierSmallBudget,
     /// The same as `Retrier` with up to 10 attempts within a deadline of 1 s.
@@ -39,12 +42,13 @@ pub enum Kind {
 
 impl Kind {
     /// Every strategy, in the order of the table.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::NoRetry,
         Kind::Fixed,
         Kind::Exponential,
         Kind::AwsStandard,
         Kind::Retrier,
+        Kind::RetrierKeys,
         Kind::RetrierSmallBudget,
         Kind::RetrierDeadline,
     ];
@@ -55,6 +59,11 @@ impl Kind {
         !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierDeadline)
     }
 
+    /// Whether the shop of this strategy honours idempotency keys.
+    pub fn keys(self) -> bool {
+        self == Kind::RetrierKeys
+    }
+
     /// The name in the table and the plot.
     pub fn label(self) -> &'static str {
         match self {
@@ -63,6 +72,7 @@ impl Kind {
             Kind::Exponential => "3 retries, exponential",
             Kind::AwsStandard => "AWS standard mode",
             Kind::Retrier => "mcp-errors Retrier",
+            Kind::RetrierKeys => "mcp-errors Retrier + idempotency keys",
             Kind::RetrierSmallBudget => "Retrier, 50-token budget (variant)",
             Kind::RetrierDeadline => "Retrier, 10 attempts within 1 s (variant)",
         }
@@ -100,24 +110,27 @@ impl Strategy {
             ),
             _ => (policy, RetryBudget::default()),
         };
+        // rmcp's HTTP client keeps no record of `capabilities.tools.idempotency`, so the
+        // retrier is told; in process too, so both transports run the same client.
+        let retrier = Retrier::new(policy)
+            .with_budget(budget)
+            .with_seed(seed)
+            .with_idempotency_keys(kind.keys());
         Strategy {
             kind,
-            retrier: Retrier::new(policy).with_budget(budget).with_seed(seed),
+            retrier,
             quota: RetryBudget::default(),
             jitter: Mutex::new(fastrand::Rng::with_seed(seed)),
         }
     }
 
-    /// The call as this strategy sends it.
-    fn prepare(&self, call: ToolCall) -> ToolCall {
-        call
-    }
-
     /// Runs one logical call to its end: every attempt, the last one deciding.
     pub async fn call(&self, peer: &Peer<RoleClient>, call: ToolCall) -> Vec<Seen> {
-        let call = self.prepare(call);
         match self.kind {
-            Kind::Retrier | Kind::RetrierSmallBudget | Kind::RetrierDeadline => {
+            Kind::Retrier
+            | Kind::RetrierKeys
+            | Kind::RetrierSmallBudget
+            | Kind::RetrierDeadline => {
                 let start = Instant::now();
                 let attempts = match call_tool(peer, &call, &self.retrier).await {
                     Ok(success) => success.attempts,
@@ -174,9 +187,11 @@ impl Strategy {
     /// The wait before the attempt after `number` failed, or `None` to stop.
     fn delay(&self, number: u32, timed_out: bool) -> Option<Duration> {
         match self.kind {
-            Kind::NoRetry | Kind::Retrier | Kind::RetrierSmallBudget | Kind::RetrierDeadline => {
-                None
-            }
+            Kind::NoRetry
+            | Kind::Retrier
+            | Kind::RetrierKeys
+            | Kind::RetrierSmallBudget
+            | Kind::RetrierDeadline => None,
             Kind::Fixed => (number <= 3).then_some(BASE),
             Kind::Exponential => (number <= 3).then(|| BASE * 2u32.pow(number - 1)),
             Kind::AwsStandard => {
