@@ -77,7 +77,7 @@ impl DemoServer {
     /// Searches the company's policy documents of one department (finance, hr, legal or
     /// engineering) for keywords. A search that matches nothing is a success with zero hits,
     /// marked empty in `_meta`.
-    #[tool(meta = error_catalog_meta::<SearchError>())]
+    #[tool(meta = error_catalog_meta::<SearchError>(), annotations(read_only_hint = true))]
     async fn search_docs(
         &self,
         Parameters(args): Parameters<SearchArgs>,
@@ -95,7 +95,10 @@ impl DemoServer {
 
     /// Reserves a seat (A1 to C4). A seat that does not exist is `not_found`; a seat that is
     /// taken is a `conflict`.
-    #[tool(meta = error_catalog_meta::<SeatError>())]
+    #[tool(
+        meta = error_catalog_meta::<SeatError>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false)
+    )]
     async fn reserve_seat(
         &self,
         Parameters(args): Parameters<ReserveSeatArgs>,
@@ -115,7 +118,10 @@ impl DemoServer {
 
     /// Refunds an order delivered at most 30 days ago. Older orders are refused by a
     /// business rule whose details carry a message for the customer.
-    #[tool(meta = error_catalog_meta::<RefundError>())]
+    #[tool(
+        meta = error_catalog_meta::<RefundError>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false)
+    )]
     async fn refund_order(
         &self,
         Parameters(args): Parameters<RefundArgs>,
@@ -132,7 +138,7 @@ impl DemoServer {
 
     /// Returns the log lines of a service (checkout, payments or search) between two RFC 3339
     /// timestamps; `start_time` must not be after `end_time`.
-    #[tool(meta = error_catalog_meta::<LogsError>())]
+    #[tool(meta = error_catalog_meta::<LogsError>(), annotations(read_only_hint = true))]
     async fn query_logs(
         &self,
         Parameters(args): Parameters<QueryLogsArgs>,
@@ -142,7 +148,7 @@ impl DemoServer {
 
     /// Returns a report (e.g. q3-summary) from the local cache, or from the report service
     /// when the cache does not have it.
-    #[tool(meta = error_catalog_meta::<ReportError>())]
+    #[tool(meta = error_catalog_meta::<ReportError>(), annotations(read_only_hint = true))]
     async fn fetch_report(
         &self,
         Parameters(args): Parameters<FetchReportArgs>,
@@ -151,7 +157,7 @@ impl DemoServer {
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.
-    #[tool(meta = error_catalog_meta::<IntentionalError>())]
+    #[tool(meta = error_catalog_meta::<IntentionalError>(), annotations(read_only_hint = true))]
     async fn test_error_handling(&self) -> Result<String, IntentionalError> {
         Err(IntentionalError)
     }
