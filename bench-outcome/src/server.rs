@@ -396,6 +396,26 @@ mod tests {
         assert_eq!(shop.ledger().arrivals.len(), schedule.capacity as usize + 1);
     }
 
+    #[tokio::test]
+    async fn a_call_answered_from_the_record_of_keys_is_counted_as_offered() {
+        let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
+        let store = CountedStore {
+            inner: MemoryStore::new(),
+            start: shop.start,
+            ledger: shop.ledger.clone(),
+        };
+        let key = RecordKey::new("agent", "k1");
+        let fingerprint = Fingerprint::of("refund_order", &serde_json::json!({"cents": 1}));
+        let lease = Duration::from_secs(5);
+        let first = store.claim(&key, &fingerprint, lease).await.unwrap();
+        assert!(matches!(first, Claim::Claimed(_)));
+        // The claimed call reaches the tool, which counts it itself.
+        assert!(shop.ledger().arrivals.is_empty());
+        let again = store.claim(&key, &fingerprint, lease).await.unwrap();
+        assert!(matches!(again, Claim::InProgress));
+        assert_eq!(shop.ledger().arrivals.len(), 1);
+    }
+
     #[test]
     fn the_server_counts_how_often_it_saw_a_call() {
         let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
