@@ -7,16 +7,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// struggling server is not hammered by many callers retrying at once.
 ///
 /// A retry withdraws tokens (more for a timeout, which costs the server more); a success
-/// puts a few back, a retry that succeeds its cost; with the bucket empty, retries stop
+/// puts a few back, one after a retry a retry's cost; with the bucket empty, retries stop
 /// ([`EscalationReason::BudgetExhausted`](super::EscalationReason::BudgetExhausted)) until
 /// successes refill it. A [`Retrier`](super::Retrier) charges the budget it is given
 /// ([`Retrier::with_budget`](super::Retrier::with_budget)); a caller deciding attempt by attempt
 /// charges it with [`RetryPolicy::decide_with_budget`](super::RetryPolicy::decide_with_budget).
 ///
-/// The default is AWS's standard retry mode: 500 tokens, a retry costs 5, a timeout retry
-/// 10, a success at the first attempt refunds 1 and one after a retry refunds 5. The `with_*`
-/// methods make a new bucket, full and shared with nothing yet: set them first, then clone the
-/// budget to share it.
+/// The default follows AWS's standard retry mode: 500 tokens, a retry costs 5, a timeout
+/// retry 10, a success at the first attempt refunds 1 and one after a retry refunds 5 (AWS
+/// gives back 10 when the retry that succeeded followed a timeout). The `with_*` methods make
+/// a new bucket, full and shared with nothing yet: set them first, then clone the budget to
+/// share it.
 ///
 /// ```
 /// use mcp_errors_core::client::RetryBudget;

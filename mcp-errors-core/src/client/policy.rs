@@ -297,7 +297,8 @@ impl RetryPolicy {
     /// [`decide`](Self::decide), charging `budget`, usually shared with other callers through
     /// clones: a success at the first attempt puts
     /// [`success_refund`](RetryBudget::success_refund) tokens back, a success after a retry
-    /// [`retry_cost`](RetryBudget::retry_cost) tokens (the retry's cost given back), and
+    /// [`retry_cost`](RetryBudget::retry_cost) tokens (also when that retry followed a timeout
+    /// and took [`timeout_cost`](RetryBudget::timeout_cost)), and
     /// a retry takes [`retry_cost`](RetryBudget::retry_cost) tokens
     /// ([`timeout_cost`](RetryBudget::timeout_cost) when the outcome
     /// [may have run](Outcome::may_have_run_for)), or, with too few left, becomes
@@ -331,7 +332,8 @@ impl RetryPolicy {
         let decision = self.decide(outcome, attempt);
         match decision {
             Decision::Done => {
-                // As AWS's standard mode: a retry that succeeds gives its cost back.
+                // A retry that succeeds gives a retry's cost back (AWS's standard mode gives back
+                // what that retry took, the timeout cost after a timeout).
                 let refund = if attempt.number > 1 {
                     budget.retry_cost()
                 } else {
