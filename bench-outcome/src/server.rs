@@ -108,6 +108,17 @@ struct CountedStore {
     ledger: Arc<Mutex<Ledger>>,
 }
 
+impl CountedStore {
+    /// An empty record that counts into `shop`'s ledger, on its clock.
+    fn of(shop: &Shop) -> Self {
+        CountedStore {
+            inner: MemoryStore::new(),
+            start: shop.start,
+            ledger: shop.ledger.clone(),
+        }
+    }
+}
+
 impl IdempotencyStore for CountedStore {
     fn claim<'a>(
         &'a self,
@@ -211,11 +222,7 @@ impl Shop {
     /// The same shop honouring idempotency keys for `refund_order`, its record in memory and
     /// shared by every connection.
     pub fn with_keys(mut self) -> Self {
-        let store = CountedStore {
-            inner: MemoryStore::new(),
-            start: self.start,
-            ledger: self.ledger.clone(),
-        };
+        let store = CountedStore::of(&self);
         self.keys = Some(Idempotency::new(store).tools(["refund_order"]));
         self
     }
@@ -399,11 +406,7 @@ mod tests {
     #[tokio::test]
     async fn a_call_answered_from_the_record_of_keys_is_counted_as_offered() {
         let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
-        let store = CountedStore {
-            inner: MemoryStore::new(),
-            start: shop.start,
-            ledger: shop.ledger.clone(),
-        };
+        let store = CountedStore::of(&shop);
         let key = RecordKey::new("agent", "k1");
         let fingerprint = Fingerprint::of("refund_order", &serde_json::json!({"cents": 1}));
         let lease = Duration::from_secs(5);
