@@ -22,6 +22,8 @@ mod server;
 #[cfg(feature = "idempotency")]
 mod store;
 #[cfg(all(feature = "idempotency", feature = "rmcp"))]
+mod unreadable;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "idempotency", feature = "rmcp"))))]
 pub mod wire;
 

@@ -28,7 +28,8 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker, ready};
 
 use bytes::{Buf, Bytes};
 use http_body::Frame;
@@ -37,6 +38,7 @@ use http_body_util::combinators::UnsyncBoxBody;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+use super::unreadable;
 use super::{CAPABILITY, CARRIER_CAPABILITY, CARRIER_META, KEY_PARAM};
 
 /// The longest line (or SSE `data:` line) the adapters read as JSON: 16 MiB, rmcp's own limit
@@ -73,7 +75,9 @@ fn rewrite(role: Role, way: Way, message: &mut Value) -> bool {
     };
     match (role, way) {
         (Role::Server, Way::In) => key_into_meta(message),
-        (Role::Server, Way::Out) => capability_onto_wire(message),
+        (Role::Server, Way::Out) => {
+            capability_onto_wire(message) | unreadable::null_id_onto_error(message)
+        }
         (Role::Client, Way::In) => capability_into_carrier(message),
         (Role::Client, Way::Out) => key_onto_wire(message),
     }
@@ -196,14 +200,23 @@ fn capability_into_carrier(message: &mut Map<String, Value>) -> bool {
 
 /// `line` (without its line end) rewritten, or `None` when it stays as it is.
 fn rewrite_json(role: Role, way: Way, line: &[u8]) -> Option<Vec<u8>> {
+    try_rewrite_json(role, way, line).ok().flatten()
+}
+
+/// [`rewrite_json`], with serde_json's error for a line it cannot read as a `Value`.
+fn try_rewrite_json(
+    role: Role,
+    way: Way,
+    line: &[u8],
+) -> Result<Option<Vec<u8>>, serde_json::Error> {
     if line.len() > MAX_LINE_BYTES {
-        return None;
+        return Ok(None);
     }
-    let mut message: Value = serde_json::from_slice(line).ok()?;
+    let mut message: Value = serde_json::from_slice(line)?;
     if !rewrite(role, way, &mut message) {
-        return None;
+        return Ok(None);
     }
-    serde_json::to_vec(&message).ok()
+    Ok(serde_json::to_vec(&message).ok())
 }
 
 /// Splits bytes into lines and rewrites each, holding at most one line of
@@ -218,6 +231,9 @@ struct Lines {
     passing: bool,
     /// Only `data:` lines are JSON (a Server-Sent Events stream).
     sse: bool,
+    /// A server's inbound lines: a line rmcp cannot read goes no further, and its answer
+    /// lands here.
+    answers: Option<Vec<u8>>,
 }
 
 impl Lines {
@@ -228,6 +244,15 @@ impl Lines {
             partial: Vec::new(),
             passing: false,
             sse: false,
+            answers: None,
+        }
+    }
+
+    /// A server's inbound lines, answering those rmcp cannot read.
+    fn answering() -> Self {
+        Lines {
+            answers: Some(Vec::new()),
+            ..Lines::new(Role::Server, Way::In)
         }
     }
 
@@ -285,7 +310,7 @@ impl Lines {
     }
 
     /// One line, with its line end if it has one.
-    fn line(&self, line: &[u8], out: &mut Vec<u8>) {
+    fn line(&mut self, line: &[u8], out: &mut Vec<u8>) {
         let body_end = line
             .iter()
             .rposition(|&b| b != b'\n' && b != b'\r')
@@ -302,7 +327,19 @@ impl Lines {
         } else {
             (&body[..0], body)
         };
-        match rewrite_json(self.role, self.way, json) {
+        let rewritten = match try_rewrite_json(self.role, self.way, json) {
+            Ok(rewritten) => rewritten,
+            Err(error) => {
+                if let Some(answers) = &mut self.answers
+                    && let Some(answer) = unreadable::answer(json, error)
+                {
+                    answers.extend_from_slice(&answer);
+                    return;
+                }
+                None
+            }
+        };
+        match rewritten {
             Some(rewritten) => {
                 out.extend_from_slice(prefix);
                 if self.sse {
@@ -316,16 +353,56 @@ impl Lines {
     }
 }
 
+/// How many bytes of answers the reader holds for a peer that does not read them before it
+/// stops reading too.
+const MAX_ANSWER_BACKLOG: usize = 64 * 1024;
+
 /// A reader whose lines are rewritten.
-struct Reader<R> {
+struct Reader<R, W> {
     inner: R,
     lines: Lines,
     out: Vec<u8>,
     sent: usize,
     done: bool,
+    /// Where the answers to lines rmcp cannot read go out (a server's reader only).
+    outlet: Arc<Mutex<Outlet<W>>>,
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for Reader<R> {
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Reader<R, W> {
+    /// Hands the answers of the lines read so far to the outlet and writes them. `Pending`
+    /// while the backlog is over [`MAX_ANSWER_BACKLOG`], or at the end of the input until
+    /// every answer is out, so a peer's last line is answered before rmcp closes.
+    fn poll_answers(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(answers) = &mut self.lines.answers else {
+            return Poll::Ready(());
+        };
+        let mut outlet = lock(&self.outlet);
+        if outlet.broken {
+            answers.clear();
+            return Poll::Ready(());
+        }
+        outlet.answers.append(answers);
+        if outlet.is_empty() {
+            return Poll::Ready(());
+        }
+        let written = match outlet.poll_drain(cx) {
+            Poll::Ready(Ok(())) => outlet.poll_flush(cx),
+            other => other,
+        };
+        match written {
+            Poll::Ready(Ok(())) => Poll::Ready(()),
+            // rmcp meets the error on its own next write.
+            Poll::Ready(Err(_)) => {
+                outlet.broken = true;
+                Poll::Ready(())
+            }
+            Poll::Pending if self.done || outlet.backlog() > MAX_ANSWER_BACKLOG => Poll::Pending,
+            Poll::Pending => Poll::Ready(()),
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> AsyncRead for Reader<R, W> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -341,6 +418,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for Reader<R> {
             }
             this.out.clear();
             this.sent = 0;
+            ready!(this.poll_answers(cx));
             if this.done {
                 return Poll::Ready(Ok(()));
             }
@@ -357,53 +435,105 @@ impl<R: AsyncRead + Unpin> AsyncRead for Reader<R> {
     }
 }
 
-/// A writer whose lines are rewritten.
-struct Writer<W> {
+/// The writing side of a stream, shared by its writer with its reader, which adds its answers
+/// between two of rmcp's lines.
+struct Outlet<W> {
     inner: W,
     lines: Lines,
     out: Vec<u8>,
     sent: usize,
+    /// The reader's answers, held while a line too long to read passes.
+    answers: Vec<u8>,
+    /// The tasks that found `inner` not ready. `inner` wakes only the last task that polled
+    /// it, so whoever writes wakes the others.
+    waiting: Vec<Waker>,
+    /// A write failed: the reader's answers are dropped.
+    broken: bool,
 }
 
-impl<W: AsyncWrite + Unpin> Writer<W> {
+impl<W: AsyncWrite + Unpin> Outlet<W> {
+    fn is_empty(&self) -> bool {
+        self.sent == self.out.len() && self.answers.is_empty()
+    }
+
+    fn backlog(&self) -> usize {
+        self.out.len() - self.sent + self.answers.len()
+    }
+
     /// Writes what is ready to go on.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if !self.lines.passing {
+            self.out.append(&mut self.answers);
+        }
         while self.sent < self.out.len() {
-            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.out[self.sent..]))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            match Pin::new(&mut self.inner).poll_write(cx, &self.out[self.sent..]) {
+                Poll::Pending => {
+                    if !self.waiting.iter().any(|w| w.will_wake(cx.waker())) {
+                        self.waiting.push(cx.waker().clone());
+                    }
+                    return Poll::Pending;
+                }
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => {
+                    self.sent += n;
+                    self.waiting.drain(..).for_each(Waker::wake);
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
             }
-            self.sent += n;
         }
         self.out.clear();
         self.sent = 0;
         Poll::Ready(Ok(()))
     }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        if flushed.is_pending() && !self.waiting.iter().any(|w| w.will_wake(cx.waker())) {
+            self.waiting.push(cx.waker().clone());
+        } else {
+            self.waiting.drain(..).for_each(Waker::wake);
+        }
+        flushed
+    }
+}
+
+/// The outlet's state is whole between two polls, so a panic elsewhere while it was locked
+/// leaves nothing to repair.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A writer whose lines are rewritten.
+struct Writer<W> {
+    outlet: Arc<Mutex<Outlet<W>>>,
 }
 
 impl<W: AsyncWrite + Unpin> AsyncWrite for Writer<W> {
     fn poll_write(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = &mut *self;
-        ready!(this.poll_drain(cx))?;
-        this.lines.push(buf, &mut this.out);
+        let mut outlet = lock(&self.outlet);
+        ready!(outlet.poll_drain(cx))?;
+        let Outlet { lines, out, .. } = &mut *outlet;
+        lines.push(buf, out);
         Poll::Ready(Ok(buf.len()))
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        ready!(this.poll_drain(cx))?;
-        Pin::new(&mut this.inner).poll_flush(cx)
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut outlet = lock(&self.outlet);
+        ready!(outlet.poll_drain(cx))?;
+        outlet.poll_flush(cx)
     }
 
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        this.lines.finish(&mut this.out);
-        ready!(this.poll_drain(cx))?;
-        Pin::new(&mut this.inner).poll_shutdown(cx)
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut outlet = lock(&self.outlet);
+        let Outlet { lines, out, .. } = &mut *outlet;
+        lines.finish(out);
+        ready!(outlet.poll_drain(cx))?;
+        outlet.broken = true;
+        Pin::new(&mut outlet.inner).poll_shutdown(cx)
     }
 }
 
@@ -419,20 +549,27 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let reader = Reader {
-        inner: read,
-        lines: Lines::new(role, Way::In),
-        out: Vec::new(),
-        sent: 0,
-        done: false,
-    };
-    let writer = Writer {
+    let outlet = Arc::new(Mutex::new(Outlet {
         inner: write,
         lines: Lines::new(role, Way::Out),
         out: Vec::new(),
         sent: 0,
+        answers: Vec::new(),
+        waiting: Vec::new(),
+        broken: false,
+    }));
+    let reader = Reader {
+        inner: read,
+        lines: match role {
+            Role::Server => Lines::answering(),
+            Role::Client => Lines::new(role, Way::In),
+        },
+        out: Vec::new(),
+        sent: 0,
+        done: false,
+        outlet: outlet.clone(),
     };
-    (reader, writer)
+    (reader, Writer { outlet })
 }
 
 /// A server's byte stream (what it reads, what it writes) with the idempotency fields moved
