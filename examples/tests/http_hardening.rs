@@ -453,6 +453,50 @@ fn one_client_cannot_open_every_session() {
     assert_eq!(admitted.status, 200, "{admitted:?}");
 }
 
+const PING: &str = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+
+#[test]
+fn a_full_server_makes_room_for_a_new_client_address_however_busy_the_others_keep_theirs() {
+    let server = Server::start(&["--max-sessions", "4", "--max-sessions-per-client", "3"]);
+    // Two addresses fill the server and keep every session busy.
+    let held: Vec<(&str, String)> = ["127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3"]
+        .into_iter()
+        .map(|local| (local, server.open_session_from(local)))
+        .collect();
+    let ping = |(local, session): &(&str, String)| {
+        server.post_from(local, &[("Mcp-Session-Id", session)], PING.as_bytes())
+    };
+    for session in &held {
+        let pong = ping(session);
+        assert_eq!(pong.status, 200, "{pong:?}");
+    }
+    // A client of the full server gets nothing more.
+    let refused = server.post_from("127.0.0.2", &[], INITIALIZE.as_bytes());
+    assert_eq!(refused.status, 503, "{refused:?}");
+
+    // A new address gets a session: the longest idle of a client holding the most ends.
+    let newcomer = server.open_session_from("127.0.0.4");
+    let evicted = ping(&held[0]);
+    assert_eq!(
+        evicted.status, 404,
+        "the longest idle session ends: {evicted:?}"
+    );
+    for session in &held[1..] {
+        let pong = ping(session);
+        assert_eq!(pong.status, 200, "{pong:?}");
+    }
+    let pong = ping(&("127.0.0.4", newcomer));
+    assert_eq!(pong.status, 200, "{pong:?}");
+
+    // Room is made only for a client holding at least two fewer than the most.
+    for local in ["127.0.0.4", "127.0.0.2"] {
+        let refused = server.post_from(local, &[], INITIALIZE.as_bytes());
+        assert_eq!(refused.status, 503, "{local}: {refused:?}");
+    }
+    let fifth = server.post_from("127.0.0.5", &[], INITIALIZE.as_bytes());
+    assert_eq!(fifth.status, 200, "{fifth:?}");
+}
+
 #[test]
 fn a_connection_beyond_max_connections_waits_until_one_closes() {
     let server = Server::start(&["--max-connections", "2"]);

@@ -41,8 +41,12 @@
 //! - A request whose body has not arrived whole within `--body-timeout` (10 s) gets 408 and
 //!   its connection is closed. The body is read before a request counts against any limit
 //!   below, so a slow body holds its connection and nothing else.
-//! - At most `--max-sessions` (100) sessions; an `initialize` beyond them gets 503 with
-//!   `Retry-After`. A session idle for `--session-idle` (5 min) ends, and its slot is free.
+//! - At most `--max-sessions` (100) sessions. When they are all open, an `initialize` from a
+//!   client address holding at least two fewer sessions than the address holding the most
+//!   ends that address's longest idle session (the one whose last request is the oldest) and
+//!   takes its slot; any other gets 503 with `Retry-After`. So a few addresses keeping their
+//!   sessions alive cannot lock a new client out. A session idle for `--session-idle`
+//!   (5 min) ends, and its slot is free.
 //! - At most `--max-sessions-per-client` (25) of them opened from one client address; an
 //!   `initialize` beyond them gets 429 with `Retry-After`, so one client cannot take every
 //!   session.
@@ -70,7 +74,7 @@ use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -89,6 +93,7 @@ use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -116,7 +121,9 @@ HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an
   --max-body-bytes N      answer 413 to a request body over N bytes (default 1048576)
   --header-timeout DUR    close a connection whose request headers take longer (default 10s)
   --body-timeout DUR      answer 408 and close when a request body takes longer (default 10s)
-  --max-sessions N        answer 503 to an initialize beyond N open sessions (default 100)
+  --max-sessions N        keep at most N open sessions (default 100); beyond them an initialize ends
+                          the longest idle session of the client holding the most if that client holds
+                          two more than the initializing one, else gets 503
   --max-sessions-per-client N
                           answer 429 to an initialize beyond N open sessions of its client (default 25)
   --session-idle DUR      end a session after this long without a message (default 5m)
@@ -140,7 +147,9 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// a connection trickling its body is free again after 10 s.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// A local demo serves a handful of clients; 100 leaves room for test suites running side by
-/// side while bounding the worker tasks, channels and handler clones that sessions hold.
+/// side while bounding the worker tasks, channels and handler clones that sessions hold. A
+/// new client address still gets a session at the cap, in place of the longest idle session
+/// of the address holding the most.
 const MAX_SESSIONS: usize = 100;
 /// A quarter of the sessions: one client cannot take them all, and on loopback, where every
 /// client has the same address, four test suites side by side still fit.
@@ -625,13 +634,51 @@ struct RequestGuard {
     max_streams_per_session: usize,
 }
 
-/// The requests that may be opening a session right now, and the sessions each client opened.
+/// The requests that may be opening a session right now, and the sessions clients opened.
 #[derive(Default)]
 struct Opening {
     requests: usize,
     requests_by_client: HashMap<IpAddr, usize>,
     /// Pruned of the sessions rmcp no longer holds (closed or idle) whenever one opens.
-    opened_by_client: HashMap<IpAddr, Vec<Arc<str>>>,
+    opened: HashMap<Arc<str>, Opened>,
+}
+
+/// A session a client opened.
+struct Opened {
+    client: IpAddr,
+    /// When a request of the session last arrived or was answered.
+    last_seen: Instant,
+}
+
+impl Opening {
+    fn held_by(&self, client: IpAddr) -> usize {
+        self.opened.values().filter(|s| s.client == client).count()
+    }
+
+    /// When the server is full, the session that makes room for a client holding `of_client`:
+    /// the longest idle of the client holding the most, if that one holds at least two more
+    /// (so that two clients never take a slot back and forth).
+    fn to_evict_for(&self, of_client: usize) -> Option<Arc<str>> {
+        let mut held: HashMap<IpAddr, usize> = HashMap::new();
+        for session in self.opened.values() {
+            *held.entry(session.client).or_default() += 1;
+        }
+        let most = held.values().copied().max()?;
+        if most < of_client + 2 {
+            return None;
+        }
+        self.opened
+            .iter()
+            .filter(|(_, session)| held[&session.client] == most)
+            .min_by_key(|(_, session)| session.last_seen)
+            .map(|(id, _)| id.clone())
+    }
+
+    fn seen(&mut self, session: &str) {
+        if let Some(opened) = self.opened.get_mut(session) {
+            opened.last_seen = Instant::now();
+        }
+    }
 }
 
 /// A request that may open a session, counted until its response is ready; by then rmcp
@@ -690,19 +737,17 @@ impl RequestGuard {
         }
     }
 
-    /// Counts a request that may open a session for `client`, unless the server or the
-    /// client has as many sessions as it may.
-    async fn admit_session(&self, client: IpAddr) -> Result<OpeningSlot, SessionsFull> {
+    /// Counts a request that may open a session for `client`, unless the client has as many
+    /// sessions as it may, or the server has and no session can make room for it. The session
+    /// returned with the slot makes room: close it before opening the new one.
+    async fn admit_session(
+        &self,
+        client: IpAddr,
+    ) -> Result<(OpeningSlot, Option<Arc<str>>), SessionsFull> {
         let open = self.sessions.sessions.read().await;
         let mut opening = lock(&self.opening);
-        opening.opened_by_client.retain(|_, ids| {
-            ids.retain(|id| open.contains_key(id));
-            !ids.is_empty()
-        });
-        if open.len() + opening.requests >= self.max_sessions {
-            return Err(SessionsFull::Server);
-        }
-        let of_client = opening.opened_by_client.get(&client).map_or(0, Vec::len)
+        opening.opened.retain(|id, _| open.contains_key(id));
+        let of_client = opening.held_by(client)
             + opening
                 .requests_by_client
                 .get(&client)
@@ -711,17 +756,32 @@ impl RequestGuard {
         if of_client >= self.max_sessions_per_client {
             return Err(SessionsFull::Client);
         }
+        let mut evicted = None;
+        if open.len() + opening.requests >= self.max_sessions {
+            let id = opening
+                .to_evict_for(of_client)
+                .ok_or(SessionsFull::Server)?;
+            opening.opened.remove(&id);
+            evicted = Some(id);
+        }
         opening.requests += 1;
         *opening.requests_by_client.entry(client).or_default() += 1;
-        Ok(OpeningSlot {
+        let slot = OpeningSlot {
             opening: self.opening.clone(),
             client,
-        })
+        };
+        Ok((slot, evicted))
     }
 
     async fn open_session(&self, client: IpAddr, request: Request, next: Next) -> Response {
         let slot = match self.admit_session(client).await {
-            Ok(slot) => slot,
+            Ok((slot, evicted)) => {
+                if let Some(id) = evicted {
+                    // Its worker ends and its streams close; a request of it gets 404 after.
+                    let _ = self.sessions.close_session(&id).await;
+                }
+                slot
+            }
             Err(SessionsFull::Server) => {
                 return (
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -752,11 +812,11 @@ impl RequestGuard {
             .get(HEADER_SESSION_ID)
             .and_then(|id| id.to_str().ok())
         {
-            lock(&self.opening)
-                .opened_by_client
-                .entry(client)
-                .or_default()
-                .push(id.into());
+            let opened = Opened {
+                client,
+                last_seen: Instant::now(),
+            };
+            lock(&self.opening).opened.insert(id.into(), opened);
         }
         drop(slot);
         response
@@ -808,12 +868,19 @@ async fn guard_request(
         .get(HEADER_SESSION_ID)
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
-    match (request.method(), session) {
-        // Only a POST without a session id can open a session (an initialize).
-        (&Method::POST, None) => guard.open_session(client, request, next).await,
-        (&Method::GET, Some(session)) => guard.open_stream(&session, request, next).await,
-        _ => next.run(request).await,
+    if let Some(session) = &session {
+        lock(&guard.opening).seen(session);
     }
+    let response = match (request.method(), &session) {
+        // Only a POST without a session id can open a session (an initialize).
+        (&Method::POST, None) => return guard.open_session(client, request, next).await,
+        (&Method::GET, Some(session)) => guard.open_stream(session, request, next).await,
+        _ => next.run(request).await,
+    };
+    if let Some(session) = &session {
+        lock(&guard.opening).seen(session);
+    }
+    response
 }
 
 /// A response body that holds `_slot` for as long as hyper holds the body.
