@@ -27,6 +27,10 @@
 //! ignored). `--redis URL` keeps the records in Redis instead, so several replicas of the
 //! server behind one address (`--http ADDR --stateless`) share them.
 //!
+//! Over stdio, a line the server cannot read (not JSON, an id such as `1e400`, not a request)
+//! gets a JSON-RPC error with `"id": null`, and the server reads on
+//! (`mcp_errors_core::idempotency::wire::server_stream` answers it).
+//!
 //! Over HTTP the server bounds what a client can hold, each bound a constant below with a
 //! flag to change it:
 //!

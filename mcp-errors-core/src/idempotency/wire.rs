@@ -13,9 +13,17 @@
 //!   it. Outbound: a key a `tools/call` carries in its `_meta` under this crate's name moves to
 //!   `params.idempotencyKey`.
 //!
-//! Everything else passes unchanged, byte for byte: other messages, a line that is not JSON,
-//! a line longer than 16 MiB (rmcp's own limit, which drops it), so memory per line stays
-//! bounded.
+//! Everything else passes unchanged, byte for byte: other messages, a line that is not JSON
+//! (except into a server, below), a line longer than 16 MiB (rmcp's own limit, which drops
+//! it), so memory per line stays bounded.
+//!
+//! A server's byte stream ([`server_stream`]) also answers what rmcp's stdio transport leaves
+//! unanswered, as JSON-RPC 2.0 asks, and reads on: a line that is not JSON (nor UTF-8) gets
+//! -32700 Parse error with `"id": null`; JSON that serde_json cannot hold (a number beyond
+//! `f64` such as `1e400`, a lone surrogate such as `"\ud800"`) gets -32600 Invalid Request,
+//! with the message's id when that reads, else `null`. Such a line never reaches rmcp. JSON
+//! that rmcp cannot read as a message (a bad id type, no method, an array, a number) rmcp
+//! answers with -32600 itself, without an id: that answer goes out with `"id": null`.
 //!
 //! [`server_stream`] and [`client_stream`] wrap a byte stream of newline-delimited JSON-RPC
 //! (stdio, a child process, a socket; batches too); [`HttpLayer`] wraps rmcp's
@@ -574,7 +582,9 @@ where
 
 /// A server's byte stream (what it reads, what it writes) with the idempotency fields moved
 /// between the wire and rmcp: serve an [`ErrorBoundary`](crate::rmcp::ErrorBoundary) with
-/// idempotency on through it. See the [module](self) for what it rewrites.
+/// idempotency on through it. It also answers each line rmcp cannot read, with a JSON-RPC
+/// -32700 or -32600 error, which is worth it without idempotency too. See the
+/// [module](self) for what it rewrites and answers.
 ///
 /// ```
 /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
