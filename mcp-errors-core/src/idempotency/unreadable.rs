@@ -162,6 +162,41 @@ mod tests {
         assert!(answer(marked_garbage, error).is_some());
     }
 
+    #[tokio::test]
+    async fn the_stream_answers_while_rmcp_is_silent_and_between_its_lines() {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+        let (server_end, peer_end) = tokio::io::duplex(1024);
+        let (read, write) = tokio::io::split(server_end);
+        let (mut reader, mut writer) = super::super::wire::server_stream(read, write);
+        let (peer_read, mut peer_write) = tokio::io::split(peer_end);
+        let mut peer_read = BufReader::new(peer_read);
+
+        // Half a line of rmcp's is held back; the answer goes out whole before it.
+        writer.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        peer_write.write_all(b"not json\n").await.unwrap();
+        peer_write.write_all(ping).await.unwrap();
+        peer_write.write_all(b"\n").await.unwrap();
+        let mut read = vec![0; ping.len() + 1];
+        reader.read_exact(&mut read).await.unwrap();
+        assert_eq!(&read[..ping.len()], ping, "rmcp reads the next line only");
+
+        let mut answer = String::new();
+        peer_read.read_line(&mut answer).await.unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+
+        writer
+            .write_all(b"\"id\":1,\"result\":{}}\n")
+            .await
+            .unwrap();
+        writer.flush().await.unwrap();
+        let mut rmcps = String::new();
+        peer_read.read_line(&mut rmcps).await.unwrap();
+        assert_eq!(rmcps, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    }
+
     #[test]
     fn an_error_without_an_id_gets_a_null_one_and_others_stay() {
         let mut rmcps =

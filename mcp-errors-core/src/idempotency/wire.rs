@@ -418,6 +418,8 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> AsyncRead for Reader<R, W> {
     ) -> Poll<io::Result<()>> {
         let this = &mut *self;
         loop {
+            // Before the lines after them: a peer waiting for an answer sends nothing more.
+            ready!(this.poll_answers(cx));
             if this.sent < this.out.len() {
                 let n = buf.remaining().min(this.out.len() - this.sent);
                 buf.put_slice(&this.out[this.sent..this.sent + n]);
@@ -426,7 +428,6 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> AsyncRead for Reader<R, W> {
             }
             this.out.clear();
             this.sent = 0;
-            ready!(this.poll_answers(cx));
             if this.done {
                 return Poll::Ready(Ok(()));
             }
