@@ -1,6 +1,6 @@
 //! `demo-server --http` as a deployment meets it: foreign origins and hosts, oversized bodies,
 //! clients that send their headers or bodies slowly, more sessions, connections or SSE streams
-//! than the server keeps or one client may hold. Each test starts the real binary on
+//! than the server keeps or one client may hold, a new client at a server others keep full. Each test starts the real binary on
 //! 127.0.0.1 and speaks plain HTTP/1.1 over a `TcpStream`; a test that needs several clients
 //! binds their sockets to other loopback addresses (127.0.0.2, 127.0.0.3), which Linux routes
 //! to the loopback interface.
