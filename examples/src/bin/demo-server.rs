@@ -757,16 +757,18 @@ impl RequestGuard {
                 .get(&client)
                 .copied()
                 .unwrap_or(0);
+        let full = open.len() + opening.requests >= self.max_sessions;
+        let evicted = if full {
+            let id = opening.to_evict_for(of_client);
+            Some(id.ok_or(SessionsFull::Server)?)
+        } else {
+            None
+        };
         if of_client >= self.max_sessions_per_client {
             return Err(SessionsFull::Client);
         }
-        let mut evicted = None;
-        if open.len() + opening.requests >= self.max_sessions {
-            let id = opening
-                .to_evict_for(of_client)
-                .ok_or(SessionsFull::Server)?;
-            opening.opened.remove(&id);
-            evicted = Some(id);
+        if let Some(id) = &evicted {
+            opening.opened.remove(id);
         }
         opening.requests += 1;
         *opening.requests_by_client.entry(client).or_default() += 1;
