@@ -53,7 +53,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(policy.max_attempts(), 3);
     assert_eq!(policy.base_delay(), Duration::from_millis(100));
     assert_eq!(policy.max_backoff(), Duration::from_secs(20));
-    assert_eq!(policy.deadline(), None);
+    assert_eq!(policy.deadline(), Some(Duration::from_secs(60)));
     assert_eq!(policy.attempt_timeout(), None);
     assert!(policy.catalog().is_none());
     assert_eq!(policy.peer_profile(), &PeerProfile::standard());
@@ -230,10 +230,18 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
         decide(&limited, first()),
         escalate(EscalationReason::RetryAfterTooLong)
     );
-    let patient = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
+    let patient = RetryPolicy::default()
+        .with_max_backoff(Duration::from_secs(60))
+        .with_deadline(Duration::from_secs(120));
     assert_eq!(
         patient.decide(&limited, first().with_jitter(1.0)),
         retry_ms(60000)
+    );
+    // The default deadline of 60 s leaves no room for a wait of 60 s.
+    let bounded = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
+    assert_eq!(
+        bounded.decide(&limited, first().with_jitter(1.0)),
+        escalate(EscalationReason::DeadlineExceeded)
     );
 }
 
