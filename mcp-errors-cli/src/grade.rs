@@ -245,6 +245,8 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
                 NoAnswer::Timeout(_) => "hangs",
                 NoAnswer::Exited(_) => "crashes",
                 NoAnswer::Transport(_) => "fails",
+                NoAnswer::TooLarge => "sends too much",
+                NoAnswer::Flood => "floods the client",
             };
             g.note(
                 Severity::Fail,
