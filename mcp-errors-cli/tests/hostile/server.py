@@ -13,6 +13,8 @@ import time
 MODE = sys.argv[1]
 LOG = sys.argv[2] if len(sys.argv) > 2 else None
 MIB = 1 << 20
+# The size of an answer without end, in MiB (64 in the tests; larger to measure by hand).
+ENDLESS_MIB = int(os.environ.get("HOSTILE_MIB", "64"))
 
 # Terminal escapes and invisible characters a hostile peer may put in any string: a clipboard
 # write (OSC 52), a window title (OSC 0), a screen clear, a C1 CSI, a right-to-left override,
@@ -71,7 +73,7 @@ def flood_line(out, first):
     sent = 0
     try:
         out.write(first)
-        for _ in range(64):
+        for _ in range(ENDLESS_MIB):
             out.write(chunk)
             out.flush()
             sent += MIB
@@ -170,7 +172,7 @@ def http():
             sent = 0
             try:
                 self.wfile.write(b"data: " if sse else b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % rid)
-                while sent < 64 * MIB:
+                while sent < ENDLESS_MIB * MIB:
                     self.wfile.write(chunk)
                     self.wfile.flush()
                     sent += MIB
