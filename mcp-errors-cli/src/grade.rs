@@ -844,6 +844,29 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_is_measured_whole_meta_included() {
+        // The same short text; the padding in `_meta` makes the response 16,384 bytes, then
+        // one more.
+        let failure = |pad: usize| {
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                "content": [{"type": "text", "text": "name must be a string"}],
+                "_meta": {"pad": "p".repeat(pad)}}})
+        };
+        let base = failure(0).to_string().len();
+        let at_limit = probe(wrong_type(), failure(FAILURE_SIZE_LIMIT - base));
+        assert_eq!(at_limit.bytes, FAILURE_SIZE_LIMIT);
+        assert!(at_limit.checks.iter().all(|c| c.name != "size"));
+        let over = probe(wrong_type(), failure(FAILURE_SIZE_LIMIT - base + 1));
+        let size = over.checks.iter().find(|c| c.name == "size").unwrap();
+        assert_eq!((size.weight, size.earned), (3, 0.0));
+        assert!(
+            over.findings
+                .iter()
+                .any(|f| f.severity == Severity::Fail && f.message.contains("16385 bytes"))
+        );
+    }
+
+    #[test]
     fn letters() {
         assert_eq!(
             [

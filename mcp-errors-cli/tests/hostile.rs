@@ -280,6 +280,32 @@ fn an_sse_data_line_without_end_is_read_to_the_cap_only() {
     check_http_endless("http-sse");
 }
 
+#[test]
+fn an_sse_stream_that_never_answers_costs_the_timeout() {
+    let log = log_path("http-drip");
+    let (mut server, url) = http_server("http-drip", &log);
+    let output = run(check_command(&[
+        "--json",
+        "--quiet",
+        "--timeout",
+        "1",
+        "--url",
+        &url,
+    ]));
+    let _ = server.kill();
+    let _ = server.wait();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_finding(
+        &report,
+        "lookup: fail channel: hangs: no answer within 1000 ms",
+    );
+    assert!(
+        output.elapsed < Duration::from_secs(10),
+        "{:?}",
+        output.elapsed
+    );
+}
+
 /// Whether `c` is one no server string may bring to the terminal or the JSON output.
 fn is_hostile(c: char) -> bool {
     (c.is_control() && c != '\n')

@@ -164,7 +164,21 @@ def http():
 
         def endless(self, rid):
             """A body (or an SSE `data:` line) that never ends, logging what went through."""
-            sse = MODE == "http-sse"
+            sse = MODE in ("http-sse", "http-drip")
+            if MODE == "http-drip":
+                # An SSE stream that never sends the answer, a byte at a time.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                try:
+                    for _ in range(600):
+                        self.wfile.write(b": \n")
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
             self.end_headers()
