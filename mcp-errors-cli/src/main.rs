@@ -10,6 +10,7 @@ mod report;
 mod session;
 mod transport;
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -258,6 +259,11 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         fast: Duration::from_millis(args.slow_ms),
     };
 
+    let mut times_listed: HashMap<&str, usize> = HashMap::new();
+    for name in &names {
+        *times_listed.entry(name).or_default() += 1;
+    }
+    let mut reported_twice = HashSet::new();
     let mut reports = Vec::new();
     let total = tools.len();
     for (i, tool) in tools.iter().enumerate() {
@@ -266,12 +272,9 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         };
         // A name listed more than once: an agent cannot tell which tool a call reaches, nor
         // can the check tell which annotations hold.
-        let listed = names.iter().filter(|n| *n == name).count();
+        let listed = times_listed[name];
         if listed > 1 {
-            let first = tools
-                .iter()
-                .position(|t| t.get("name").and_then(Value::as_str) == Some(name));
-            if first == Some(i) {
+            if reported_twice.insert(name) {
                 progress(format!(
                     "[{}/{total}] {name}: not called: listed {listed} times",
                     i + 1
