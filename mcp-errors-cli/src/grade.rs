@@ -299,18 +299,6 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         expected(&mut g, expect, &outcome);
     }
 
-    if (failed || looks_failed) && bytes.len() > FAILURE_SIZE_LIMIT {
-        g.score("size", 0.0);
-        g.note(
-            Severity::Fail,
-            "size",
-            format!(
-                "a failure of {} bytes (over {FAILURE_SIZE_LIMIT}): it fills the agent's context",
-                bytes.len()
-            ),
-        );
-    }
-
     let sent = planned.arguments.to_string();
     let found = leaks::scan(
         &format!("{text}\n{extra}"),
@@ -346,6 +334,19 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         } else {
             g.score("echo", 1.0);
         }
+    }
+
+    // Measured whole, as it came: `_meta` and `structuredContent` fill the context too.
+    if (failed || looks_failed) && bytes.len() > FAILURE_SIZE_LIMIT {
+        g.score("size", 0.0);
+        g.note(
+            Severity::Fail,
+            "size",
+            format!(
+                "a failure of {} bytes (over {FAILURE_SIZE_LIMIT}): it fills the agent's context",
+                bytes.len()
+            ),
+        );
     }
 
     if answer.elapsed <= context.fast {

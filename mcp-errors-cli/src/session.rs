@@ -17,6 +17,15 @@ pub struct Answer {
     pub elapsed: Duration,
 }
 
+/// The start of `value` as JSON, for a message: 300 characters at most.
+fn excerpt(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
+}
+
 /// An initialized connection to one server.
 pub struct Session {
     transport: Box<dyn Transport>,
@@ -57,7 +66,7 @@ impl Session {
         let Some(result) = value.get("result") else {
             return Err(format!(
                 "initialize failed: {}",
-                value.get("error").unwrap_or(&value)
+                excerpt(value.get("error").unwrap_or(&value))
             ));
         };
         self.server_info = result.get("serverInfo").cloned().unwrap_or(Value::Null);
@@ -116,7 +125,7 @@ impl Session {
             let Some(result) = value.get("result") else {
                 return Err(format!(
                     "tools/list failed: {}",
-                    value.get("error").unwrap_or(&value)
+                    excerpt(value.get("error").unwrap_or(&value))
                 ));
             };
             if let Some(page) = result.get("tools").and_then(Value::as_array) {
