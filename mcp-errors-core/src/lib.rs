@@ -171,7 +171,8 @@
 //! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
 //! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and unknown
 //! or disabled tools reported as execution errors (SEP-2145: read by the client, and sent by
-//! `rmcp::ErrorBoundary::with_draft_unknown_tool_result` when it says so).
+//! `rmcp::ErrorBoundary` unless `with_draft_unknown_tool_result(false)` asks for the
+//! specification's -32602).
 //!
 //! # Features
 //!
