@@ -11,11 +11,12 @@
 //! outcome, and kept for a bounded time.
 //!
 //! The capability sits in `capabilities.experimental`, where the SDKs' typed parsing keeps
-//! it: measured with the Python SDK (`mcp` 2.3.0), the TypeScript SDK
-//! (`@modelcontextprotocol/sdk` 1.32.2) and rmcp 3.11, a server's `experimental` and
-//! `extensions` members reach the SDK's user, while `capabilities.tools.idempotency`, the
-//! place the draft names, is dropped by all three. `extensions` is in the schema of
-//! 2026-07-28 only; `experimental` is in every version. Clients read the draft's place too.
+//! it: with the Python SDK (`mcp` 2.3.0) and the TypeScript SDK (`@modelcontextprotocol/sdk`
+//! 1.32.2), measured by the end-to-end checks, a server's `experimental` and `extensions`
+//! members reach the SDK's user and `capabilities.tools.idempotency`, the place the draft
+//! names, is dropped; rmcp 3.11's `ServerCapabilities` has fields for the first two and none
+//! for the third. `extensions` is in the schema of 2026-07-28 only, `experimental` in every
+//! version. Clients read the draft's place too.
 //!
 //! This module holds what both sides and every store share: the wire names (with feature
 //! `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`] that
