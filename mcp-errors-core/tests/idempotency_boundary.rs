@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use mcp_errors_core::ToolError;
 use mcp_errors_core::idempotency::{
-    Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore, RecordKey,
-    Recorded, StoreError, StoreFuture, wire,
+    CAPABILITY, Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore,
+    RecordKey, Recorded, StoreError, StoreFuture, wire,
 };
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -229,17 +229,16 @@ async fn connected(idempotency: Option<Idempotency>) -> (Raw, Arc<AtomicUsize>, 
 async fn the_capability_is_on_the_wire_only_with_keys_on() {
     let (_raw, _, init) = connected(Some(keys())).await;
     let capabilities = &init["result"]["capabilities"];
-    assert_eq!(capabilities["tools"]["idempotency"], json!({}), "{init}");
-    assert!(
-        capabilities.get("experimental").is_none(),
-        "the stand-in stays inside: {init}"
+    assert_eq!(
+        capabilities["experimental"],
+        json!({CAPABILITY: {}}),
+        "the stand-in renamed: {init}"
     );
+    assert!(capabilities["tools"].get("idempotency").is_none(), "{init}");
 
     let (_raw, _, init) = connected(None).await;
     assert!(
-        init["result"]["capabilities"]["tools"]
-            .get("idempotency")
-            .is_none(),
+        init["result"]["capabilities"].get("experimental").is_none(),
         "{init}"
     );
 }

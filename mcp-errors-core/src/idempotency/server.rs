@@ -56,9 +56,10 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// listed runs as it would without keys, its key ignored.
 ///
 /// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
-/// `params.idempotencyKey` and `capabilities.tools.idempotency`, so the server also needs a
-/// wire adapter ([`wire`](super::wire)) in front of its transport; without one the capability
-/// is not advertised and no key arrives.
+/// `params.idempotencyKey`, so the server also needs a wire adapter ([`wire`](super::wire)) in
+/// front of its transport; the adapter also advertises the capability
+/// (`capabilities.experimental["rs.mcp-errors/idempotency"]`), so without one the capability is
+/// not advertised and no key arrives.
 ///
 /// ```
 /// use std::time::Duration;
@@ -325,7 +326,8 @@ impl Drop for Held {
     }
 }
 
-/// `capabilities` with the in-process stand-in of `capabilities.tools.idempotency`.
+/// `capabilities` with the stand-in of the capability, which a server's wire adapter renames
+/// [`CAPABILITY`](super::CAPABILITY).
 pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
     capabilities
         .experimental

@@ -289,10 +289,11 @@ impl<S> ErrorBoundary<S> {
     /// the same key again gets its answer replayed. See [`Idempotency`] for the rules and the
     /// errors.
     ///
-    /// The boundary advertises the capability (`capabilities.tools.idempotency`) through a
-    /// stand-in that the wire adapters of [`idempotency::wire`](crate::idempotency::wire) put
-    /// in its place on the wire, and the adapters bring it the key that rmcp's types drop:
-    /// serve the boundary through one of them.
+    /// The boundary advertises the capability
+    /// (`capabilities.experimental["rs.mcp-errors/idempotency"]`) through a stand-in that the
+    /// wire adapters of [`idempotency::wire`](crate::idempotency::wire) rename on the wire, and
+    /// the adapters bring it the key that rmcp's types drop: serve the boundary through one of
+    /// them.
     ///
     /// ```no_run
     /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
