@@ -515,9 +515,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// instead.
 ///
 /// - The variant's `#[category]` (or the enum's) is what a failure takes when the value does
-///   not say (`None`, e.g. an `io::Error` of kind `Other`); without one it is `internal`. It is
-///   also the category the catalog declares, and the catalog lists every category the code can
-///   take at run time (`runtimeCategories`).
+///   not say (`None`, e.g. an `io::Error` of kind `Other`); without one it is `internal`. The
+///   catalog gives the code no one category: it lists every category the code can take at run
+///   time (`runtimeCategories`) and this one as `defaultCategory`, and states `retryable` and
+///   `masked` only when they do not depend on the run-time category.
 /// - Masking follows the category chosen at run time: an `internal` outcome is masked, any
 ///   other shown. The variant's `Display` is checked for both readers, so no `#[sensitive]`
 ///   field may show in it.
