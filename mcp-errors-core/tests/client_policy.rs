@@ -528,6 +528,29 @@ fn the_catalogs_category_wins_over_the_one_a_response_claims() {
 }
 
 #[test]
+fn a_code_classified_at_run_time_keeps_the_category_its_failure_took() {
+    static CODES: [ErrorDescriptor; 1] =
+        [
+            ErrorDescriptor::execution("ReadFailed", "READ_FAILED", Category::Internal)
+                .classified(&[Category::NotFound, Category::Transient]),
+        ];
+    let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
+    let transient = error_with(json!({"code": "READ_FAILED", "category": "transient",
+                                      "retryable": true, "message": "m"}));
+    assert_eq!(
+        policy.decide(&transient, first().with_jitter(1.0)),
+        retry_ms(100)
+    );
+    // A category the code cannot take is not believed: the declared default.
+    let business = error_with(json!({"code": "READ_FAILED", "category": "business",
+                                     "retryable": false, "message": "m"}));
+    assert_eq!(
+        policy.decide(&business, first().with_jitter(1.0)),
+        escalate(EscalationReason::Internal)
+    );
+}
+
+#[test]
 fn the_settings_set_are_the_ones_read_back() {
     let policy = RetryPolicy::default()
         .with_max_attempts(0)

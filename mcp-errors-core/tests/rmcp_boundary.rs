@@ -49,6 +49,15 @@ enum RangeError {
 struct RangeArgs {
     start: u32,
     end: u32,
+    #[allow(dead_code)]
+    order: Option<Order>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Order {
+    Asc,
+    Desc,
 }
 
 #[derive(Clone)]
@@ -279,6 +288,38 @@ async fn rmcps_argument_errors_reach_the_model_at_every_version() {
         let result = call(&client, params).await.expect("an isError result");
         assert_eq!(payload(&result)["code"], "INVALID_ARGUMENTS", "{version:?}");
     }
+}
+
+#[tokio::test]
+async fn an_argument_error_says_what_the_field_should_be_in_the_input_schemas_words() {
+    let client = connect(ErrorBoundary::new(logs()), ProtocolVersion::V_2025_11_25).await;
+    let query = |arguments: Value| {
+        CallToolRequestParams::new("query").with_arguments(arguments.as_object().unwrap().clone())
+    };
+    // serde expects a `u32`; the schema says what the model can read.
+    let result = call(&client, query(json!({"start": "nine", "end": 1})))
+        .await
+        .expect("an isError result");
+    assert_eq!(
+        payload(&result)["details"],
+        json!({"field": "start", "expected": "a non-negative integer", "received": "string"})
+    );
+    assert!(
+        text(&result).contains("invalid type: string, expected a non-negative integer"),
+        "{}",
+        text(&result)
+    );
+    assert!(!text(&result).contains("u32"), "{}", text(&result));
+    // serde would say "string or map"; the schema lists the values.
+    let result = call(&client, query(json!({"start": 1, "end": 2, "order": 5})))
+        .await
+        .expect("an isError result");
+    assert_eq!(
+        payload(&result)["details"]["expected"],
+        "one of `asc`, `desc`",
+        "{}",
+        text(&result)
+    );
 }
 
 /// The server's own request id, read from the request's `_meta`.

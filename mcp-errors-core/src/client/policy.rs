@@ -470,7 +470,14 @@ impl RetryPolicy {
             let known = error.code.as_deref().and_then(|code| catalog.get(code));
             match known {
                 None => return escalate(EscalationReason::UnknownCode),
-                Some(descriptor) => category = descriptor.category().or(category),
+                Some(descriptor) => {
+                    category = match descriptor.runtime_categories() {
+                        // A code classified at run time: the failure says which of the
+                        // code's categories it took.
+                        Some(runtime) if category.is_some_and(|c| runtime.contains(&c)) => category,
+                        _ => descriptor.category().or(category),
+                    }
+                }
             }
         }
         let from_text = matches!(error.evidence, Evidence::PlainText | Evidence::TextRule);

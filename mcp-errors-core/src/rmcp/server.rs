@@ -69,7 +69,10 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///   deserialize (`failed to deserialize parameters: ...`) into a `validation` failure with
 ///   the stable code `INVALID_ARGUMENTS`, the hint to fix the arguments against the input
 ///   schema, and in its details the `field` at fault (a path like `seats[1].id`, when it is
-///   known), what was `expected` and the kind of value `received` (never the value sent);
+///   known), what was `expected` and the kind of value `received` (never the value sent),
+///   both in JSON Schema's words: `expected` is what the tool's input schema (from the
+///   wrapped handler's `get_tool`) says of the field, "a non-negative integer" where serde
+///   would say `u32`;
 /// - answers a call to a tool the server does not list, or has disabled (rmcp's bare
 ///   `tool not found`: a name the model made up, or a tool gone since the client listed the
 ///   tools), with a tool execution error the model reads, of category `not_found` and stable
@@ -574,9 +577,17 @@ impl<S: ServerHandler> ErrorBoundary<S> {
         let name = request.name.clone();
         let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
         match REQUEST.scope(options.clone(), call).await {
-            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
-                with_coded_argument_error(result, arguments.as_ref(), &options),
-            )),
+            Ok(Ok(CallToolResponse::Complete(result))) => {
+                // The tool's input schema says what a failing argument should be; asked for
+                // only when an argument failed.
+                let schema = || self.inner.get_tool(&name).map(|tool| tool.input_schema);
+                Ok(CallToolResponse::Complete(with_coded_argument_error(
+                    result,
+                    arguments.as_ref(),
+                    schema,
+                    &options,
+                )))
+            }
             Ok(Err(error)) if is_tool_not_found(&error) => {
                 let listed = self.listed_tool_names(list_context).await;
                 UnknownTool::new(&name, listed)
@@ -616,16 +627,18 @@ fn is_tool_not_found(error: &ErrorData) -> bool {
 }
 
 /// `result`, or the [`ArgumentError`] it stands for when it is rmcp's text-only answer to
-/// arguments that did not deserialize.
+/// arguments that did not deserialize; `schema` gives the tool's input schema.
 fn with_coded_argument_error(
     result: CallToolResult,
     arguments: Option<&JsonObject>,
+    schema: impl FnOnce() -> Option<Arc<JsonObject>>,
     options: &FailureOptions,
 ) -> CallToolResult {
     let Some(message) = rmcp_argument_error(&result) else {
         return result;
     };
-    let error = ArgumentError::from_message(message, arguments);
+    let schema = schema();
+    let error = ArgumentError::from_message(message, arguments, schema.as_deref());
     match error.to_failure_with(options).into_rmcp() {
         Ok(coded) => coded,
         // An `ArgumentError` is an execution failure; a protocol error cannot come back.
@@ -688,6 +701,7 @@ mod tests {
                 "failed to deserialize parameters: invalid type: integer `5`, expected a string",
             ),
             arguments.as_object(),
+            || None,
             &options,
         );
         let wire = serde_json::to_value(&coded).unwrap();
