@@ -277,3 +277,138 @@ async fn an_unreachable_redis_is_a_store_error() {
     );
     assert!(RedisStore::connect("not a url").await.is_err());
 }
+
+/// A `redis-server` of the test's own on a free port of 127.0.0.1, without persistence, that
+/// it can restart empty.
+struct Restartable {
+    port: u16,
+    child: Child,
+}
+
+impl Restartable {
+    /// `None` (with a note) when there is no `redis-server`, unless
+    /// `MCP_ERRORS_REQUIRE_REDIS=1`.
+    fn start() -> Option<Restartable> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .ok()?;
+        let Some(child) = Self::spawn(port) else {
+            assert!(
+                std::env::var("MCP_ERRORS_REQUIRE_REDIS").as_deref() != Ok("1"),
+                "MCP_ERRORS_REQUIRE_REDIS=1 but no redis-server to restart"
+            );
+            eprintln!("skipped: no redis-server to restart (install redis-server)");
+            return None;
+        };
+        Some(Restartable { port, child })
+    }
+
+    fn spawn(port: u16) -> Option<Child> {
+        let mut child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(child);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        None
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Kills the server and starts another, empty, on the same port.
+    fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = Self::spawn(self.port).expect("redis-server starts again");
+    }
+}
+
+impl Drop for Restartable {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A claim once the connection is back after a restart: a failed command while it reconnects
+/// is retried, for 5 s at most.
+async fn claim_after_restart(
+    store: &RedisStore,
+    key: &RecordKey,
+    print: &Fingerprint,
+    lease: Duration,
+) -> Result<Claim, mcp_errors_core::idempotency::StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match store.claim(key, print, lease).await {
+            Err(error)
+                if !error.to_string().contains("lost")
+                    && started.elapsed() < Duration::from_secs(5) =>
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answered => return answered,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_redis_restarted_empty_mid_call_never_runs_the_call_twice() {
+    let Some(mut redis) = Restartable::start() else {
+        return;
+    };
+    let lease = Duration::from_millis(600);
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let (finished, running) = (RecordKey::new("alice", "k1"), RecordKey::new("alice", "k2"));
+    let print = fingerprint(7);
+    let Claim::Claimed(first) = store.claim(&finished, &print, lease).await.unwrap() else {
+        panic!("a free key is claimed")
+    };
+    let Claim::Claimed(long) = store.claim(&running, &print, lease).await.unwrap() else {
+        panic!("a free key is claimed")
+    };
+
+    redis.restart();
+
+    // The retry of a call in flight is refused, not run: Redis lost the claim.
+    let retried = claim_after_restart(&store, &finished, &print, lease).await;
+    let refused = retried.expect_err("a retry after Redis lost its claim must not run again");
+    assert!(refused.to_string().contains("lost"), "{refused}");
+    // The first call finishes: its outcome is recorded although its claim is gone.
+    let outcome = Recorded::Result(json!({"content": [{"type": "text", "text": "refund R-1"}]}));
+    store
+        .complete(&finished, &first, &outcome, TTL)
+        .await
+        .unwrap();
+    // The longer call puts its claim back at its next renewal.
+    assert!(store.renew(&running, &long, lease).await.unwrap());
+
+    tokio::time::sleep(lease + Duration::from_millis(100)).await;
+    assert!(store.renew(&running, &long, lease).await.unwrap());
+    assert_eq!(
+        store.claim(&finished, &print, lease).await.unwrap(),
+        Claim::Completed(outcome),
+        "after the quiet time the retry replays the first call's outcome"
+    );
+    assert_eq!(
+        store.claim(&running, &print, lease).await.unwrap(),
+        Claim::InProgress
+    );
+    // Another replica, started after the loss, sees the same records.
+    let other = RedisStore::connect(&redis.url()).await.unwrap();
+    assert_eq!(
+        other.claim(&running, &print, lease).await.unwrap(),
+        Claim::InProgress
+    );
+}
