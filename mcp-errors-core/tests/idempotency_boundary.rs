@@ -2,8 +2,9 @@
 //! through the server's wire adapter: the same key twice runs the tool once and answers the
 //! same bytes; other arguments are a conflict; a key still running is refused as in progress;
 //! another caller's scope runs its own call; an unlisted tool ignores its key; errors, `isError`
-//! results and panics are replayed; bad keys and a failing store run nothing; the capability is
-//! on the wire only with keys on.
+//! results and panics are replayed, failures that ran nothing are not recorded; a cancelled call
+//! stops and frees its key; bad keys and a failing store run nothing; the capability is on the
+//! wire only with keys on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -406,7 +407,7 @@ async fn errors_and_panics_are_replayed_as_they_were_answered() {
         raw.call("refund", json!({"order": 1}), Some("e1")).await,
         failed
     );
-    // An argument error rmcp answers.
+    // An argument error rmcp answers: not recorded (nothing ran), answered alike again.
     let bad_arguments = raw
         .call("refund", json!({"order": "seven"}), Some("e2"))
         .await;
@@ -428,8 +429,9 @@ async fn errors_and_panics_are_replayed_as_they_were_answered() {
 }
 
 #[tokio::test]
-async fn a_json_rpc_error_is_replayed() {
-    // Before 2025-11-25, an invalid_params variant is a JSON-RPC error.
+async fn invalid_params_are_not_recorded() {
+    // Before 2025-11-25, an invalid_params variant is a JSON-RPC error: the call ran nothing,
+    // so the key is freed and a retry runs (and answers) again.
     let boundary = ErrorBoundary::new(shop()).with_idempotency(keys());
     let (mut raw, effects) = serve(boundary).await;
     raw.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -445,7 +447,7 @@ async fn a_json_rpc_error_is_replayed() {
         raw.call("refund", json!({"order": 0}), Some("e1")).await,
         error
     );
-    assert_eq!(effects.load(Ordering::SeqCst), 1);
+    assert_eq!(effects.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]
@@ -530,20 +532,22 @@ async fn a_failing_store_is_a_masked_internal_error_and_runs_nothing() {
 }
 
 #[tokio::test]
-async fn a_cancelled_call_that_runs_on_is_recorded() {
-    // rmcp cancels the request's token and lets the tool run on: its outcome is the key's.
+async fn a_cancelled_call_stops_and_frees_its_key() {
+    // rmcp cancels the request's token and would let the tool run on: the boundary stops it.
     let (mut raw, effects, _) = connected(Some(keys())).await;
     let first = raw.call_message("slow_refund", json!({"order": 7}), Some("k1".into()), None);
     raw.send(&first).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": first["id"]}}))
         .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The key is free at once, and the retry runs the tool (the first run stopped before
+    // its answer, which nobody reads).
     let retried = raw
         .call("slow_refund", json!({"order": 7}), Some("k1"))
         .await;
-    assert!(retried.contains("slow refund 1"), "{retried}");
-    assert_eq!(effects.load(Ordering::SeqCst), 1);
+    assert!(retried.contains("slow refund 2"), "{retried}");
+    assert_eq!(effects.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]

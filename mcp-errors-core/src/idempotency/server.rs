@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use ::rmcp::ErrorData;
@@ -19,8 +20,10 @@ use super::store::{
 };
 use super::{CARRIER_CAPABILITY, CARRIER_META, CONFLICT, IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
 use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
+use crate::wire::META_KEY;
 use crate::wire::jsonrpc::ErrorCode;
 
 /// How long a completed call's outcome is kept unless told otherwise: 24 hours.
@@ -54,6 +57,13 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// (`INVALID_IDEMPOTENCY_KEY`). When the store fails, the call is answered with a masked
 /// internal error (`IDEMPOTENCY_STORE_FAILED`) and the tool does not run. A call of a tool not
 /// listed runs as it would without keys, its key ignored.
+///
+/// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
+/// -32602 and -32601, and a failure of category `validation` or `not_found` (arguments that do
+/// not deserialize, an unknown tool, input the tool refused). A retry runs the tool again and
+/// gets the same answer, and such failures take no room in the store; so a tool answers these
+/// only before it acts. A call its client cancels (`notifications/cancelled`) is stopped at
+/// its next `await`, and its key freed: a retry with the key runs the tool again.
 ///
 /// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
 /// `params.idempotencyKey` and `capabilities.tools.idempotency`, so the server also needs a
@@ -126,6 +136,12 @@ impl Idempotency {
     /// How long a completed call's outcome is replayed (24 hours by default). A key used again
     /// after it runs the tool again. Say it in the server's documentation: the SEP leaves
     /// the window to each server.
+    ///
+    /// Under load the window holds for each caller as long as that caller stays within its
+    /// share of the store ([`MemoryStore`](super::MemoryStore) evicts a caller's own oldest
+    /// records past it; `RedisStore` with `noeviction` evicts nothing):
+    /// other callers' load never shortens it. A store with no room left refuses new claims with
+    /// `IDEMPOTENCY_STORE_FAILED`, retryable, and runs nothing.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
@@ -216,11 +232,13 @@ impl Idempotency {
         let record = RecordKey::new(self.scope_of(context), key);
         let arguments = arguments.map_or(Value::Null, |map| Value::Object(map.clone()));
         let fingerprint = Fingerprint::of(tool, &arguments);
-        self.run_recorded(record, &fingerprint, tool, options, call)
+        let cancelled = context.ct.cancelled();
+        self.run_recorded(record, &fingerprint, tool, options, call, cancelled)
             .await
     }
 
-    /// Runs `call` under `record` unless the store says otherwise.
+    /// Runs `call` under `record` unless the store says otherwise; stops it when `cancelled`
+    /// is ready first.
     async fn run_recorded<F>(
         &self,
         record: RecordKey,
@@ -228,6 +246,7 @@ impl Idempotency {
         tool: &str,
         options: &FailureOptions,
         call: F,
+        cancelled: impl Future<Output = ()>,
     ) -> Result<CallToolResponse, ErrorData>
     where
         F: Future<Output = Result<CallToolResponse, ErrorData>>,
@@ -249,10 +268,28 @@ impl Idempotency {
             store: self.store.clone(),
             record: Some((record.clone(), token)),
         };
-        let answered = self.renewing(&held, call).await;
-        let Some((record, token)) = held.record.take() else {
-            return answered;
+        let answered = {
+            let mut call = std::pin::pin!(self.renewing(&held, call));
+            let mut cancelled = std::pin::pin!(cancelled);
+            std::future::poll_fn(|cx| match call.as_mut().poll(cx) {
+                Poll::Ready(answered) => Poll::Ready(Some(answered)),
+                Poll::Pending => cancelled.as_mut().poll(cx).map(|()| None),
+            })
+            .await
         };
+        let Some((record, token)) = held.record.take() else {
+            return answered.unwrap_or_else(|| Err(cancelled_call()));
+        };
+        let Some(answered) = answered else {
+            // The client cancelled the call: it stopped at its last await, and a retry with
+            // the key runs it again. Nobody reads this answer.
+            let _ = self.store.release(&record, &token).await;
+            return Err(cancelled_call());
+        };
+        if ran_nothing(&answered) {
+            let _ = self.store.release(&record, &token).await;
+            return answered;
+        }
         let outcome = match &answered {
             Ok(CallToolResponse::Complete(result)) => {
                 serde_json::to_value(result).map(Recorded::Result)
@@ -322,6 +359,39 @@ impl Drop for Held {
         runtime.spawn(async move {
             let _ = store.release(&record, &token).await;
         });
+    }
+}
+
+/// The answer to a call its client cancelled, which rmcp does not send.
+fn cancelled_call() -> ErrorData {
+    ErrorData::new(
+        ::rmcp::model::ErrorCode::INTERNAL_ERROR,
+        "the call was cancelled",
+        None,
+    )
+}
+
+/// Whether `answered` says the tool ran nothing, so that there is nothing to record: invalid
+/// params or an unknown method (JSON-RPC -32602, -32601), or a failure of category
+/// `validation` or `not_found` (arguments that do not deserialize, an unknown tool, input the
+/// tool refused).
+fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
+    let nothing_ran = |category: Option<&Value>| {
+        let category = category.and_then(Value::as_str);
+        category == Some(Category::Validation.as_str())
+            || category == Some(Category::NotFound.as_str())
+    };
+    match answered {
+        Err(error) => {
+            error.code == ::rmcp::model::ErrorCode::INVALID_PARAMS
+                || error.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND
+                || nothing_ran(error.data.as_ref().and_then(|data| data.get("category")))
+        }
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+            let payload = result.meta.as_ref().and_then(|meta| meta.0.get(META_KEY));
+            nothing_ran(payload.and_then(|payload| payload.get("category")))
+        }
+        Ok(_) => false,
     }
 }
 
@@ -566,6 +636,7 @@ mod tests {
             "refund",
             &options,
             std::future::pending(),
+            std::future::pending(),
         );
         // Polled until it claimed and runs, then dropped.
         assert!(
@@ -592,14 +663,24 @@ mod tests {
         store.release(&record, &token).await.unwrap();
 
         let answered = keys
-            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
-                done("refunded")
-            })
+            .run_recorded(
+                record.clone(),
+                &fingerprint(),
+                "refund",
+                &options,
+                async { done("refunded") },
+                std::future::pending(),
+            )
             .await;
         let replayed = keys
-            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
-                panic!("a recorded key must not run")
-            })
+            .run_recorded(
+                record.clone(),
+                &fingerprint(),
+                "refund",
+                &options,
+                async { panic!("a recorded key must not run") },
+                std::future::pending(),
+            )
             .await;
         let json = |answer: Result<CallToolResponse, ErrorData>| match answer {
             Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result).unwrap(),
@@ -616,11 +697,88 @@ mod tests {
         let options = FailureOptions::new();
         let input = ::rmcp::model::InputRequiredResult::from_request_state("s");
         let first = keys
-            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
-                Ok(CallToolResponse::InputRequired(input))
-            })
+            .run_recorded(
+                record.clone(),
+                &fingerprint(),
+                "refund",
+                &options,
+                async { Ok(CallToolResponse::InputRequired(input)) },
+                std::future::pending(),
+            )
             .await;
         assert!(matches!(first, Ok(CallToolResponse::InputRequired(_))));
+        assert!(matches!(
+            store
+                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .await
+                .unwrap(),
+            Claim::Claimed(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_failure_that_ran_nothing_frees_its_key_and_others_are_recorded() {
+        let store = MemoryStore::new();
+        let keys = Idempotency::new(store.clone());
+        let options = FailureOptions::new();
+        let invalid = || Err(ErrorData::invalid_params("order: expected a number", None));
+        let refused = || {
+            let mut meta = ::rmcp::model::MetaObject::default();
+            meta.0
+                .insert(META_KEY.to_owned(), json!({"category": "validation"}));
+            let mut result = CallToolResult::error(vec![ContentBlock::text("bad input")]);
+            result.meta = Some(meta);
+            Ok(CallToolResponse::Complete(result))
+        };
+        let failed = || Err(ErrorData::internal_error("ledger down", None));
+        let answers: [fn() -> Result<CallToolResponse, ErrorData>; 3] = [invalid, refused, failed];
+        for (n, answer) in answers.into_iter().enumerate() {
+            let record = RecordKey::new("process", format!("k{n}"));
+            let first = keys
+                .run_recorded(
+                    record.clone(),
+                    &fingerprint(),
+                    "refund",
+                    &options,
+                    async { answer() },
+                    std::future::pending(),
+                )
+                .await;
+            assert!(first.is_err() || matches!(first, Ok(CallToolResponse::Complete(_))));
+            let claimed = store
+                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .await
+                .unwrap();
+            if n < 2 {
+                assert!(matches!(claimed, Claim::Claimed(_)), "{n}: {claimed:?}");
+            } else {
+                assert!(matches!(claimed, Claim::Completed(_)), "{n}: {claimed:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_stops_and_frees_its_key() {
+        let store = MemoryStore::new();
+        let keys = Idempotency::new(store.clone());
+        let record = RecordKey::new("process", "k1");
+        let finished = std::sync::atomic::AtomicBool::new(false);
+        let answered = keys
+            .run_recorded(
+                record.clone(),
+                &fingerprint(),
+                "refund",
+                &FailureOptions::new(),
+                async {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    finished.store(true, std::sync::atomic::Ordering::SeqCst);
+                    done("refunded")
+                },
+                tokio::time::sleep(Duration::from_millis(20)),
+            )
+            .await;
+        assert!(answered.is_err());
+        assert!(!finished.load(std::sync::atomic::Ordering::SeqCst));
         assert!(matches!(
             store
                 .claim(&record, &fingerprint(), DEFAULT_LEASE)
