@@ -282,6 +282,7 @@ async fn an_unreachable_redis_is_a_store_error() {
 /// it can restart empty.
 struct Restartable {
     port: u16,
+    settings: &'static [&'static str],
     child: Child,
 }
 
@@ -289,11 +290,16 @@ impl Restartable {
     /// `None` (with a note) when there is no `redis-server`, unless
     /// `MCP_ERRORS_REQUIRE_REDIS=1`.
     fn start() -> Option<Restartable> {
+        Self::start_with(&[])
+    }
+
+    /// Started with these settings as well, kept across restarts too.
+    fn start_with(settings: &'static [&'static str]) -> Option<Restartable> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .ok()?;
-        let Some(child) = Self::spawn(port) else {
+        let Some(child) = Self::spawn(port, settings) else {
             assert!(
                 std::env::var("MCP_ERRORS_REQUIRE_REDIS").as_deref() != Ok("1"),
                 "MCP_ERRORS_REQUIRE_REDIS=1 but no redis-server to restart"
@@ -301,13 +307,18 @@ impl Restartable {
             eprintln!("skipped: no redis-server to restart (install redis-server)");
             return None;
         };
-        Some(Restartable { port, child })
+        Some(Restartable {
+            port,
+            settings,
+            child,
+        })
     }
 
-    fn spawn(port: u16) -> Option<Child> {
+    fn spawn(port: u16, settings: &[&str]) -> Option<Child> {
         let mut child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
             .args(["--save", "", "--appendonly", "no"])
+            .args(settings)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -330,7 +341,7 @@ impl Restartable {
     fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.child = Self::spawn(self.port).expect("redis-server starts again");
+        self.child = Self::spawn(self.port, self.settings).expect("redis-server starts again");
     }
 }
 
@@ -410,5 +421,65 @@ async fn a_redis_restarted_empty_mid_call_never_runs_the_call_twice() {
     assert_eq!(
         other.claim(&running, &print, lease).await.unwrap(),
         Claim::InProgress
+    );
+}
+
+#[tokio::test]
+async fn another_callers_flood_never_erases_a_record_in_a_redis_that_evicts() {
+    // A Redis that evicts the least recently used keys when 48 MiB are full.
+    let settings = &[
+        "--maxmemory",
+        "48mb",
+        "--maxmemory-policy",
+        "allkeys-lru",
+        "--maxmemory-samples",
+        "64",
+    ];
+    let Some(redis) = Restartable::start_with(settings) else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let lease = Duration::from_secs(30);
+    let print = fingerprint(7);
+    let record = async |key: &RecordKey, outcome: &Recorded| -> bool {
+        match store.claim(key, &print, lease).await {
+            Ok(Claim::Claimed(token)) => {
+                store.complete(key, &token, outcome, TTL).await.unwrap();
+                true
+            }
+            Err(refused) => {
+                assert!(refused.to_string().contains("share"), "{refused}");
+                false
+            }
+            Ok(other) => panic!("{other:?}"),
+        }
+    };
+    let alice = RecordKey::new("auth:alice", "refund-7");
+    let refunded = Recorded::Result(json!({"content": [{"type": "text", "text": "refunded"}]}));
+    assert!(record(&alice, &refunded).await);
+    let started = std::time::Instant::now();
+    // Outcomes of ~900 KiB each, 72 MiB in all (two scopes), then more cheap failures than a
+    // share.
+    let echoed = Recorded::Error(json!({"code": -32603, "data": "x".repeat(900 << 10)}));
+    for n in 0..80 {
+        let key = RecordKey::new(format!("auth:mallory-{}", n % 2), format!("b{n}"));
+        record(&key, &echoed).await;
+    }
+    let failed = Recorded::Error(json!({"code": -32603, "message": "INTERNAL"}));
+    let mut kept = 0;
+    for n in 0..1_500 {
+        let key = RecordKey::new("auth:mallory", format!("f{n}"));
+        kept += usize::from(record(&key, &failed).await);
+    }
+    assert_eq!(kept, 1_000, "a share of records");
+    assert_eq!(
+        store.claim(&alice, &print, lease).await.unwrap(),
+        Claim::Completed(refunded),
+        "alice's retry replays her outcome after the flood"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
     );
 }

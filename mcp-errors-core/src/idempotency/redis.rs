@@ -11,15 +11,28 @@ use super::{
     Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError, StoreFuture,
 };
 
-/// The marker check every claim and renewal starts with. `KEYS[2]` is the marker: an id and
-/// the end of a quiet time (ms since the epoch, `0` for none). `ARGV[1]` is the marker this
-/// store saw last (`''` if none yet), `ARGV[2]` an id for a new marker, `ARGV[3]` the lease.
-/// A missing marker that the store saw before, or another marker whose quiet time is over
-/// (another store's first start after the loss), means Redis lost records: a quiet time of a
-/// lease starts. Leaves `marker`, `now` and `quiet` (the ms left of the quiet time).
-const MARKER: &str = r"
+/// What every script starts with. `KEYS` are the record, the marker and the scope's
+/// account (a hash: per record of the scope, when it expires and its size, `till:size`).
+/// Leaves `now` (ms since the epoch, Redis's clock) and `account(field, ms, size)`, which
+/// enters a record of `size` bytes that holds for `ms` more.
+const PRELUDE: &str = r"
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function account(field, ms, size)
+  redis.call('HSET', KEYS[3], field, (now + ms) .. ':' .. size)
+  if redis.call('PTTL', KEYS[3]) < ms then
+    redis.call('PEXPIRE', KEYS[3], ms)
+  end
+end
+";
+
+/// The marker check that claims and renewals make. The marker is an id and the end of a quiet
+/// time (ms, `0` for none). `ARGV[1]` is the marker this store saw last (`''` if none yet),
+/// `ARGV[2]` an id for a new marker, `ARGV[3]` the lease. A missing marker that the store saw
+/// before, or another marker whose quiet time is over (another store's first start after the
+/// loss), means Redis lost records: a quiet time of a lease starts. Leaves `marker` and
+/// `quiet` (the ms left of the quiet time).
+const MARKER: &str = r"
 local marker = redis.call('GET', KEYS[2])
 local function quiet_end(m)
   return tonumber(string.match(m, ':(%d+)$')) or 0
@@ -36,57 +49,83 @@ end
 local quiet = math.max(quiet_end(marker) - now, 0)
 ";
 
-/// Claims `KEYS[1]` with the running record `ARGV[4]` for `ARGV[3]` ms unless Redis is in a
-/// quiet time: `{marker, 'quiet', ms left}`, `{marker, 'claimed'}` or
-/// `{marker, 'found', record}`.
+/// Claims the record with the running record `ARGV[4]` for `ARGV[3]` ms, entered in the
+/// scope's account as `ARGV[5]`, unless Redis is in a quiet time or the scope holds
+/// `ARGV[6]` live records or `ARGV[7]` bytes: `{marker, 'quiet', ms left}`,
+/// `{marker, 'full', records, bytes}`, `{marker, 'claimed'}` or `{marker, 'found', record}`.
 const CLAIM: &str = r"
 if quiet > 0 then
   return {marker, 'quiet', tostring(quiet)}
 end
-if redis.call('SET', KEYS[1], ARGV[4], 'NX', 'PX', ARGV[3]) then
-  return {marker, 'claimed'}
+local found = redis.call('GET', KEYS[1])
+if found then
+  return {marker, 'found', found}
 end
-return {marker, 'found', redis.call('GET', KEYS[1])}";
+local records, bytes = 0, 0
+local held = redis.call('HGETALL', KEYS[3])
+for i = 1, #held, 2 do
+  local till, size = string.match(held[i + 1], '^(%d+):(%d+)$')
+  if not till or tonumber(till) <= now or held[i] == ARGV[5] then
+    redis.call('HDEL', KEYS[3], held[i])
+  else
+    records = records + 1
+    bytes = bytes + tonumber(size)
+  end
+end
+local size = string.len(KEYS[1]) + string.len(ARGV[4])
+if records + 1 > tonumber(ARGV[6]) or bytes + size > tonumber(ARGV[7]) then
+  return {marker, 'full', tostring(records), tostring(bytes)}
+end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
+account(ARGV[5], tonumber(ARGV[3]), size)
+return {marker, 'claimed'}";
 
-/// Extends the claim `ARGV[4]` to `ARGV[3]` ms while it is still the key's, or puts it back
-/// when the key has no record (Redis lost it, or the lease ran out unclaimed): the call still
-/// runs. `{marker, 1}` when the key is the claim's, `{marker, 0}` when another record holds it.
+/// Extends the claim `ARGV[4]` (entered as `ARGV[5]`) to `ARGV[3]` ms while it is still the
+/// key's, or puts it back when the key has no record (Redis lost it, or the lease ran out
+/// unclaimed): the call still runs. `{marker, '1'}` when the key is the claim's, `{marker,
+/// '0'}` when another record holds it.
 const RENEW: &str = r"
 local record = redis.call('GET', KEYS[1])
-if record == ARGV[4] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return {marker, '1'}
-end
-if record then
+if record and record ~= ARGV[4] then
   return {marker, '0'}
 end
 redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
+account(ARGV[5], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[4]))
 return {marker, '1'}";
 
-/// Records the outcome `ARGV[2]` for `ARGV[3]` ms while the key is still the claim `ARGV[1]`,
-/// or has no record at all (Redis lost the claim, or its lease ran out unclaimed: the call
-/// ran, and its outcome is the key's).
+/// Records the outcome `ARGV[2]` for `ARGV[3]` ms (entered as `ARGV[4]`) while the key is
+/// still the claim `ARGV[1]`, or has no record at all (Redis lost the claim, or its lease ran
+/// out unclaimed: the call ran, and its outcome is the key's).
 const COMPLETE: &str = r"
 local record = redis.call('GET', KEYS[1])
 if record == ARGV[1] or not record then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  account(ARGV[4], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[2]))
   return 1
 end
 return 0";
 
-/// Deletes the claim `ARGV[1]` while it is still the key's.
+/// Deletes the claim `ARGV[1]` (entered as `ARGV[2]`) while it is still the key's.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
+  redis.call('HDEL', KEYS[3], ARGV[2])
   return 1
 end
 return 0";
+
+/// The most live records of one scope unless told otherwise.
+const DEFAULT_SCOPE_ENTRIES: usize = 1_000;
+
+/// The most bytes of live records of one scope unless told otherwise: 8 MiB.
+const DEFAULT_SCOPE_BYTES: usize = 8 << 20;
 
 /// An [`IdempotencyStore`] in Redis, for servers that run as several replicas: every replica
 /// given a store on the same Redis (and prefix) sees every other's records.
 ///
 /// One record is one string key, `PREFIX` then the SHA-256 of the caller's scope and key, so
-/// neither a scope nor a key can reach another's record:
+/// neither a scope nor a key can reach another's record (with two more keys under the prefix:
+/// `PREFIX marker` and `PREFIX scope:` then the SHA-256 of the scope):
 /// - a claim is a Lua script around `SET ... NX PX lease`: of two replicas that claim one free
 ///   key at once, one wins. The running record names its claim and the call's fingerprint,
 ///   and its expiry is the lease: a replica that dies mid-call leaves a record that expires,
@@ -95,7 +134,13 @@ return 0";
 ///   while it is, or while the key has no record at all (the call ran: its outcome is the
 ///   key's), never over another call's record;
 /// - a completed record holds the fingerprint and the outcome's JSON, and expires after the
-///   time to live, whatever else Redis holds.
+///   time to live, whatever else Redis holds;
+/// - each scope has an account (a hash of its records' expiries and sizes) and a share: at
+///   most [`max_entries_per_scope`](Self::max_entries_per_scope) live records (1 000) and
+///   [`max_bytes_per_scope`](Self::max_bytes_per_scope) bytes (8 MiB), checked at each claim.
+///   A claim beyond its scope's share is refused with a [`StoreError`] (a retryable store
+///   failure, the tool not run) until the scope's records expire; no scope can crowd out
+///   another's records.
 ///
 /// The connection is a [`ConnectionManager`], which reconnects by itself; while Redis cannot
 /// be reached, every call of an opted-in tool fails with a [`StoreError`] and runs nothing. A
@@ -129,7 +174,11 @@ return 0";
 /// use mcp_errors_core::idempotency::RedisStore;
 ///
 /// # async fn run() -> Result<(), mcp_errors_core::idempotency::StoreError> {
-/// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?.with_prefix("orders:idem:");
+/// let store = RedisStore::connect("redis://127.0.0.1:6379/")
+///     .await?
+///     .with_prefix("orders:idem:")
+///     .max_entries_per_scope(500)
+///     .max_bytes_per_scope(4 << 20);
 /// # let _ = store; Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -138,6 +187,8 @@ pub struct RedisStore {
     prefix: String,
     /// The marker this store saw last (empty before its first claim).
     marker: Arc<Mutex<String>>,
+    scope_entries: usize,
+    scope_bytes: usize,
     claim: redis::Script,
     complete: redis::Script,
     renew: redis::Script,
@@ -191,9 +242,11 @@ impl RedisStore {
             connection,
             prefix: Self::DEFAULT_PREFIX.to_owned(),
             marker: Arc::default(),
-            claim: redis::Script::new(&format!("{MARKER}{CLAIM}")),
-            complete: redis::Script::new(COMPLETE),
-            renew: redis::Script::new(&format!("{MARKER}{RENEW}")),
+            scope_entries: DEFAULT_SCOPE_ENTRIES,
+            scope_bytes: DEFAULT_SCOPE_BYTES,
+            claim: redis::Script::new(&format!("{PRELUDE}{MARKER}{CLAIM}")),
+            complete: redis::Script::new(&format!("{PRELUDE}{COMPLETE}")),
+            renew: redis::Script::new(&format!("{PRELUDE}{MARKER}{RENEW}")),
             release: redis::Script::new(RELEASE),
         }
     }
@@ -204,22 +257,35 @@ impl RedisStore {
         self
     }
 
-    fn redis_key(&self, key: &RecordKey) -> String {
+    /// Let a scope hold at most `n` live records (at least 1; 1 000 by default): a claim
+    /// beyond them is refused with a [`StoreError`] until some expire.
+    pub fn max_entries_per_scope(mut self, n: usize) -> Self {
+        self.scope_entries = n.max(1);
+        self
+    }
+
+    /// Let a scope's live records hold at most `n` bytes (8 MiB by default), counted at each
+    /// claim: a claim beyond them is refused with a [`StoreError`] until some expire.
+    pub fn max_bytes_per_scope(mut self, n: usize) -> Self {
+        self.scope_bytes = n;
+        self
+    }
+
+    /// The keys of a record: the record, the marker, the scope's account; and the record's
+    /// field in the account.
+    fn redis_keys(&self, key: &RecordKey) -> ([String; 3], String) {
         let mut hash = Sha256::new();
         hash.update((key.scope().len() as u64).to_be_bytes());
         hash.update(key.scope().as_bytes());
         hash.update(key.key().as_bytes());
-        let digest = hash.finalize();
-        let mut out = self.prefix.clone();
-        for byte in digest {
-            out.push_str(&format!("{byte:02x}"));
-        }
-        out
-    }
-
-    /// The key of the marker: an id Redis keeps while it keeps the records.
-    fn marker_key(&self) -> String {
-        format!("{}marker", self.prefix)
+        let field = hex(&hash.finalize());
+        let scope = hex(&Sha256::digest(key.scope().as_bytes()));
+        let keys = [
+            format!("{}{field}", self.prefix),
+            format!("{}marker", self.prefix),
+            format!("{}scope:{scope}", self.prefix),
+        ];
+        (keys, field)
     }
 
     /// The marker this store saw last.
@@ -239,13 +305,15 @@ impl RedisStore {
     async fn with_marker(
         &self,
         script: &redis::Script,
-        key: &str,
+        keys: &[String; 3],
         lease: Duration,
         args: &[&str],
     ) -> Result<Vec<Option<String>>, StoreError> {
-        let mut invocation = script.key(key);
+        let mut invocation = script.prepare_invoke();
         invocation
-            .key(self.marker_key())
+            .key(&keys[0])
+            .key(&keys[1])
+            .key(&keys[2])
             .arg(self.seen_marker())
             .arg(random_hex())
             .arg(millis(lease));
@@ -313,6 +381,11 @@ fn log_warning(warning: &str) {
     let _ = warning;
 }
 
+/// `bytes` in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// 128 random bits in hex.
 fn random_hex() -> String {
     let mut random = [0u8; 16];
@@ -323,7 +396,7 @@ fn random_hex() -> String {
             .map_or(0, |d| d.as_nanos());
         random = nanos.to_be_bytes();
     });
-    random.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&random)
 }
 
 /// The running record of a claim: `R`, then the token (which holds the fingerprint).
@@ -396,12 +469,12 @@ impl IdempotencyStore for RedisStore {
         lease: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
-            let redis_key = self.redis_key(key);
+            let (keys, field) = self.redis_keys(key);
             let token = new_token(fingerprint);
-            let claimed = self
-                .with_marker(&self.claim, &redis_key, lease, &[&running(&token)])
-                .await;
-            let answer = match claimed {
+            let (entries, bytes) = (self.scope_entries.to_string(), self.scope_bytes.to_string());
+            let args = [running(&token), field, entries, bytes];
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let answer = match self.with_marker(&self.claim, &keys, lease, &args).await {
                 Ok(answer) => answer,
                 Err(error) => {
                     // The claim may still land (Redis stalled, the answer timed out): the
@@ -410,12 +483,18 @@ impl IdempotencyStore for RedisStore {
                     return Err(error);
                 }
             };
-            match (answer.get(1).cloned().flatten().as_deref(), answer.get(2)) {
-                (Some("claimed"), _) => Ok(Claim::Claimed(token)),
-                (Some("found"), Some(Some(record))) => read_record(record, fingerprint),
-                (Some("quiet"), Some(Some(left))) => Err(StoreError::new(format!(
+            let at = |i: usize| answer.get(i).cloned().flatten();
+            match (at(1).as_deref(), at(2), at(3)) {
+                (Some("claimed"), _, _) => Ok(Claim::Claimed(token)),
+                (Some("found"), Some(record), _) => read_record(&record, fingerprint),
+                (Some("quiet"), Some(left), _) => Err(StoreError::new(format!(
                     "Redis lost idempotency records (a restart or failover without them): \
                      claims are refused for {left} ms more, so that no call in flight runs again"
+                ))),
+                (Some("full"), Some(records), Some(bytes)) => Err(StoreError::new(format!(
+                    "the caller's share of the Redis store is full ({records} live records of \
+                     {bytes} bytes; {} records, {} bytes at most)",
+                    self.scope_entries, self.scope_bytes
                 ))),
                 _ => Err(StoreError::new(
                     "an answer from Redis this store did not expect",
@@ -433,13 +512,15 @@ impl IdempotencyStore for RedisStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let fingerprint = token.0.rsplit(':').next().unwrap_or_default();
+            let (keys, field) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _replaced: i64 = self
                 .complete
-                .key(self.redis_key(key))
+                .key(&keys)
                 .arg(running(token))
                 .arg(completed(fingerprint, outcome))
                 .arg(millis(ttl))
+                .arg(field)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(StoreError::new)?;
@@ -454,8 +535,10 @@ impl IdempotencyStore for RedisStore {
         lease: Duration,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
+            let (keys, field) = self.redis_keys(key);
+            let running = running(token);
             let answer = self
-                .with_marker(&self.renew, &self.redis_key(key), lease, &[&running(token)])
+                .with_marker(&self.renew, &keys, lease, &[&running, &field])
                 .await?;
             Ok(answer.get(1).cloned().flatten().as_deref() == Some("1"))
         })
@@ -463,11 +546,13 @@ impl IdempotencyStore for RedisStore {
 
     fn release<'a>(&'a self, key: &'a RecordKey, token: &'a ClaimToken) -> StoreFuture<'a, ()> {
         Box::pin(async move {
+            let (keys, field) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _released: i64 = self
                 .release
-                .key(self.redis_key(key))
+                .key(&keys)
                 .arg(running(token))
+                .arg(field)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(StoreError::new)?;
