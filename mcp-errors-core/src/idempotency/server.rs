@@ -6,7 +6,6 @@ use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::Duration;
 
 use ::rmcp::ErrorData;
@@ -62,8 +61,13 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// -32602 and -32601, and a failure of category `validation` or `not_found` (arguments that do
 /// not deserialize, an unknown tool, input the tool refused). A retry runs the tool again and
 /// gets the same answer, and such failures take no room in the store; so a tool answers these
-/// only before it acts. A call its client cancels (`notifications/cancelled`) is stopped at
-/// its next `await`, and its key freed: a retry with the key runs the tool again.
+/// only before it acts.
+///
+/// A call its client cancels (`notifications/cancelled`, which clients also send when they
+/// stop waiting) keeps its key until it ends, and its outcome is recorded: the answer of a
+/// call whose effect is done may only be late, and a retry with its key must get it, not run
+/// the tool again. rmcp's cancellation token reaches the tool (`RequestContext::ct`): a tool
+/// that can stop before its effect may watch it, and what it answers is what the key replays.
 ///
 /// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
 /// `params.idempotencyKey` and `capabilities.tools.idempotency`, so the server also needs a
@@ -232,13 +236,11 @@ impl Idempotency {
         let record = RecordKey::new(self.scope_of(context), key);
         let arguments = arguments.map_or(Value::Null, |map| Value::Object(map.clone()));
         let fingerprint = Fingerprint::of(tool, &arguments);
-        let cancelled = context.ct.cancelled();
-        self.run_recorded(record, &fingerprint, tool, options, call, cancelled)
+        self.run_recorded(record, &fingerprint, tool, options, call)
             .await
     }
 
-    /// Runs `call` under `record` unless the store says otherwise; stops it when `cancelled`
-    /// is ready first.
+    /// Runs `call` under `record` unless the store says otherwise.
     async fn run_recorded<F>(
         &self,
         record: RecordKey,
@@ -246,7 +248,6 @@ impl Idempotency {
         tool: &str,
         options: &FailureOptions,
         call: F,
-        cancelled: impl Future<Output = ()>,
     ) -> Result<CallToolResponse, ErrorData>
     where
         F: Future<Output = Result<CallToolResponse, ErrorData>>,
@@ -268,23 +269,9 @@ impl Idempotency {
             store: self.store.clone(),
             record: Some((record.clone(), token)),
         };
-        let answered = {
-            let mut call = std::pin::pin!(self.renewing(&held, call));
-            let mut cancelled = std::pin::pin!(cancelled);
-            std::future::poll_fn(|cx| match call.as_mut().poll(cx) {
-                Poll::Ready(answered) => Poll::Ready(Some(answered)),
-                Poll::Pending => cancelled.as_mut().poll(cx).map(|()| None),
-            })
-            .await
-        };
+        let answered = self.renewing(&held, call).await;
         let Some((record, token)) = held.record.take() else {
-            return answered.unwrap_or_else(|| Err(cancelled_call()));
-        };
-        let Some(answered) = answered else {
-            // The client cancelled the call: it stopped at its last await, and a retry with
-            // the key runs it again. Nobody reads this answer.
-            let _ = self.store.release(&record, &token).await;
-            return Err(cancelled_call());
+            return answered;
         };
         if ran_nothing(&answered) {
             let _ = self.store.release(&record, &token).await;
@@ -360,15 +347,6 @@ impl Drop for Held {
             let _ = store.release(&record, &token).await;
         });
     }
-}
-
-/// The answer to a call its client cancelled, which rmcp does not send.
-fn cancelled_call() -> ErrorData {
-    ErrorData::new(
-        ::rmcp::model::ErrorCode::INTERNAL_ERROR,
-        "the call was cancelled",
-        None,
-    )
 }
 
 /// Whether `answered` says the tool ran nothing, so that there is nothing to record: invalid
@@ -636,7 +614,6 @@ mod tests {
             "refund",
             &options,
             std::future::pending(),
-            std::future::pending(),
         );
         // Polled until it claimed and runs, then dropped.
         assert!(
@@ -663,24 +640,14 @@ mod tests {
         store.release(&record, &token).await.unwrap();
 
         let answered = keys
-            .run_recorded(
-                record.clone(),
-                &fingerprint(),
-                "refund",
-                &options,
-                async { done("refunded") },
-                std::future::pending(),
-            )
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                done("refunded")
+            })
             .await;
         let replayed = keys
-            .run_recorded(
-                record.clone(),
-                &fingerprint(),
-                "refund",
-                &options,
-                async { panic!("a recorded key must not run") },
-                std::future::pending(),
-            )
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                panic!("a recorded key must not run")
+            })
             .await;
         let json = |answer: Result<CallToolResponse, ErrorData>| match answer {
             Ok(CallToolResponse::Complete(result)) => serde_json::to_value(result).unwrap(),
@@ -697,14 +664,9 @@ mod tests {
         let options = FailureOptions::new();
         let input = ::rmcp::model::InputRequiredResult::from_request_state("s");
         let first = keys
-            .run_recorded(
-                record.clone(),
-                &fingerprint(),
-                "refund",
-                &options,
-                async { Ok(CallToolResponse::InputRequired(input)) },
-                std::future::pending(),
-            )
+            .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                Ok(CallToolResponse::InputRequired(input))
+            })
             .await;
         assert!(matches!(first, Ok(CallToolResponse::InputRequired(_))));
         assert!(matches!(
@@ -735,14 +697,9 @@ mod tests {
         for (n, answer) in answers.into_iter().enumerate() {
             let record = RecordKey::new("process", format!("k{n}"));
             let first = keys
-                .run_recorded(
-                    record.clone(),
-                    &fingerprint(),
-                    "refund",
-                    &options,
-                    async { answer() },
-                    std::future::pending(),
-                )
+                .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                    answer()
+                })
                 .await;
             assert!(first.is_err() || matches!(first, Ok(CallToolResponse::Complete(_))));
             let claimed = store
@@ -755,37 +712,6 @@ mod tests {
                 assert!(matches!(claimed, Claim::Completed(_)), "{n}: {claimed:?}");
             }
         }
-    }
-
-    #[tokio::test]
-    async fn a_cancelled_call_stops_and_frees_its_key() {
-        let store = MemoryStore::new();
-        let keys = Idempotency::new(store.clone());
-        let record = RecordKey::new("process", "k1");
-        let finished = std::sync::atomic::AtomicBool::new(false);
-        let answered = keys
-            .run_recorded(
-                record.clone(),
-                &fingerprint(),
-                "refund",
-                &FailureOptions::new(),
-                async {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                    finished.store(true, std::sync::atomic::Ordering::SeqCst);
-                    done("refunded")
-                },
-                tokio::time::sleep(Duration::from_millis(20)),
-            )
-            .await;
-        assert!(answered.is_err());
-        assert!(!finished.load(std::sync::atomic::Ordering::SeqCst));
-        assert!(matches!(
-            store
-                .claim(&record, &fingerprint(), DEFAULT_LEASE)
-                .await
-                .unwrap(),
-            Claim::Claimed(_)
-        ));
     }
 
     #[test]
