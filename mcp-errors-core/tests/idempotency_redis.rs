@@ -483,3 +483,35 @@ async fn another_callers_flood_never_erases_a_record_in_a_redis_that_evicts() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn a_claim_answered_too_late_holds_no_key() {
+    let Some(redis) = Restartable::start_with(&["--enable-debug-command", "local"]) else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let key = RecordKey::new("alice", "k1");
+    let print = fingerprint(7);
+    // Redis stalls for 3 s; the store waits 2 s for an answer.
+    let port = redis.port;
+    let stall = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let mut stalled = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stalled.write_all(b"DEBUG SLEEP 3\r\n").unwrap();
+        let mut ok = [0u8; 5];
+        stalled.read_exact(&mut ok).unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    assert!(
+        store.claim(&key, &print, LEASE).await.is_err(),
+        "no answer in time"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+    stall.join().unwrap();
+    // The claim reached Redis after the caller was told the store failed: it holds nothing.
+    let claimed = claim_after_restart(&store, &key, &print, LEASE)
+        .await
+        .unwrap();
+    assert!(matches!(claimed, Claim::Claimed(_)), "{claimed:?}");
+}

@@ -38,8 +38,9 @@ const DEFAULT_SCOPE_SHARE: usize = 10;
 /// claim is refused with a [`StoreError`]: the server answers that call with a retryable
 /// internal error and runs nothing. So under any load a caller's records last their whole
 /// time to live unless that caller itself makes more than its share of them within it. An
-/// outcome larger than its scope's share is not recorded: completing it fails and frees the
-/// key.
+/// outcome makes room among its own scope's completed records, the whole store's bound
+/// included (its call already ran); one that still does not fit (larger than the scope's
+/// share) is not recorded: completing it fails and frees the key.
 ///
 /// Clones share the records.
 ///

@@ -60,8 +60,8 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
 /// -32602 and -32601, and a failure of category `validation` or `not_found` (arguments that do
 /// not deserialize, an unknown tool, input the tool refused). A retry runs the tool again and
-/// gets the same answer, and such failures take no room in the store; so a tool answers these
-/// only before it acts.
+/// gets the same answer, and such failures take no room in the store; so a tool must answer
+/// these only before it acts.
 ///
 /// A call its client cancels (`notifications/cancelled`, which clients also send when they
 /// stop waiting) keeps its key until it ends, and its outcome is recorded: the answer of a
@@ -142,9 +142,9 @@ impl Idempotency {
     /// the window to each server.
     ///
     /// Under load the window holds for each caller as long as that caller stays within its
-    /// share of the store ([`MemoryStore`](super::MemoryStore) evicts a caller's own oldest
-    /// records past it; `RedisStore` with `noeviction` evicts nothing):
-    /// other callers' load never shortens it. A store with no room left refuses new claims with
+    /// share of the store: other callers' load never shortens it. Past its share,
+    /// [`MemoryStore`](super::MemoryStore) evicts the caller's own oldest records and
+    /// `RedisStore` refuses its new claims; a store with no room left refuses new claims with
     /// `IDEMPOTENCY_STORE_FAILED`, retryable, and runs nothing.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
