@@ -300,7 +300,7 @@ impl RedisStore {
         *self.marker.lock().unwrap_or_else(PoisonError::into_inner) = marker;
     }
 
-    /// Runs `script` (one that starts with [`MARKER`]) on `key` with `args` after the
+    /// Runs `script` (one that makes the [`MARKER`] check) on `keys` with `args` after the
     /// marker's, and keeps the marker it answers.
     async fn with_marker(
         &self,
