@@ -10,7 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 mod bound;
 mod depth;
 
-pub(crate) use bound::{bounded, bounded_map, json_size};
+#[cfg(feature = "client")]
+pub(crate) use bound::bounded;
+pub(crate) use bound::{bounded_map, json_size};
 pub(crate) use depth::to_value_within_depth;
 
 /// The message a masked error shows in place of its own.
@@ -146,7 +148,6 @@ pub(crate) fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 ///
 /// Plain ASCII text without control characters is returned as is, after one pass over its
 /// bytes.
-#[cfg(any(test, feature = "rmcp", feature = "client"))]
 pub(crate) fn clean_text(text: &str, max_chars: usize) -> String {
     if is_clean(text, max_chars) {
         return text.to_owned();
