@@ -110,8 +110,8 @@ impl Strategy {
             ),
             _ => (policy, RetryBudget::default()),
         };
-        // rmcp's HTTP client keeps no record of `capabilities.tools.idempotency`, so the
-        // retrier is told; in process too, so both transports run the same client.
+        // The shop with keys advertises them, and rmcp's client reads that over both
+        // transports; the retrier is told as well, so no run depends on the handshake.
         let retrier = Retrier::new(policy)
             .with_budget(budget)
             .with_seed(seed)

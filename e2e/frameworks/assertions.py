@@ -100,11 +100,14 @@ def check(case: dict, record: dict, has_mark: bool) -> list[str]:
 # Hex runs bounded by anything but hex digits (`lc_<uuid>` has a word character before it).
 _PLAIN_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 _SPAN_ID = re.compile(r"(4bf92f3577b34da6a3ce929d0e0e4736)\.[0-9a-f]{16}(?![0-9a-f])")
+# A date the demo computes from the day it runs ("delivered on 2026-10-18, 45 days ago").
+_RELATIVE_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?=, \d+ days? ago)")
 _UUID = re.compile(r"(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])")
 
 
 def stable(text: str) -> str:
-    """The text with the ids that change from run to run replaced by placeholders."""
+    """The text with the ids and dates that change from run to run replaced by placeholders."""
+    text = _RELATIVE_DATE.sub("<date>", text)
     text = _SPAN_ID.sub(r"\1.<span-id>", text)
     text = _PLAIN_ID.sub(lambda m: m.group(0) if m.group(0).startswith("4bf92f35") else "<id>", text)
     return _UUID.sub("<uuid>", text)

@@ -6,13 +6,18 @@ For each case it starts a fresh `demo-server --fault F...` over stdio, calls the
 `ClientSession.call_tool` and asserts what the SDK hands back: `CallToolResult.is_error` (`isError` in mcp 1.x), the
 payload in `_meta["rs.mcp-errors/error"]` or the empty marker, and for a protocol error the
 SDK's exception type (`MCPError`) and its `error.code` / `error.data`. It also checks that
-`tools/list` gives every tool a description and an error catalog. Prints one line per check
-and a final `python e2e: N passed, M failed`; exits 1 on any failure. Tested with mcp 2.3.0.
+`tools/list` gives every tool a description and an error catalog, and where the idempotency
+capability reaches the SDK's user: in the `initialize` result the SDK parses, demo-server's
+`capabilities.experimental["rs.mcp-errors/idempotency"]` (none with `--no-idempotency`), and,
+from a probe server that advertises it at every candidate place, which places the SDK keeps
+(`experimental`, `extensions`) and drops (`tools.idempotency`). Prints one line per check and a
+final `python e2e: N passed, M failed`; exits 1 on any failure. Tested with mcp 2.3.0.
 """
 
 import asyncio
 import json
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -26,6 +31,24 @@ CASES = Path(__file__).resolve().parent.parent / "cases.json"
 ERROR_KEY = "rs.mcp-errors/error"
 EMPTY_KEY = "rs.mcp-errors/empty"
 CATALOG_KEY = "rs.mcp-errors/catalog"
+IDEMPOTENCY = "rs.mcp-errors/idempotency"
+# Each candidate place of the idempotency capability, and whether the SDK keeps it.
+PLACES = {
+    "experimental": ({"experimental": {IDEMPOTENCY: {}}}, True),
+    "extensions": ({"extensions": {IDEMPOTENCY: {}}}, True),
+    "tools.idempotency": ({"tools": {"listChanged": True, "idempotency": {}}}, False),
+}
+# A server that answers `initialize` with the capabilities of its argument, and nothing else.
+PROBE_SERVER = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": json.loads(sys.argv[1]),
+                  "serverInfo": {"name": "probe", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
 TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"]
 
 
@@ -151,9 +174,54 @@ async def check_tools(server: str) -> list[str]:
     return problems
 
 
+def idempotency_places(capabilities) -> set[str]:
+    """The places where the SDK's parsed `ServerCapabilities` shows the idempotency capability."""
+    tools = capabilities.tools.model_dump(by_alias=True) if capabilities.tools else {}
+    shown = {
+        "experimental": IDEMPOTENCY in (capabilities.experimental or {}),
+        # `extensions` is a field of mcp 2.x; mcp 1.x keeps no unknown member.
+        "extensions": IDEMPOTENCY in (getattr(capabilities, "extensions", None) or {}),
+        "tools.idempotency": "idempotency" in tools,
+    }
+    return {place for place, seen in shown.items() if seen}
+
+
+async def initialized_places(params: StdioServerParameters) -> set[str]:
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            result = await session.initialize()
+    return idempotency_places(result.capabilities)
+
+
+async def check_capability(server: str, args: list[str], expected: set[str]) -> list[str]:
+    shown = await initialized_places(StdioServerParameters(command=server, args=args))
+    if shown != expected:
+        return [f"the capability shows at {sorted(shown)}, expected {sorted(expected)}"]
+    return []
+
+
+async def check_capability_places() -> list[str]:
+    capabilities: dict = {}
+    for place, _ in PLACES.values():
+        capabilities.update(place)
+    params = StdioServerParameters(command=sys.executable, args=["-c", PROBE_SERVER, json.dumps(capabilities)])
+    shown = await initialized_places(params)
+    for place in PLACES:
+        print(f"     mcp {version('mcp')} {'keeps' if place in shown else 'drops'} {place}")
+    expected = {place for place, (_, kept) in PLACES.items() if kept}
+    if shown != expected:
+        return [f"the SDK keeps {sorted(shown)}, expected {sorted(expected)}"]
+    return []
+
+
 async def main(server: str) -> int:
     cases = json.loads(CASES.read_text())["cases"]
     checks = [("tools/list: descriptions and error catalogs", check_tools(server))]
+    checks += [
+        ("initialize: the idempotency capability in experimental", check_capability(server, [], {"experimental"})),
+        ("initialize: no idempotency capability with --no-idempotency", check_capability(server, ["--no-idempotency"], set())),
+        ("initialize: the places of a capability the SDK keeps", check_capability_places()),
+    ]
     checks += [(case["name"], run_case(server, case)) for case in cases]
     passed = failed = 0
     for name, check in checks:

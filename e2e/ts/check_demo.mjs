@@ -7,8 +7,12 @@
 // (as a host does, so the SDK validates structuredContent against each tool's outputSchema,
 // even on errors), calls the tool and asserts what the SDK hands back: `isError`, the payload
 // in `_meta["rs.mcp-errors/error"]` or the empty marker, and for a protocol error the
-// rejection's type (`McpError`), `code` and `data`. Prints one line per check and a final
-// `typescript e2e: N passed, M failed`; exits 1 on any failure. Tested with
+// rejection's type (`McpError`), `code` and `data`. It also checks where the idempotency
+// capability reaches the SDK's user in `client.getServerCapabilities()`: demo-server's
+// `capabilities.experimental["rs.mcp-errors/idempotency"]` (none with `--no-idempotency`), and,
+// from a probe server that advertises it at every candidate place, which places the SDK keeps
+// (`experimental`, `extensions`) and drops (`tools.idempotency`). Prints one line per check and
+// a final `typescript e2e: N passed, M failed`; exits 1 on any failure. Tested with
 // @modelcontextprotocol/sdk 1.32.2 on Node 20.
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,6 +22,23 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 const ERROR_KEY = "rs.mcp-errors/error";
 const EMPTY_KEY = "rs.mcp-errors/empty";
 const CATALOG_KEY = "rs.mcp-errors/catalog";
+const IDEMPOTENCY = "rs.mcp-errors/idempotency";
+// Each candidate place of the idempotency capability, and whether the SDK keeps it.
+const PLACES = {
+  experimental: [{ experimental: { [IDEMPOTENCY]: {} } }, true],
+  extensions: [{ extensions: { [IDEMPOTENCY]: {} } }, true],
+  "tools.idempotency": [{ tools: { listChanged: true, idempotency: {} } }, false],
+};
+// A server that answers `initialize` with the capabilities of its argument, and nothing else.
+const PROBE_SERVER = `
+const capabilities = JSON.parse(process.argv[1]);
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method !== "initialize") return;
+  const result = { protocolVersion: message.params.protocolVersion, capabilities, serverInfo: { name: "probe", version: "1" } };
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }) + "\\n");
+});
+`;
 const TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"];
 
 const server = process.argv[2];
@@ -126,8 +147,12 @@ function checkRejection(expect, error) {
 
 async function withClient(faults, body) {
   const args = faults.flatMap((fault) => ["--fault", fault]);
+  return withServer(server, args, body);
+}
+
+async function withServer(command, args, body) {
   const client = new Client({ name: "mcp-errors-e2e", version: "0.1.0" });
-  await client.connect(new StdioClientTransport({ command: server, args, stderr: "inherit" }));
+  await client.connect(new StdioClientTransport({ command, args, stderr: "inherit" }));
   try {
     return await body(client);
   } finally {
@@ -165,7 +190,41 @@ async function checkTools() {
   });
 }
 
-const checks = [["tools/list: descriptions and error catalogs", checkTools]];
+// The places where the SDK's parsed server capabilities show the idempotency capability.
+function idempotencyPlaces(capabilities) {
+  const shown = {
+    experimental: IDEMPOTENCY in (capabilities?.experimental ?? {}),
+    extensions: IDEMPOTENCY in (capabilities?.extensions ?? {}),
+    "tools.idempotency": "idempotency" in (capabilities?.tools ?? {}),
+  };
+  return Object.keys(shown).filter((place) => shown[place]);
+}
+
+async function checkCapability(args, expected) {
+  const shown = await withServer(server, args, async (client) => idempotencyPlaces(client.getServerCapabilities()));
+  return show(shown) === show(expected) ? [] : [`the capability shows at ${show(shown)}, expected ${show(expected)}`];
+}
+
+async function checkCapabilityPlaces() {
+  const capabilities = Object.assign({}, ...Object.values(PLACES).map(([place]) => place));
+  const args = ["-e", PROBE_SERVER, JSON.stringify(capabilities)];
+  const shown = await withServer(process.execPath, args, async (client) => idempotencyPlaces(client.getServerCapabilities()));
+  const { version } = JSON.parse(
+    readFileSync(new URL("node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url), "utf8"),
+  );
+  for (const place of Object.keys(PLACES)) {
+    console.log(`     @modelcontextprotocol/sdk ${version} ${shown.includes(place) ? "keeps" : "drops"} ${place}`);
+  }
+  const expected = Object.keys(PLACES).filter((place) => PLACES[place][1]);
+  return show(shown) === show(expected) ? [] : [`the SDK keeps ${show(shown)}, expected ${show(expected)}`];
+}
+
+const checks = [
+  ["tools/list: descriptions and error catalogs", checkTools],
+  ["initialize: the idempotency capability in experimental", () => checkCapability([], ["experimental"])],
+  ["initialize: no idempotency capability with --no-idempotency", () => checkCapability(["--no-idempotency"], [])],
+  ["initialize: the places of a capability the SDK keeps", checkCapabilityPlaces],
+];
 for (const c of cases) checks.push([c.name, () => runCase(c)]);
 let passed = 0;
 let failed = 0;

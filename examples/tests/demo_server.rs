@@ -355,7 +355,7 @@ fn the_tour_prints_every_case_and_exits_zero() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("JSON-RPC error -32602 UNKNOWN_TOOL (-, retryable: no)"),
+        stdout.contains("isError UNKNOWN_TOOL (not_found, retryable: no)"),
         "{stdout}"
     );
     assert!(

@@ -9,6 +9,7 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
+use mcp_errors_core::idempotency::CAPABILITY;
 use serde_json::{Value, json};
 use support::HttpServer;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
@@ -121,7 +122,7 @@ async fn over_stdio_a_lost_answer_is_recovered_with_its_key_and_the_refund_is_ma
     let mut server = Stdio_::start(&["--fault", "lose_response:1", "--lose-response-delay", DELAY]);
     let init = server.request(&initialize()).await;
     assert_eq!(
-        init["result"]["capabilities"]["tools"]["idempotency"],
+        init["result"]["capabilities"]["experimental"][CAPABILITY],
         json!({}),
         "{init}"
     );
@@ -166,9 +167,7 @@ async fn over_stdio_without_keys_the_retry_refunds_again() {
     ]);
     let init = server.request(&initialize()).await;
     assert!(
-        init["result"]["capabilities"]["tools"]
-            .get("idempotency")
-            .is_none(),
+        init["result"]["capabilities"].get("experimental").is_none(),
         "{init}"
     );
     server.send(&initialized()).await;
@@ -277,12 +276,8 @@ async fn over_http_a_lost_answer_is_recovered_with_its_key_and_the_refund_is_mad
     let server = HttpServer::start(&["--lose-response-delay", DELAY], "lose_response:1");
     let (http, init) = Http::start(&server).await;
     assert_eq!(
-        init["result"]["capabilities"]["tools"]["idempotency"],
-        json!({}),
-        "{init}"
-    );
-    assert!(
-        init["result"]["capabilities"].get("experimental").is_none(),
+        init["result"]["capabilities"]["experimental"],
+        json!({CAPABILITY: {}}),
         "{init}"
     );
 
@@ -350,9 +345,7 @@ async fn over_http_without_keys_there_is_no_capability() {
     let server = HttpServer::start(&["--no-idempotency"], "");
     let (http, init) = Http::start(&server).await;
     assert!(
-        init["result"]["capabilities"]["tools"]
-            .get("idempotency")
-            .is_none(),
+        init["result"]["capabilities"].get("experimental").is_none(),
         "{init}"
     );
     let a = http

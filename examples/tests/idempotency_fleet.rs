@@ -220,7 +220,8 @@ async fn two_replicas_behind_one_address_share_the_record_in_redis_and_refund_on
     let client = http_client(&format!("http://{balancer}/mcp")).await;
 
     let call = refund();
-    // rmcp's HTTP client keeps no record of `capabilities.tools.idempotency`: say so.
+    // rmcp's HTTP client reads the capability from the replica that answered `initialize`;
+    // said as well, so this test is about the shared records alone.
     let retrier = retrier().with_idempotency_keys(true);
     let success = call_tool(client.peer(), &call, &retrier)
         .await

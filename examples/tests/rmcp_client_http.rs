@@ -1,9 +1,12 @@
 //! `mcp_errors_core::rmcp::call_tool` over Streamable HTTP: rmcp's own HTTP client against
-//! `demo-server --http`, a retried transient failure and a traced masked one.
+//! `demo-server --http`, a retried transient failure, a traced masked one, and a lost answer
+//! retried with its idempotency key.
 
 mod support;
 
-use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall};
+use std::time::Duration;
+
+use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause};
 use mcp_errors_core::rmcp::call_tool;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -59,5 +62,39 @@ async fn a_masked_failure_over_http_carries_the_trace_id_and_is_escalated() {
     let id = error.correlation_id.as_deref().expect("a correlation id");
     assert!(id.starts_with("4bf92f3577b34da6a3ce929d0e0e4736."), "{id}");
     assert!(!error.message.contains("ledger-db-2"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_http_client_sees_the_idempotency_capability_and_recovers_a_lost_answer() {
+    let server = HttpServer::start(&["--lose-response-delay", "1500ms"], "lose_response:1");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("the client connects over HTTP");
+    let call = ToolCall::new("refund_order", json!({"order_id": "ORD-1001"}));
+    // Not told that the server honors keys: it reads the capability.
+    let retrier = Retrier::new(
+        RetryPolicy::default()
+            .with_attempt_timeout(Duration::from_millis(400))
+            .with_max_attempts(10)
+            .with_deadline(Duration::from_secs(20)),
+    )
+    .with_seed(3);
+    let success = call_tool(client.peer(), &call, &retrier)
+        .await
+        .expect("a retry with the key gets the first answer");
+    assert_eq!(
+        success.attempts[0].outcome,
+        Outcome::Unknown(UnknownCause::Timeout)
+    );
+    for attempt in &success.attempts {
+        assert_eq!(
+            attempt.idempotency_key.as_deref(),
+            Some(call.idempotency_key())
+        );
+    }
+    let refund = success.result().unwrap().structured_content().unwrap();
+    assert_eq!(refund["refund_id"], "RF-1", "{refund}");
     client.cancel().await.unwrap();
 }

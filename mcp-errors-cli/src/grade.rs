@@ -17,6 +17,10 @@ use crate::transport::NoAnswer;
 /// Text longer than this in answer to the oversize value floods the model's context.
 pub const ECHO_LIMIT: usize = 8192;
 
+/// A failure larger than this, in bytes as it came (the whole JSON-RPC response, `_meta` and
+/// `structuredContent` included), costs the agent more than the failure is worth.
+pub const FAILURE_SIZE_LIMIT: usize = 16 * 1024;
+
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -43,8 +47,8 @@ pub struct Finding {
 /// One check of one answer: a weight and the share of it earned.
 #[derive(Clone, Debug, Serialize)]
 pub struct Check {
-    /// `channel`, `names_field`, `machine_readable`, `agreement`, `leaks`, `time`, `echo` or
-    /// `expected`.
+    /// `channel`, `names_field`, `machine_readable`, `agreement`, `leaks`, `time`, `echo`,
+    /// `expected` or `size`.
     pub name: &'static str,
     /// Its weight in the tool's score.
     pub weight: u32,
@@ -61,8 +65,12 @@ pub struct Probe {
     pub description: String,
     /// What came back: `success`, `execution_error`, `protocol_error CODE`, `no_answer`, ...
     pub outcome: String,
+    /// Whether it was a failure: an error, or a failure sent as a success.
+    pub failed: bool,
     /// How long the answer took, in milliseconds.
     pub elapsed_ms: u64,
+    /// The size of the response as it came, in bytes (0 for no answer).
+    pub bytes: usize,
     /// The start of what the model reads (300 characters at most).
     pub text: String,
     /// The checks and their scores.
@@ -86,7 +94,7 @@ pub struct Context<'a> {
     pub fast: Duration,
 }
 
-const WEIGHTS: [(&str, u32); 8] = [
+const WEIGHTS: [(&str, u32); 9] = [
     ("channel", 3),
     ("names_field", 2),
     ("machine_readable", 2),
@@ -95,6 +103,7 @@ const WEIGHTS: [(&str, u32); 8] = [
     ("time", 1),
     ("echo", 1),
     ("expected", 3),
+    ("size", 3),
 ];
 
 struct Grader {
@@ -245,6 +254,8 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
                 NoAnswer::Timeout(_) => "hangs",
                 NoAnswer::Exited(_) => "crashes",
                 NoAnswer::Transport(_) => "fails",
+                NoAnswer::TooLarge => "sends too much",
+                NoAnswer::Flood => "floods the client",
             };
             g.note(
                 Severity::Fail,
@@ -255,7 +266,9 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
                 provocation: planned.provocation.clone(),
                 description: planned.provocation.describe(),
                 outcome: "no_answer".into(),
+                failed: false,
                 elapsed_ms,
+                bytes: 0,
                 text: String::new(),
                 checks: g.checks,
                 findings: g.findings,
@@ -323,6 +336,19 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         }
     }
 
+    // Measured whole, as it came: `_meta` and `structuredContent` fill the context too.
+    if (failed || looks_failed) && bytes.len() > FAILURE_SIZE_LIMIT {
+        g.score("size", 0.0);
+        g.note(
+            Severity::Fail,
+            "size",
+            format!(
+                "a failure of {} bytes (over {FAILURE_SIZE_LIMIT}): it fills the agent's context",
+                bytes.len()
+            ),
+        );
+    }
+
     if answer.elapsed <= context.fast {
         g.score("time", 1.0);
     } else if answer.elapsed <= context.fast * 5 {
@@ -337,7 +363,9 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         provocation: planned.provocation.clone(),
         description: planned.provocation.describe(),
         outcome: kind(&outcome),
+        failed: failed || looks_failed,
         elapsed_ms,
+        bytes: bytes.len(),
         text: text.chars().take(300).collect(),
         checks: g.checks,
         findings: g.findings,
@@ -814,6 +842,29 @@ mod tests {
         );
         let agreement = p.checks.iter().find(|c| c.name == "agreement").unwrap();
         assert_eq!(agreement.earned, 0.0, "{p:?}");
+    }
+
+    #[test]
+    fn a_failure_is_measured_whole_meta_included() {
+        // The same short text; the padding in `_meta` makes the response 16,384 bytes, then
+        // one more.
+        let failure = |pad: usize| {
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                "content": [{"type": "text", "text": "name must be a string"}],
+                "_meta": {"pad": "p".repeat(pad)}}})
+        };
+        let base = failure(0).to_string().len();
+        let at_limit = probe(wrong_type(), failure(FAILURE_SIZE_LIMIT - base));
+        assert_eq!(at_limit.bytes, FAILURE_SIZE_LIMIT);
+        assert!(at_limit.checks.iter().all(|c| c.name != "size"));
+        let over = probe(wrong_type(), failure(FAILURE_SIZE_LIMIT - base + 1));
+        let size = over.checks.iter().find(|c| c.name == "size").unwrap();
+        assert_eq!((size.weight, size.earned), (3, 0.0));
+        assert!(
+            over.findings
+                .iter()
+                .any(|f| f.severity == Severity::Fail && f.message.contains("16385 bytes"))
+        );
     }
 
     #[test]

@@ -4,11 +4,13 @@
 
 mod grade;
 mod leaks;
+mod printable;
 mod probes;
 mod report;
 mod session;
 mod transport;
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +19,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
-use crate::grade::{Context, grade};
+use crate::grade::{Context, Finding, Severity, grade};
+use crate::printable::{printable, printable_value};
 use crate::probes::{Planned, Provocation, UNKNOWN_TOOL, UserCall, plan};
 use crate::report::{Report, ToolReport, UNKNOWN_TOOL_ROW};
 use crate::session::Session;
@@ -89,14 +92,17 @@ fn main() -> ExitCode {
         Ok(report) => {
             let written = if args.json {
                 let mut out = std::io::stdout().lock();
-                serde_json::to_writer_pretty(&mut out, &report)
+                serde_json::to_value(&report)
+                    .and_then(|value| {
+                        serde_json::to_writer_pretty(&mut out, &printable_value(value))
+                    })
                     .map_err(std::io::Error::other)
                     .and_then(|()| writeln!(out))
             } else {
                 report.render(&mut anstream::stdout())
             };
             if let Err(e) = written {
-                eprintln!("mcp-errors check: {e}");
+                eprintln!("mcp-errors check: {}", printable(&e.to_string()));
                 return ExitCode::from(2);
             }
             match (args.fail_under, report.score) {
@@ -106,29 +112,30 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("mcp-errors check: {e}");
+            eprintln!("mcp-errors check: {}", printable(&e));
             ExitCode::from(2)
         }
     }
 }
 
-fn is_read_only(tool: &Value) -> bool {
-    tool.pointer("/annotations/readOnlyHint")
-        .and_then(Value::as_bool)
-        == Some(true)
+/// Why the check does not call `tool` unless allowed; `None` for a tool marked
+/// `readOnlyHint: true` and nothing that says otherwise (`destructiveHint` absent or false).
+fn not_safe_to_call(tool: &Value) -> Option<&'static str> {
+    let hint = |name: &str| tool.pointer(&format!("/annotations/{name}"));
+    let read_only = hint("readOnlyHint") == Some(&Value::Bool(true));
+    match hint("destructiveHint") {
+        None | Some(Value::Bool(false)) if read_only => None,
+        Some(_) if read_only => Some("marked both readOnlyHint and destructiveHint"),
+        Some(Value::Bool(true)) => Some("marked destructive"),
+        _ => Some("not marked readOnlyHint"),
+    }
 }
 
 /// What the listing alone shows of a tool.
 fn schema_notes(tool: &Value, called: bool, name: &str) -> Vec<String> {
     let mut notes = Vec::new();
     if !called {
-        let why = match tool
-            .pointer("/annotations/destructiveHint")
-            .and_then(Value::as_bool)
-        {
-            Some(true) => "marked destructive",
-            _ => "not marked readOnlyHint",
-        };
+        let why = not_safe_to_call(tool).unwrap_or("not marked readOnlyHint");
         notes.push(format!("not called: {why} (--allow {name} calls it)"));
     }
     let annotations = tool.get("annotations").and_then(Value::as_object);
@@ -209,7 +216,7 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
     };
     let progress = |line: String| {
         if !args.quiet {
-            eprintln!("mcp-errors check: {line}");
+            eprintln!("mcp-errors check: {}", printable(&line));
         }
     };
     let mut session = Session::open(transport, timeout)?;
@@ -252,13 +259,41 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         fast: Duration::from_millis(args.slow_ms),
     };
 
+    let mut times_listed: HashMap<&str, usize> = HashMap::new();
+    for name in &names {
+        *times_listed.entry(name).or_default() += 1;
+    }
+    let mut reported_twice = HashSet::new();
     let mut reports = Vec::new();
     let total = tools.len();
     for (i, tool) in tools.iter().enumerate() {
         let Some(name) = tool.get("name").and_then(Value::as_str) else {
             continue;
         };
-        let called = is_read_only(tool) || args.allow.iter().any(|a| a == name);
+        // A name listed more than once: an agent cannot tell which tool a call reaches, nor
+        // can the check tell which annotations hold.
+        let listed = times_listed[name];
+        if listed > 1 {
+            if reported_twice.insert(name) {
+                progress(format!(
+                    "[{}/{total}] {name}: not called: listed {listed} times",
+                    i + 1
+                ));
+                reports.push(ToolReport::failed_by_listing(
+                    name.to_owned(),
+                    vec![format!("not called: listed {listed} times")],
+                    vec![Finding {
+                        severity: Severity::Fail,
+                        check: "listing",
+                        message: format!(
+                            "listed {listed} times: an agent cannot tell which tool it calls"
+                        ),
+                    }],
+                ));
+            }
+            continue;
+        }
+        let called = not_safe_to_call(tool).is_none() || args.allow.iter().any(|a| a == name);
         let mut planned = if called {
             plan(tool.get("inputSchema").unwrap_or(&Value::Null))
         } else {

@@ -6,7 +6,8 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::grade::{self, Probe, Severity};
+use crate::grade::{self, Finding, Probe, Severity};
+use crate::printable::printable;
 
 /// One tool's part of the report.
 #[derive(Clone, Debug, Serialize)]
@@ -21,6 +22,9 @@ pub struct ToolReport {
     pub grade: Option<char>,
     /// What the schema and annotations alone show.
     pub notes: Vec<String>,
+    /// What the listing alone shows that costs the tool its whole score: its name listed more
+    /// than once.
+    pub findings: Vec<Finding>,
     /// The calls made and their grades.
     pub probes: Vec<Probe>,
 }
@@ -35,7 +39,21 @@ impl ToolReport {
             score,
             grade: score.map(grade::letter),
             notes,
+            findings: Vec::new(),
             probes,
+        }
+    }
+
+    /// The report of a tool whose listing alone fails it: 0, not called.
+    pub fn failed_by_listing(name: String, notes: Vec<String>, findings: Vec<Finding>) -> Self {
+        ToolReport {
+            name,
+            called: false,
+            score: Some(0.0),
+            grade: Some(grade::letter(0.0)),
+            notes,
+            findings,
+            probes: Vec::new(),
         }
     }
 
@@ -49,6 +67,17 @@ impl ToolReport {
             })
             .min_by_key(|(s, _, _)| *s)
     }
+}
+
+/// The largest failure the check saw.
+#[derive(Clone, Debug, Serialize)]
+pub struct LargestFailure {
+    /// The tool.
+    pub tool: String,
+    /// The call's description.
+    pub call: String,
+    /// The size of the whole response as it came, in bytes.
+    pub bytes: usize,
 }
 
 /// The report of one run.
@@ -65,6 +94,8 @@ pub struct Report {
     pub grade: Option<char>,
     /// The calls made.
     pub calls: usize,
+    /// The largest failure seen, `_meta` and `structuredContent` included.
+    pub largest_failure: Option<LargestFailure>,
     /// Per tool, worst first.
     pub tools: Vec<ToolReport>,
 }
@@ -80,12 +111,23 @@ impl Report {
             key(a).total_cmp(&key(b)).then_with(|| a.name.cmp(&b.name))
         });
         let calls = tools.iter().map(|t| t.probes.len()).sum();
+        let largest_failure = tools
+            .iter()
+            .flat_map(|t| t.probes.iter().map(move |p| (t, p)))
+            .filter(|(_, p)| p.failed)
+            .max_by_key(|(_, p)| p.bytes)
+            .map(|(t, p)| LargestFailure {
+                tool: t.name.clone(),
+                call: p.description.clone(),
+                bytes: p.bytes,
+            });
         Report {
             server,
             protocol_version,
             score,
             grade: score.map(grade::letter),
             calls,
+            largest_failure,
             tools,
         }
     }
@@ -115,16 +157,15 @@ impl Report {
             ),
             Severity::Info => ("info", dim),
         };
-        let name = self
-            .server
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("server");
-        let version = self
-            .server
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let field = |key: &str| {
+            printable(self.server.get(key).and_then(Value::as_str).unwrap_or("")).into_owned()
+        };
+        let (name, version) = (field("name"), field("version"));
+        let name = if name.is_empty() {
+            "server".into()
+        } else {
+            name
+        };
         let listed = self
             .tools
             .iter()
@@ -133,13 +174,14 @@ impl Report {
         writeln!(
             out,
             "{bold}mcp-errors check{bold:#}: {name} {version} (protocol {}), {listed} tools, {} calls",
-            self.protocol_version, self.calls
+            printable(&self.protocol_version),
+            self.calls
         )?;
         writeln!(out)?;
         let width = self
             .tools
             .iter()
-            .map(|t| t.name.len())
+            .map(|t| printable(&t.name).chars().count())
             .max()
             .unwrap_or(4)
             .min(40);
@@ -165,31 +207,29 @@ impl Report {
             };
             writeln!(
                 out,
-                "  {style}{letter} {score}{style:#}  {:<width$}  {summary}",
-                tool.name
+                "  {style}{letter} {score}{style:#}  {:<width$}  {}",
+                printable(&tool.name),
+                printable(&summary)
             )?;
         }
         // The same finding on several calls of a tool is one line, naming the calls.
         let mut findings: Vec<(Severity, &str, &str, Vec<&str>)> = Vec::new();
         for tool in &self.tools {
-            for probe in &tool.probes {
-                for f in probe
-                    .findings
-                    .iter()
-                    .filter(|f| f.severity != Severity::Info)
+            let listing = tool.findings.iter().map(|f| (f, LISTING));
+            let probes = tool
+                .probes
+                .iter()
+                .flat_map(|p| p.findings.iter().map(move |f| (f, p.description.as_str())));
+            for (f, call) in listing
+                .chain(probes)
+                .filter(|(f, _)| f.severity != Severity::Info)
+            {
+                match findings
+                    .iter_mut()
+                    .find(|(s, t, m, _)| *s == f.severity && *t == tool.name && *m == f.message)
                 {
-                    match findings
-                        .iter_mut()
-                        .find(|(s, t, m, _)| *s == f.severity && *t == tool.name && *m == f.message)
-                    {
-                        Some((.., calls)) => calls.push(&probe.description),
-                        None => findings.push((
-                            f.severity,
-                            &tool.name,
-                            &f.message,
-                            vec![&probe.description],
-                        )),
-                    }
+                    Some((.., calls)) => calls.push(call),
+                    None => findings.push((f.severity, &tool.name, &f.message, vec![call])),
                 }
             }
         }
@@ -201,8 +241,10 @@ impl Report {
                 let (label, style) = severity(s);
                 writeln!(
                     out,
-                    "  {style}{label}{style:#}  {tool}: {message} {dim}[{}]{dim:#}",
-                    calls.join("; ")
+                    "  {style}{label}{style:#}  {}: {} {dim}[{}]{dim:#}",
+                    printable(tool),
+                    printable(message),
+                    printable(&calls.join("; "))
                 )?;
             }
         }
@@ -220,8 +262,23 @@ impl Report {
             writeln!(out)?;
             writeln!(out, "{bold}From the schemas and annotations{bold:#}")?;
             for (tool, note) in notes {
-                writeln!(out, "  {dim}note{dim:#}  {tool}: {note}")?;
+                writeln!(
+                    out,
+                    "  {dim}note{dim:#}  {}: {}",
+                    printable(tool),
+                    printable(note)
+                )?;
             }
+        }
+        if let Some(largest) = &self.largest_failure {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{bold}largest failure{bold:#}: {} bytes, {}: {}",
+                largest.bytes,
+                printable(&largest.tool),
+                printable(&largest.call)
+            )?;
         }
         writeln!(out)?;
         match (self.grade, self.score) {
@@ -248,3 +305,6 @@ fn calls(n: usize) -> String {
 
 /// The name of the row for the unknown-tool provocation.
 pub const UNKNOWN_TOOL_ROW: &str = "(unknown tool)";
+
+/// Where a finding of the listing alone is said to come from.
+const LISTING: &str = "the tool list";

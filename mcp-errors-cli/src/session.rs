@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::transport::{NoAnswer, Transport};
+use crate::transport::{MAX_MESSAGE_BYTES, NoAnswer, Transport};
 
 /// The protocol version asked for: the first where input validation is a tool execution error.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -15,6 +15,15 @@ pub struct Answer {
     pub bytes: Result<Vec<u8>, NoAnswer>,
     /// From the request to the response (or to giving up).
     pub elapsed: Duration,
+}
+
+/// The start of `value` as JSON, for a message: 300 characters at most.
+fn excerpt(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
 }
 
 /// An initialized connection to one server.
@@ -49,11 +58,7 @@ impl Session {
             "clientInfo": {"name": "mcp-errors-check", "version": env!("CARGO_PKG_VERSION")},
         });
         let bytes = self
-            .send(
-                "initialize",
-                params,
-                self.timeout.max(Duration::from_secs(30)),
-            )
+            .send("initialize", params, self.timeout)
             .bytes
             .map_err(|e| format!("initialize: {e}"))?;
         let value: Value = serde_json::from_slice(&bytes)
@@ -61,7 +66,7 @@ impl Session {
         let Some(result) = value.get("result") else {
             return Err(format!(
                 "initialize failed: {}",
-                value.get("error").unwrap_or(&value)
+                excerpt(value.get("error").unwrap_or(&value))
             ));
         };
         self.server_info = result.get("serverInfo").cloned().unwrap_or(Value::Null);
@@ -74,7 +79,10 @@ impl Session {
         self.transport
             .session(session_id, &self.protocol_version.clone());
         self.transport
-            .notify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .notify(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                self.timeout,
+            )
             .map_err(|e| format!("notifications/initialized: {e}"))
     }
 
@@ -91,10 +99,12 @@ impl Session {
         }
     }
 
-    /// Every tool the server lists, following `nextCursor` (at most 100 pages).
+    /// Every tool the server lists, following `nextCursor` (at most 100 pages, at most
+    /// [`MAX_MESSAGE_BYTES`] in all).
     pub fn list_tools(&mut self) -> Result<Vec<Value>, String> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut listed = 0;
         for _ in 0..100 {
             let params = match &cursor {
                 Some(c) => json!({"cursor": c}),
@@ -104,12 +114,18 @@ impl Session {
                 .send("tools/list", params, self.timeout)
                 .bytes
                 .map_err(|e| format!("tools/list: {e}"))?;
+            listed += bytes.len();
+            if listed > MAX_MESSAGE_BYTES {
+                return Err(format!(
+                    "tools/list: the pages together are over {MAX_MESSAGE_BYTES} bytes"
+                ));
+            }
             let value: Value = serde_json::from_slice(&bytes)
                 .map_err(|e| format!("tools/list: the answer is not JSON: {e}"))?;
             let Some(result) = value.get("result") else {
                 return Err(format!(
                     "tools/list failed: {}",
-                    value.get("error").unwrap_or(&value)
+                    excerpt(value.get("error").unwrap_or(&value))
                 ));
             };
             if let Some(page) = result.get("tools").and_then(Value::as_array) {

@@ -112,12 +112,19 @@
 //!   may be masked): forward to it with `#[transparent]`, or make it the `#[source]`.
 //! - Every text emitted is cleaned (control characters other than newline and tab become
 //!   spaces; Unicode's default-ignorable code points, bidirectional controls and tag
-//!   characters among them, are removed; not the joiners emoji and some scripts need) and cut,
-//!   ending with `…`: a `message` at 2048 characters, a `hint` at 1024. A `#[detail]` value is
-//!   cut at 32 levels of nesting while it is serialized (the part too deep becomes
-//!   `"…(nested too deep)"`), so a value of any depth costs a bounded stack and every JSON
-//!   parser can read the response; a `#[detail]` whose `Serialize` fails is `null`. A
-//!   retry-after is clamped to one day.
+//!   characters among them, are removed; not the joiners emoji and some scripts need) and cut
+//!   in the middle, keeping its start and its end around `…` (the end often says why): a
+//!   `message` at 2048 characters, a `hint` at 1024. A `#[detail]` value is cut at 32 levels
+//!   of nesting while it is serialized (the part too deep becomes `"…(nested too deep)"`), so
+//!   a value of any depth costs a bounded stack and every JSON parser can read the response;
+//!   a `#[detail]` whose `Serialize` fails is `null`. A retry-after is clamped to one day.
+//! - Every failure fits a size: each string of the details is cut as a message is, arrays and
+//!   objects keep their first 64 items and a note counting the rest, and the whole failure
+//!   (the result with its text, `_meta`, `structuredContent` and draft entry, or the JSON-RPC
+//!   error object with its `data`) stays within 16 KiB of JSON, the details cut further and
+//!   then the message and hint when it would not
+//!   ([`FailureOptions::with_max_bytes`] sets another size). The client cuts what it reads
+//!   the same way.
 //! - The correlation id is fresh for every conversion unless you pass one:
 //!   [`FailureOptions::with_traceparent`] starts it with the trace id of a W3C `traceparent`
 //!   and ends it with 16 hex digits the server draws, so a caller that sends another caller's
@@ -164,7 +171,8 @@
 //! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
 //! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and unknown
 //! or disabled tools reported as execution errors (SEP-2145: read by the client, and sent by
-//! `rmcp::ErrorBoundary::with_draft_unknown_tool_result` when it says so).
+//! `rmcp::ErrorBoundary` unless `with_draft_unknown_tool_result(false)` asks for the
+//! specification's -32602).
 //!
 //! # Features
 //!

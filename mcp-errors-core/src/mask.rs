@@ -7,18 +7,24 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+mod bound;
 mod depth;
 
+#[cfg(feature = "client")]
+pub(crate) use bound::bounded;
+pub(crate) use bound::{bounded_map, json_size};
 pub(crate) use depth::to_value_within_depth;
 
 /// The message a masked error shows in place of its own.
 pub(crate) const MASKED_MESSAGE: &str =
     "internal error; the details were logged under the correlation id";
 
-/// The longest `message` emitted, in characters; longer ones are cut and end with `…`.
+/// The longest `message` emitted, in characters; a longer one keeps its start and its end
+/// around `…`.
 pub(crate) const MAX_MESSAGE_CHARS: usize = 2048;
 
-/// The longest `hint` emitted, in characters; longer ones are cut and end with `…`.
+/// The longest `hint` emitted, in characters; a longer one keeps its start and its end
+/// around `…`.
 pub(crate) const MAX_HINT_CHARS: usize = 1024;
 
 /// The deepest nesting of a `#[detail]` value that is emitted. Deeper parts are replaced by
@@ -126,8 +132,9 @@ pub(crate) fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 }
 
 /// Makes `text` safe to show a model: invisible characters and those that reorder text are
-/// removed, control characters other than newline and tab become spaces, and anything past
-/// `max_chars` characters (counted after removal) is cut and replaced by `…`.
+/// removed, control characters other than newline and tab become spaces, and a text longer
+/// than `max_chars` characters (counted after removal) is cut in the middle: it keeps its
+/// start and its end, `max_chars` characters in all with the `…` that stands between them.
 ///
 /// Removed: Unicode's `Default_Ignorable_Code_Point`s, which include every `Bidi_Control`
 /// (U+202A..U+202E and U+2066..U+2069, which reorder what a reader sees; U+200E, U+200F,
@@ -141,7 +148,6 @@ pub(crate) fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 ///
 /// Plain ASCII text without control characters is returned as is, after one pass over its
 /// bytes.
-#[cfg(any(test, feature = "rmcp", feature = "client"))]
 pub(crate) fn clean_text(text: &str, max_chars: usize) -> String {
     if is_clean(text, max_chars) {
         return text.to_owned();
@@ -207,20 +213,33 @@ fn is_clean(text: &str, max_chars: usize) -> bool {
 }
 
 fn clean_slow(text: &str, max_chars: usize) -> String {
+    let kept = || {
+        text.chars()
+            .filter(|&c| !is_invisible(c))
+            .map(|c| if becomes_space(c) { ' ' } else { c })
+    };
+    let count = kept().count();
+    if count <= max_chars {
+        return kept().collect();
+    }
+    // Cut in the middle: the start says what failed, the end often why (`...: Permission
+    // denied`, the last part of a path).
+    let (head, tail) = cut_sides(max_chars);
     let mut cleaned = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
-    let mut cut = false;
-    for (count, c) in text.chars().filter(|&c| !is_invisible(c)).enumerate() {
-        if count == max_chars {
-            cut = true;
-            break;
-        }
-        cleaned.push(if becomes_space(c) { ' ' } else { c });
-    }
-    if cut {
-        cleaned.pop();
-        cleaned.push('…');
-    }
+    cleaned.extend(kept().take(head));
+    cleaned.push(CUT_MARKER);
+    cleaned.extend(kept().skip(count - tail));
     cleaned
+}
+
+/// What stands where [`clean_text`] cut a text.
+pub(crate) const CUT_MARKER: char = '…';
+
+/// How many characters a text cut to `max_chars` keeps of its start and of its end: together
+/// one less than `max_chars`, room for [`CUT_MARKER`]; the start gets the odd one.
+pub(crate) fn cut_sides(max_chars: usize) -> (usize, usize) {
+    let kept = max_chars.saturating_sub(1);
+    (kept - kept / 2, kept / 2)
 }
 
 /// `text` as the value of one field of a log line: control characters (newline, carriage
@@ -329,7 +348,11 @@ mod tests {
     #[test]
     fn clean_text_examples() {
         assert_eq!(clean_text("a\u{0}b\nc", 10), "a b\nc");
-        assert_eq!(clean_text("abcdef", 4), "abc…");
+        assert_eq!(clean_text("abcdef", 4), "ab…f");
+        assert_eq!(
+            clean_text("cannot open /srv/a/b/c/report.csv: Permission denied", 30),
+            "cannot open /sr…mission denied"
+        );
         assert_eq!(
             clean_text("ok \u{202E}txt.exe\u{202C} \u{200B}done", 40),
             "ok txt.exe done"
@@ -344,7 +367,7 @@ mod tests {
     fn clean_text_cuts_on_char_boundaries() {
         let text = "é".repeat(10);
         let cleaned = clean_text(&text, 4);
-        assert_eq!(cleaned, "ééé…");
+        assert_eq!(cleaned, "éé…é");
         assert_eq!(clean_text(&text, 10), text);
     }
 

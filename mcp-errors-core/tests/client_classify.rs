@@ -1070,7 +1070,7 @@ fn a_foreign_failures_texts_are_cleaned_and_cut_in_every_shape() {
         );
         assert!(e.message.starts_with(HOSTILE_CLEANED), "{source:?}");
         assert_eq!(e.message.chars().count(), MAX_MESSAGE_CHARS);
-        assert!(e.message.ends_with('…'));
+        assert_eq!(e.message.matches('…').count(), 1, "cut once, in the middle");
         let hint = e.hint.unwrap();
         assert!(hint.starts_with(HOSTILE_CLEANED));
         assert_eq!(hint.chars().count(), MAX_HINT_CHARS);
@@ -1130,13 +1130,29 @@ fn details_nested_deeper_than_the_limit_are_cut() {
                              "details": {"deep": deep}}}}),
     ));
     let mut node = &e.details.unwrap()["deep"];
-    let mut depth = 2;
+    // Each detail is its own first level, as the server counts.
+    let mut depth = 1;
     while let Value::Array(items) = node {
         node = &items[0];
         depth += 1;
     }
     assert_eq!(node, &json!(TRUNCATED_DETAIL));
     assert_eq!(depth, MAX_DETAIL_DEPTH + 1);
+}
+
+#[test]
+fn details_are_cut_in_items_as_the_server_cuts_them() {
+    let names: Vec<String> = (0..10_000).map(|i| format!("n{i}")).collect();
+    let e = execution_error(&ok(
+        json!({"isError": true, "content": [{"type": "text", "text": "x"}],
+        "_meta": {META_KEY: {"code": "MANY", "category": "validation", "message": "m",
+                             "details": {"names": names}}}}),
+    ));
+    let details = e.details.unwrap();
+    let names = details["names"].as_array().unwrap();
+    assert_eq!(names.len(), 65);
+    assert_eq!(names[63], "n63");
+    assert_eq!(names[64], "…(9936 more items)");
 }
 
 #[test]

@@ -53,7 +53,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(policy.max_attempts(), 3);
     assert_eq!(policy.base_delay(), Duration::from_millis(100));
     assert_eq!(policy.max_backoff(), Duration::from_secs(20));
-    assert_eq!(policy.deadline(), None);
+    assert_eq!(policy.deadline(), Some(Duration::from_secs(60)));
     assert_eq!(policy.attempt_timeout(), None);
     assert!(policy.catalog().is_none());
     assert_eq!(policy.peer_profile(), &PeerProfile::standard());
@@ -230,10 +230,18 @@ fn retry_after_beyond_the_cap_gives_up_instead_of_calling_early() {
         decide(&limited, first()),
         escalate(EscalationReason::RetryAfterTooLong)
     );
-    let patient = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
+    let patient = RetryPolicy::default()
+        .with_max_backoff(Duration::from_secs(60))
+        .with_deadline(Duration::from_secs(120));
     assert_eq!(
         patient.decide(&limited, first().with_jitter(1.0)),
         retry_ms(60000)
+    );
+    // The default deadline of 60 s leaves no room for a wait of 60 s.
+    let bounded = RetryPolicy::default().with_max_backoff(Duration::from_secs(60));
+    assert_eq!(
+        bounded.decide(&limited, first().with_jitter(1.0)),
+        escalate(EscalationReason::DeadlineExceeded)
     );
 }
 
@@ -516,6 +524,29 @@ fn the_catalogs_category_wins_over_the_one_a_response_claims() {
     assert_eq!(
         policy.decide(&claims_internal, first().with_jitter(1.0)),
         retry_ms(100)
+    );
+}
+
+#[test]
+fn a_code_classified_at_run_time_keeps_the_category_its_failure_took() {
+    static CODES: [ErrorDescriptor; 1] =
+        [
+            ErrorDescriptor::execution("ReadFailed", "READ_FAILED", Category::Internal)
+                .classified(&[Category::NotFound, Category::Transient]),
+        ];
+    let policy = RetryPolicy::default().with_catalog(ErrorCatalog::new(&CODES));
+    let transient = error_with(json!({"code": "READ_FAILED", "category": "transient",
+                                      "retryable": true, "message": "m"}));
+    assert_eq!(
+        policy.decide(&transient, first().with_jitter(1.0)),
+        retry_ms(100)
+    );
+    // A category the code cannot take is not believed: the declared default.
+    let business = error_with(json!({"code": "READ_FAILED", "category": "business",
+                                     "retryable": false, "message": "m"}));
+    assert_eq!(
+        policy.decide(&business, first().with_jitter(1.0)),
+        escalate(EscalationReason::Internal)
     );
 }
 

@@ -254,6 +254,21 @@ fn the_deadline_bounds_an_attempt_that_never_finishes() {
 }
 
 #[test]
+fn with_the_defaults_a_call_that_is_never_answered_ends_at_60_seconds() {
+    let call = ToolCall::new("refund", json!({}));
+    let (result, slept) = run_never_answering(RetryPolicy::default(), &call);
+    let report = result.unwrap_err();
+    assert_eq!(report.attempts.len(), 1);
+    assert_eq!(
+        report.attempts[0].outcome,
+        Outcome::Unknown(UnknownCause::Timeout)
+    );
+    assert_eq!(report.attempts[0].elapsed, Duration::from_secs(60));
+    assert_eq!(report.decision, Decision::CheckState);
+    assert_eq!(slept.len(), 1);
+}
+
+#[test]
 fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
     let policy = RetryPolicy::default()
         .with_attempt_timeout(Duration::from_millis(300))

@@ -2,8 +2,9 @@
 //! through the server's wire adapter: the same key twice runs the tool once and answers the
 //! same bytes; other arguments are a conflict; a key still running is refused as in progress;
 //! another caller's scope runs its own call; an unlisted tool ignores its key; errors, `isError`
-//! results and panics are replayed; bad keys and a failing store run nothing; the capability is
-//! on the wire only with keys on.
+//! results and panics are replayed, failures that ran nothing are not recorded; a cancelled call
+//! runs on and is recorded; bad keys and a failing store run nothing; the capability is on the
+//! wire only with keys on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,8 +12,8 @@ use std::time::Duration;
 
 use mcp_errors_core::ToolError;
 use mcp_errors_core::idempotency::{
-    Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore, RecordKey,
-    Recorded, StoreError, StoreFuture, wire,
+    CAPABILITY, Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore,
+    RecordKey, Recorded, StoreError, StoreFuture, wire,
 };
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -229,17 +230,16 @@ async fn connected(idempotency: Option<Idempotency>) -> (Raw, Arc<AtomicUsize>, 
 async fn the_capability_is_on_the_wire_only_with_keys_on() {
     let (_raw, _, init) = connected(Some(keys())).await;
     let capabilities = &init["result"]["capabilities"];
-    assert_eq!(capabilities["tools"]["idempotency"], json!({}), "{init}");
-    assert!(
-        capabilities.get("experimental").is_none(),
-        "the stand-in stays inside: {init}"
+    assert_eq!(
+        capabilities["experimental"],
+        json!({CAPABILITY: {}}),
+        "the stand-in renamed: {init}"
     );
+    assert!(capabilities["tools"].get("idempotency").is_none(), "{init}");
 
     let (_raw, _, init) = connected(None).await;
     assert!(
-        init["result"]["capabilities"]["tools"]
-            .get("idempotency")
-            .is_none(),
+        init["result"]["capabilities"].get("experimental").is_none(),
         "{init}"
     );
 }
@@ -406,7 +406,7 @@ async fn errors_and_panics_are_replayed_as_they_were_answered() {
         raw.call("refund", json!({"order": 1}), Some("e1")).await,
         failed
     );
-    // An argument error rmcp answers.
+    // An argument error rmcp answers: not recorded (nothing ran), answered alike again.
     let bad_arguments = raw
         .call("refund", json!({"order": "seven"}), Some("e2"))
         .await;
@@ -428,8 +428,9 @@ async fn errors_and_panics_are_replayed_as_they_were_answered() {
 }
 
 #[tokio::test]
-async fn a_json_rpc_error_is_replayed() {
-    // Before 2025-11-25, an invalid_params variant is a JSON-RPC error.
+async fn invalid_params_are_not_recorded() {
+    // Before 2025-11-25, an invalid_params variant is a JSON-RPC error: the call ran nothing,
+    // so the key is freed and a retry runs (and answers) again.
     let boundary = ErrorBoundary::new(shop()).with_idempotency(keys());
     let (mut raw, effects) = serve(boundary).await;
     raw.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -445,7 +446,7 @@ async fn a_json_rpc_error_is_replayed() {
         raw.call("refund", json!({"order": 0}), Some("e1")).await,
         error
     );
-    assert_eq!(effects.load(Ordering::SeqCst), 1);
+    assert_eq!(effects.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]

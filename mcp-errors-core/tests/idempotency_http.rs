@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use http_body_util::BodyExt as _;
 use mcp_errors_core::idempotency::wire::HttpLayer;
-use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
+use mcp_errors_core::idempotency::{CAPABILITY, Idempotency, MemoryStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{ServerCapabilities, ServerConfig};
@@ -148,8 +148,15 @@ async fn stateless_with_json_responses() {
     let (init, session) = post(&mut service, &initialize(), &[]).await;
     assert_eq!(session, None);
     let capabilities = &init[0]["result"]["capabilities"];
-    assert_eq!(capabilities["tools"]["idempotency"], json!({}), "{init:?}");
-    assert!(capabilities.get("experimental").is_none(), "{init:?}");
+    assert_eq!(
+        capabilities["experimental"],
+        json!({CAPABILITY: {}}),
+        "{init:?}"
+    );
+    assert!(
+        capabilities["tools"].get("idempotency").is_none(),
+        "{init:?}"
+    );
 
     let version = [("mcp-protocol-version", "2025-11-25")];
     let (first, _) = post(&mut service, &refund(1, "k1"), &version).await;
@@ -185,7 +192,7 @@ async fn stateful_with_sse_responses() {
     let (init, session) = post(&mut service, &initialize(), &[]).await;
     let session = session.expect("a session");
     assert_eq!(
-        init[0]["result"]["capabilities"]["tools"]["idempotency"],
+        init[0]["result"]["capabilities"]["experimental"][CAPABILITY],
         json!({}),
         "{init:?}"
     );

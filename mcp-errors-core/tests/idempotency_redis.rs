@@ -277,3 +277,241 @@ async fn an_unreachable_redis_is_a_store_error() {
     );
     assert!(RedisStore::connect("not a url").await.is_err());
 }
+
+/// A `redis-server` of the test's own on a free port of 127.0.0.1, without persistence, that
+/// it can restart empty.
+struct Restartable {
+    port: u16,
+    settings: &'static [&'static str],
+    child: Child,
+}
+
+impl Restartable {
+    /// `None` (with a note) when there is no `redis-server`, unless
+    /// `MCP_ERRORS_REQUIRE_REDIS=1`.
+    fn start() -> Option<Restartable> {
+        Self::start_with(&[])
+    }
+
+    /// Started with these settings as well, kept across restarts too.
+    fn start_with(settings: &'static [&'static str]) -> Option<Restartable> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .ok()?;
+        let Some(child) = Self::spawn(port, settings) else {
+            assert!(
+                std::env::var("MCP_ERRORS_REQUIRE_REDIS").as_deref() != Ok("1"),
+                "MCP_ERRORS_REQUIRE_REDIS=1 but no redis-server to restart"
+            );
+            eprintln!("skipped: no redis-server to restart (install redis-server)");
+            return None;
+        };
+        Some(Restartable {
+            port,
+            settings,
+            child,
+        })
+    }
+
+    fn spawn(port: u16, settings: &[&str]) -> Option<Child> {
+        let mut child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .args(settings)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(child);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        None
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Kills the server and starts another, empty, on the same port.
+    fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = Self::spawn(self.port, self.settings).expect("redis-server starts again");
+    }
+}
+
+impl Drop for Restartable {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A claim once the connection is back after a restart: a failed command while it reconnects
+/// is retried, for 5 s at most.
+async fn claim_after_restart(
+    store: &RedisStore,
+    key: &RecordKey,
+    print: &Fingerprint,
+    lease: Duration,
+) -> Result<Claim, mcp_errors_core::idempotency::StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match store.claim(key, print, lease).await {
+            Err(error)
+                if !error.to_string().contains("lost")
+                    && started.elapsed() < Duration::from_secs(5) =>
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answered => return answered,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_redis_restarted_empty_mid_call_never_runs_the_call_twice() {
+    let Some(mut redis) = Restartable::start() else {
+        return;
+    };
+    let lease = Duration::from_millis(600);
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let (finished, running) = (RecordKey::new("alice", "k1"), RecordKey::new("alice", "k2"));
+    let print = fingerprint(7);
+    let Claim::Claimed(first) = store.claim(&finished, &print, lease).await.unwrap() else {
+        panic!("a free key is claimed")
+    };
+    let Claim::Claimed(long) = store.claim(&running, &print, lease).await.unwrap() else {
+        panic!("a free key is claimed")
+    };
+
+    redis.restart();
+
+    // The retry of a call in flight is refused, not run: Redis lost the claim.
+    let retried = claim_after_restart(&store, &finished, &print, lease).await;
+    let refused = retried.expect_err("a retry after Redis lost its claim must not run again");
+    assert!(refused.to_string().contains("lost"), "{refused}");
+    // The first call finishes: its outcome is recorded although its claim is gone.
+    let outcome = Recorded::Result(json!({"content": [{"type": "text", "text": "refund R-1"}]}));
+    store
+        .complete(&finished, &first, &outcome, TTL)
+        .await
+        .unwrap();
+    // The longer call puts its claim back at its next renewal.
+    assert!(store.renew(&running, &long, lease).await.unwrap());
+
+    tokio::time::sleep(lease + Duration::from_millis(100)).await;
+    assert!(store.renew(&running, &long, lease).await.unwrap());
+    assert_eq!(
+        store.claim(&finished, &print, lease).await.unwrap(),
+        Claim::Completed(outcome),
+        "after the quiet time the retry replays the first call's outcome"
+    );
+    assert_eq!(
+        store.claim(&running, &print, lease).await.unwrap(),
+        Claim::InProgress
+    );
+    // Another replica, started after the loss, sees the same records.
+    let other = RedisStore::connect(&redis.url()).await.unwrap();
+    assert_eq!(
+        other.claim(&running, &print, lease).await.unwrap(),
+        Claim::InProgress
+    );
+}
+
+#[tokio::test]
+async fn another_callers_flood_never_erases_a_record_in_a_redis_that_evicts() {
+    // A Redis that evicts the least recently used keys when 48 MiB are full.
+    let settings = &[
+        "--maxmemory",
+        "48mb",
+        "--maxmemory-policy",
+        "allkeys-lru",
+        "--maxmemory-samples",
+        "64",
+    ];
+    let Some(redis) = Restartable::start_with(settings) else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let lease = Duration::from_secs(30);
+    let print = fingerprint(7);
+    let record = async |key: &RecordKey, outcome: &Recorded| -> bool {
+        match store.claim(key, &print, lease).await {
+            Ok(Claim::Claimed(token)) => {
+                store.complete(key, &token, outcome, TTL).await.unwrap();
+                true
+            }
+            Err(refused) => {
+                assert!(refused.to_string().contains("share"), "{refused}");
+                false
+            }
+            Ok(other) => panic!("{other:?}"),
+        }
+    };
+    let alice = RecordKey::new("auth:alice", "refund-7");
+    let refunded = Recorded::Result(json!({"content": [{"type": "text", "text": "refunded"}]}));
+    assert!(record(&alice, &refunded).await);
+    let started = std::time::Instant::now();
+    // Outcomes of ~900 KiB each, 72 MiB in all (two scopes), then more cheap failures than a
+    // share.
+    let echoed = Recorded::Error(json!({"code": -32603, "data": "x".repeat(900 << 10)}));
+    for n in 0..80 {
+        let key = RecordKey::new(format!("auth:mallory-{}", n % 2), format!("b{n}"));
+        record(&key, &echoed).await;
+    }
+    let failed = Recorded::Error(json!({"code": -32603, "message": "INTERNAL"}));
+    let mut kept = 0;
+    for n in 0..1_500 {
+        let key = RecordKey::new("auth:mallory", format!("f{n}"));
+        kept += usize::from(record(&key, &failed).await);
+    }
+    assert_eq!(kept, 1_000, "a share of records");
+    assert_eq!(
+        store.claim(&alice, &print, lease).await.unwrap(),
+        Claim::Completed(refunded),
+        "alice's retry replays her outcome after the flood"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_claim_answered_too_late_holds_no_key() {
+    let Some(redis) = Restartable::start_with(&["--enable-debug-command", "local"]) else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let key = RecordKey::new("alice", "k1");
+    let print = fingerprint(7);
+    // Redis stalls for 3 s; the store waits 2 s for an answer.
+    let port = redis.port;
+    let stall = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let mut stalled = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stalled.write_all(b"DEBUG SLEEP 3\r\n").unwrap();
+        let mut ok = [0u8; 5];
+        stalled.read_exact(&mut ok).unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    assert!(
+        store.claim(&key, &print, LEASE).await.is_err(),
+        "no answer in time"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+    stall.join().unwrap();
+    // The claim reached Redis after the caller was told the store failed: it holds nothing.
+    let claimed = claim_after_restart(&store, &key, &print, LEASE)
+        .await
+        .unwrap();
+    assert!(matches!(claimed, Claim::Claimed(_)), "{claimed:?}");
+}

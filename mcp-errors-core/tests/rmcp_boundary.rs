@@ -1,6 +1,7 @@
 //! A `#[tool_router]` server wrapped in `ErrorBoundary`, driven by rmcp's client over an
 //! in-process duplex at each protocol version: a call to a tool the server does not list (or
-//! has disabled) is a coded -32602 error naming the listed tools; an `invalid_params` variant
+//! has disabled) is an `isError` result naming the listed tools, or, when the boundary says so,
+//! a coded -32602 error; an `invalid_params` variant
 //! reaches the model as an `isError` result from 2025-11-25 on and stays a JSON-RPC error
 //! before, unless the boundary's options say otherwise; the boundary's correlation id function
 //! gives every failure of a call its id, which the text names only when masked; and one
@@ -48,6 +49,15 @@ enum RangeError {
 struct RangeArgs {
     start: u32,
     end: u32,
+    #[allow(dead_code)]
+    order: Option<Order>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Order {
+    Asc,
+    Desc,
 }
 
 #[derive(Clone)]
@@ -165,9 +175,10 @@ const VERSIONS: [ProtocolVersion; 3] = [
 ];
 
 #[tokio::test]
-async fn an_unknown_or_disabled_tool_is_a_coded_invalid_params_error_naming_the_listed_tools() {
+async fn switched_off_an_unknown_or_disabled_tool_is_a_coded_invalid_params_error() {
     for version in VERSIONS {
-        let client = connect(ErrorBoundary::new(logs()), version.clone()).await;
+        let boundary = ErrorBoundary::new(logs()).with_draft_unknown_tool_result(false);
+        let client = connect(boundary, version.clone()).await;
         for name in ["qurey", "retired"] {
             let error = protocol_error(call(&client, CallToolRequestParams::new(name)).await);
             assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{version:?}");
@@ -192,27 +203,30 @@ async fn an_unknown_or_disabled_tool_is_a_coded_invalid_params_error_naming_the_
 }
 
 #[tokio::test]
-async fn with_the_draft_switch_an_unknown_tool_is_a_result_the_model_reads() {
+async fn by_default_an_unknown_or_disabled_tool_is_a_result_the_model_reads() {
     for version in VERSIONS {
-        let boundary = ErrorBoundary::new(logs()).with_draft_unknown_tool_result(true);
-        let client = connect(boundary, version.clone()).await;
-        let result = call(&client, CallToolRequestParams::new("qurey"))
-            .await
-            .expect("an isError result");
-        assert_eq!(result.is_error, Some(true), "{version:?}");
-        let payload = payload(&result);
-        assert_eq!(payload["code"], "UNKNOWN_TOOL");
-        assert_eq!(payload["category"], "not_found");
-        assert_eq!(payload["retryable"], false);
-        assert_eq!(
-            payload["details"],
-            json!({"tool": "qurey", "tools": ["book", "ledger", "query"]})
-        );
-        assert_eq!(
-            text(&result),
-            "Error UNKNOWN_TOOL: no tool named `qurey`. Not retryable. \
-             Hint: call one of the listed tools: book, ledger, query"
-        );
+        let client = connect(ErrorBoundary::new(logs()), version.clone()).await;
+        for name in ["qurey", "retired"] {
+            let result = call(&client, CallToolRequestParams::new(name))
+                .await
+                .expect("an isError result");
+            assert_eq!(result.is_error, Some(true), "{version:?}");
+            let payload = payload(&result);
+            assert_eq!(payload["code"], "UNKNOWN_TOOL");
+            assert_eq!(payload["category"], "not_found");
+            assert_eq!(payload["retryable"], false);
+            assert_eq!(
+                payload["details"],
+                json!({"tool": name, "tools": ["book", "ledger", "query"]})
+            );
+            assert_eq!(
+                text(&result),
+                format!(
+                    "Error UNKNOWN_TOOL: no tool named `{name}`. Not retryable. \
+                     Hint: call one of the listed tools: book, ledger, query"
+                )
+            );
+        }
     }
 }
 
@@ -274,6 +288,38 @@ async fn rmcps_argument_errors_reach_the_model_at_every_version() {
         let result = call(&client, params).await.expect("an isError result");
         assert_eq!(payload(&result)["code"], "INVALID_ARGUMENTS", "{version:?}");
     }
+}
+
+#[tokio::test]
+async fn an_argument_error_says_what_the_field_should_be_in_the_input_schemas_words() {
+    let client = connect(ErrorBoundary::new(logs()), ProtocolVersion::V_2025_11_25).await;
+    let query = |arguments: Value| {
+        CallToolRequestParams::new("query").with_arguments(arguments.as_object().unwrap().clone())
+    };
+    // serde expects a `u32`; the schema says what the model can read.
+    let result = call(&client, query(json!({"start": "nine", "end": 1})))
+        .await
+        .expect("an isError result");
+    assert_eq!(
+        payload(&result)["details"],
+        json!({"field": "start", "expected": "a non-negative integer", "received": "string"})
+    );
+    assert!(
+        text(&result).contains("invalid type: string, expected a non-negative integer"),
+        "{}",
+        text(&result)
+    );
+    assert!(!text(&result).contains("u32"), "{}", text(&result));
+    // serde would say "string or map"; the schema lists the values.
+    let result = call(&client, query(json!({"start": 1, "end": 2, "order": 5})))
+        .await
+        .expect("an isError result");
+    assert_eq!(
+        payload(&result)["details"]["expected"],
+        "one of `asc`, `desc`",
+        "{}",
+        text(&result)
+    );
 }
 
 /// The server's own request id, read from the request's `_meta`.

@@ -248,12 +248,12 @@ async fn a_clients_name_and_version_reach_the_log_cleaned_and_cut() {
     let logged = failure[0].field("client").unwrap();
     let (name, version) = logged.split_once('/').expect("name/version");
     assert!(
-        name.starts_with("huge [1mnnn") && name.ends_with('…'),
+        name.starts_with("huge [1mnnn") && name.ends_with("nnn") && name.contains('…'),
         "{name}"
     );
     assert_eq!(name.chars().count(), 128);
     assert!(
-        version.starts_with("vvv") && version.ends_with('…'),
+        version.starts_with("vvv") && version.ends_with("vvv") && version.contains('…'),
         "{version}"
     );
     assert_eq!(version.chars().count(), 128);

@@ -6,17 +6,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause};
-use mcp_errors_core::idempotency::{IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
+use mcp_errors_core::idempotency::{CAPABILITY, IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
 use mcp_errors_core::rmcp::call_tool;
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// The member of `capabilities.experimental` this crate's wire adapters put
-/// `capabilities.tools.idempotency` in on the client's side, since rmcp's `ToolsCapability`
-/// has no field for it.
-const CARRIER: &str = "dev.mcp-errors/idempotency";
+/// The member of `capabilities.experimental` an `ErrorBoundary` with keys on advertises them
+/// with, which a server's wire adapter renames `CAPABILITY`.
+const STAND_IN: &str = "dev.mcp-errors/idempotency";
 
 /// How the server answers one `tools/call`.
 #[derive(Clone)]
@@ -62,6 +61,12 @@ async fn connect(
     replies: Vec<Reply>,
 ) -> (RunningService<RoleClient, ClientConfig>, Seen) {
     let (server, client) = tokio::io::duplex(64 * 1024);
+    let seen = serve_raw(server, capabilities, replies);
+    (client_on(client).await, seen)
+}
+
+/// The server of [`connect`] on `server`.
+fn serve_raw(server: tokio::io::DuplexStream, capabilities: Value, replies: Vec<Reply>) -> Seen {
     let seen = Seen::default();
     let record = seen.clone();
     tokio::spawn(async move {
@@ -104,17 +109,25 @@ async fn connect(
             }
         }
     });
+    seen
+}
+
+/// rmcp's client on `transport`.
+async fn client_on<T, E, A>(transport: T) -> RunningService<RoleClient, ClientConfig>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let info = ClientConfig::new(
         Default::default(),
         Implementation::new("idem-test", "1.0.0"),
     )
     .with_protocol_version(ProtocolVersion::V_2025_11_25);
-    let running = info.serve(client).await.expect("client connects");
-    (running, seen)
+    info.serve(transport).await.expect("client connects")
 }
 
 fn advertised() -> Value {
-    json!({"tools": {}, "experimental": {CARRIER: {}}})
+    json!({"tools": {}, "experimental": {CAPABILITY: {}}})
 }
 
 fn silent() -> Value {
@@ -192,6 +205,52 @@ async fn a_server_that_does_not_advertise_gets_no_key_and_check_state() {
     assert_eq!(calls.len(), 1);
     assert!(calls[0].get(KEY_PARAM).is_none(), "{}", calls[0]);
     assert_eq!(seen.cancelled(1).await.len(), 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_stand_in_of_a_server_without_the_wire_adapter_is_no_advertisement() {
+    // Such a server never gets the keys: rmcp drops them.
+    let (client, seen) = connect(
+        json!({"tools": {}, "experimental": {STAND_IN: {}}}),
+        vec![Reply::Never, refunded()],
+    )
+    .await;
+    let report = within_seconds(call_tool(client.peer(), &refund(), &retrier()))
+        .await
+        .expect_err("not sent again");
+    assert_eq!(report.decision, Decision::CheckState);
+    assert!(seen.calls()[0].get(KEY_PARAM).is_none());
+    client.cancel().await.unwrap();
+}
+
+#[cfg(feature = "idempotency")]
+#[tokio::test]
+async fn the_drafts_place_is_read_through_the_client_adapter() {
+    let draft = json!({"tools": {"idempotency": {}}});
+    let (server, client) = tokio::io::duplex(64 * 1024);
+    let seen = serve_raw(server, draft.clone(), vec![Reply::Never, refunded()]);
+    let (read, write) = tokio::io::split(client);
+    let client = client_on(mcp_errors_core::idempotency::wire::client_stream(
+        read, write,
+    ))
+    .await;
+    let call = refund();
+    let success = within_seconds(call_tool(client.peer(), &call, &retrier()))
+        .await
+        .expect("sent again with the key");
+    assert_eq!(success.attempts.len(), 2);
+    let keys: Vec<Value> = seen.calls().iter().map(|p| p[KEY_PARAM].clone()).collect();
+    assert_eq!(keys, vec![json!(call.idempotency_key()); 2]);
+    client.cancel().await.unwrap();
+
+    // Without the adapter rmcp drops it.
+    let (client, seen) = connect(draft, vec![Reply::Never, refunded()]).await;
+    let report = within_seconds(call_tool(client.peer(), &refund(), &retrier()))
+        .await
+        .expect_err("not sent again");
+    assert_eq!(report.decision, Decision::CheckState);
+    assert!(seen.calls()[0].get(KEY_PARAM).is_none());
     client.cancel().await.unwrap();
 }
 

@@ -515,9 +515,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// instead.
 ///
 /// - The variant's `#[category]` (or the enum's) is what a failure takes when the value does
-///   not say (`None`, e.g. an `io::Error` of kind `Other`); without one it is `internal`. It is
-///   also the category the catalog declares, and the catalog lists every category the code can
-///   take at run time (`runtimeCategories`).
+///   not say (`None`, e.g. an `io::Error` of kind `Other`); without one it is `internal`. The
+///   catalog gives the code no one category: it lists every category the code can take at run
+///   time (`runtimeCategories`) and this one as `defaultCategory`, and states `retryable` and
+///   `masked` only when they do not depend on the run-time category.
 /// - Masking follows the category chosen at run time: an `internal` outcome is masked, any
 ///   other shown. The variant's `Display` is checked for both readers, so no `#[sensitive]`
 ///   field may show in it.
@@ -873,7 +874,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `#[category(...)]` (a tool-execution error the model reads, e.g. `#[category(validation)]`)
 ///   or `#[protocol(...)]` (a JSON-RPC error, e.g. `#[protocol(invalid_params)]`), or put one on
 ///   the enum to cover every variant`` (for a struct: ``struct `V` is not mapped ...``, without
-///   the last clause).
+///   the last clause). When a field's type is one the core classifies (`io::Error`,
+///   `io::ErrorKind`, `StatusCode`, `reqwest::Error`, `sqlx::Error`, read from the path as
+///   written), the message ends ``help: field `f` is a `std::io::Error`, whose value says what
+///   went wrong: mark it `#[classify]` to take the category from it at run time``
+///   ([unmapped-variant-with-classify-field]).
 /// - A variant is one channel ([category-and-protocol-together]): `` `V` has both `#[category]`
 ///   and `#[protocol]`: a failure is either a tool-execution error the model reads
 ///   (`#[category]`) or a JSON-RPC error the client handles (`#[protocol]`); keep one ``.
@@ -1127,6 +1132,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [unknown-category-did-you-mean]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-category-did-you-mean.rs
 /// [unknown-protocol-name]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unknown-protocol-name.rs
 /// [unmapped-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unmapped-variant.rs
+/// [unmapped-variant-with-classify-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/unmapped-variant-with-classify-field.rs
 /// [variant-attribute-on-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/variant-attribute-on-field.rs
 #[proc_macro_derive(
     ToolError,

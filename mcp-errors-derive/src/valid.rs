@@ -286,15 +286,46 @@ pub fn check_mapped(input: &Input, variant: &Variant, errors: &mut Errors) {
     } else {
         ""
     };
+    let classify = match variant.fields.iter().find_map(classifiable) {
+        Some((field, ty)) => format!(
+            "; help: field `{}` is a `{ty}`, whose value says what went wrong: mark it \
+             `#[classify]` to take the category from it at run time",
+            member_name(&field.member)
+        ),
+        None => String::new(),
+    };
     errors.push(error(
         variant.ident.span(),
         format!(
             "{kind} `{}` is not mapped to a channel: add `#[category(...)]` (a tool-execution \
              error the model reads, e.g. `#[category(validation)]`) or `#[protocol(...)]` (a \
-             JSON-RPC error, e.g. `#[protocol(invalid_params)]`){on_enum}",
+             JSON-RPC error, e.g. `#[protocol(invalid_params)]`){on_enum}{classify}",
             variant.ident
         ),
     ));
+}
+
+/// The field and the name of its type when the core implements `Classify` for that type,
+/// read from the type's path as written: `io::Error`, `io::ErrorKind`, `StatusCode`,
+/// `reqwest::Error`, `sqlx::Error`. A bare `Error` could be any error type, so it is not one.
+fn classifiable(field: &Field) -> Option<(&Field, String)> {
+    let syn::Type::Path(path) = &field.ty else {
+        return None;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let known = match names.as_slice() {
+        [.., last] if last == "ErrorKind" || last == "StatusCode" => true,
+        [.., crate_or_module, last] if last == "Error" => {
+            ["io", "reqwest", "sqlx"].contains(&crate_or_module.as_str())
+        }
+        _ => false,
+    };
+    known.then(|| (field, names.join("::")))
 }
 
 /// Rule: a stable code written with `#[code("...")]` is one a client can match on.

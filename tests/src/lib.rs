@@ -11,3 +11,9 @@ pub mod schema;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of the guides under `docs/` that the README links to.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/IDEMPOTENCY.md")]
+#[doc = include_str!("../../docs/RUNTIME-KINDS.md")]
+pub struct GuideDoctests;

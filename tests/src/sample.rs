@@ -1,6 +1,6 @@
 //! A sample error enum with a variant for every category and for every protocol code the
 //! MCP and JSON-RPC specs define that a tool error can have, plus the awkward cases: details,
-//! retry-after (on both channels), masking.
+//! retry-after (on both channels), masking, a category decided at run time.
 
 use std::time::Duration;
 
@@ -61,6 +61,9 @@ pub enum SampleError {
     #[category(internal)]
     #[code("INTERNAL")]
     Internal(#[source] std::io::Error),
+    #[error("cannot read the seat map: {0}")]
+    #[code("SEAT_MAP_UNREADABLE")]
+    Classified(#[classify] std::io::Error),
     #[error("start_time is after end_time")]
     #[protocol(-32602)]
     InvalidParams {
@@ -126,6 +129,7 @@ impl SampleError {
                 wait: Duration::from_secs(2),
             },
             SampleError::Internal(std::io::Error::other("postgres://app:hunter2@db")),
+            SampleError::Classified(std::io::Error::other("/srv/app/main.rs: hunter2")),
             SampleError::InvalidParams {
                 start_time: "2026-11-29T12:00:00Z".into(),
                 end_time: "2026-11-29T08:00:00Z".into(),

@@ -245,7 +245,12 @@ fn a_megabyte_message_is_clipped_and_still_valid() {
     };
     let p = payload(&error);
     assert_eq!(p.message.chars().count(), MAX_MESSAGE_CHARS);
-    assert!(p.message.ends_with('…'));
+    assert_eq!(
+        p.message.matches('…').count(),
+        1,
+        "one mark where it was cut"
+    );
+    assert!(p.message.starts_with("éé") && p.message.ends_with("éé"));
     assert_eq!(p.hint.as_ref().unwrap().chars().count(), MAX_HINT_CHARS);
     let text_len = error.to_failure().as_execution().unwrap().content[0]
         .as_text()
@@ -264,7 +269,9 @@ fn a_megabyte_message_is_clipped_and_still_valid() {
     let clipped = message
         .strip_prefix(code)
         .and_then(|rest| rest.strip_prefix(": "))
-        .expect("the message starts with the stable code");
+        .expect("the message starts with the stable code")
+        .strip_suffix('.')
+        .expect("the sentence is closed");
     assert_eq!(clipped.chars().count(), MAX_MESSAGE_CHARS);
     assert_schema_valid(&params);
 }

@@ -265,8 +265,23 @@ fn the_catalog_lists_what_a_classified_code_can_become() {
             .unwrap_or_else(|| panic!("{code} in {catalog}"))
             .clone()
     };
+    // No one category, and masked or retryable as the category of each failure is.
     let read = entry("READ_FAILED");
-    assert_eq!(read["category"], "internal", "the declared default");
+    assert_eq!(
+        read,
+        serde_json::json!({
+            "code": "READ_FAILED",
+            "runtimeCategories": [
+                "validation",
+                "not_found",
+                "conflict",
+                "permission",
+                "transient",
+                "internal"
+            ],
+            "defaultCategory": "internal"
+        })
+    );
     assert_eq!(
         read["runtimeCategories"],
         serde_json::json!([
@@ -279,7 +294,8 @@ fn the_catalog_lists_what_a_classified_code_can_become() {
         ])
     );
     let write = entry("WRITE_FAILED");
-    assert_eq!(write["category"], "business");
+    assert_eq!(write["defaultCategory"], "business");
+    assert!(write.get("category").is_none());
     assert!(
         write["runtimeCategories"]
             .as_array()
@@ -297,7 +313,18 @@ fn the_catalog_lists_what_a_classified_code_can_become() {
             .len(),
         9
     );
-    assert_eq!(entry("LOCK_REFUSED")["retryable"], false);
+    // What is written on the variant holds for every failure, so the catalog says it.
+    let lock = entry("LOCK_REFUSED");
+    assert_eq!(
+        (&lock["retryable"], &lock["masked"]),
+        (&false.into(), &false.into())
+    );
+    let cache = entry("CACHE_DOWN");
+    assert!(cache.get("masked").is_none() && cache.get("retryable").is_none());
+    // Read back, a catalog means what it was written from.
+    let back: mcp_errors_core::ErrorCatalog = serde_json::from_value(catalog.clone()).unwrap();
+    assert_eq!(back, FileError::catalog());
+    assert!(back.changes_to(&FileError::catalog()).is_empty());
     let plain = FileError::descriptors()
         .iter()
         .filter(|d| d.runtime_categories().is_none())

@@ -15,8 +15,11 @@
 //! transient), `reports_broken` (500: internal, masked), `reports_offline` (unreachable:
 //! transient), and `lose_response` (`refund_order` and `reserve_seat` do their work, then hold
 //! the response back for `--lose-response-delay`, 3 s by default: a client that waits less
-//! sees a timeout while the refund was made or the seat taken).
-//! `NAME:N` switches the fault on for the first N calls only.
+//! sees a timeout while the refund was made or the seat taken), and `stale_tool_list`
+//! (`tools/list` also lists `query_log`, a tool the server does not have, as a client's stale
+//! list would: a call to it is answered `UNKNOWN_TOOL`).
+//! `NAME:N` switches the fault on for the first N calls (of `tools/list` for
+//! `stale_tool_list`) only.
 //!
 //! `refund_order` and `reserve_seat` honour request idempotency keys (the SEP-3182 draft),
 //! recorded in memory for 24 hours, over stdio and HTTP: a call with a key runs once, and a
@@ -108,7 +111,7 @@ const USAGE: &str = "usage: demo-server [--http ADDR [HTTP OPTIONS]] [--fault NA
   --fault NAME[:N]        switch a fault on (for the first N calls only with :N); repeatable
                           NAME: search_down, token_expired, orders_slow, ledger_down, seats_corrupt,
                           reports_throttled, reports_down, reports_broken, reports_offline,
-                          lose_response
+                          lose_response, stale_tool_list
   DEMO_FAULTS             the same as a comma-separated list, e.g. DEMO_FAULTS=search_down:1,orders_slow
   --lose-response-delay DUR
                           how long lose_response holds a response back (default 3s)

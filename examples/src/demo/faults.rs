@@ -38,11 +38,15 @@ pub enum Fault {
     /// the seat taken), then hold the response back (3 s by default), longer than a client
     /// waits: the client sees a timeout while the effect happened.
     LoseResponse,
+    /// `stale_tool_list`: `tools/list` also lists `query_log`, a tool the server no longer
+    /// has, as a list a client fetched before the tool was removed would: a call to it finds
+    /// no tool, which `ErrorBoundary` answers with `UNKNOWN_TOOL`.
+    StaleToolList,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 10] = [
+    pub const ALL: [Fault; 11] = [
         Fault::SearchDown,
         Fault::TokenExpired,
         Fault::OrdersSlow,
@@ -53,6 +57,7 @@ impl Fault {
         Fault::ReportsBroken,
         Fault::ReportsOffline,
         Fault::LoseResponse,
+        Fault::StaleToolList,
     ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
@@ -68,6 +73,7 @@ impl Fault {
             Fault::ReportsBroken => "reports_broken",
             Fault::ReportsOffline => "reports_offline",
             Fault::LoseResponse => "lose_response",
+            Fault::StaleToolList => "stale_tool_list",
         }
     }
 

@@ -7,8 +7,12 @@ use chrono::{NaiveDate, Utc};
 use mcp_errors_core::ToolError;
 use mcp_errors_core::rmcp::{Json, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::model::{
+    CacheScope, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
 use super::faults::{Fault, Faults};
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
@@ -163,8 +167,46 @@ impl DemoServer {
     }
 }
 
+/// The tool `stale_tool_list` lists and the server does not have: `query_logs` under the
+/// name it had before.
+fn stale_tool() -> Tool {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"service": {"type": "string", "description": "checkout, payments or search"}},
+        "required": ["service"],
+    });
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("a JSON object")
+    };
+    Tool::new(
+        "query_log",
+        "Returns the recent log lines of a service (checkout, payments or search).",
+        schema,
+    )
+}
+
 #[tool_handler]
 impl ServerHandler for DemoServer {
+    /// The router's tools, and under `stale_tool_list` one it does not have; with the cache
+    /// hints rmcp's own `list_tools` gives from 2026-07-28 on.
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = Self::tool_router().list_all();
+        if self.state.faults.trip(Fault::StaleToolList) {
+            tools.push(stale_tool());
+        }
+        let mut listed = ListToolsResult::with_all_items(tools);
+        let cache_hints = context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        listed.ttl_ms = cache_hints.then_some(0);
+        listed.cache_scope = cache_hints.then_some(CacheScope::Public);
+        Ok(listed)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(

@@ -22,6 +22,21 @@ pub enum Channel {
 /// On the wire a descriptor is `{code, category | protocolCode, retryable, masked}`. The
 /// Rust variant name is not part of that contract, so equality ignores it too.
 ///
+/// A variant classified at run time ([`classified`](Self::classified)) has no one category,
+/// and its entry says so: no `category`, but `runtimeCategories` (every category a failure
+/// of it can take) and `defaultCategory` (the one it takes when the value does not say).
+/// `retryable` and `masked` are there only when they do not depend on the run-time
+/// category: `retryable` when it was written on the variant, `masked` when it was written or
+/// when every category of the list is masked alike (only `internal` is masked by default).
+/// An absent `retryable` or `masked` is decided per failure, and the failure's payload says
+/// which.
+///
+/// ```json
+/// {"code": "READ_FAILED",
+///  "runtimeCategories": ["validation", "not_found", "conflict", "permission", "transient", "internal"],
+///  "defaultCategory": "internal"}
+/// ```
+///
 /// The constructors take their defaults from the category or the protocol code
 /// ([`Category::retryable_by_default`], [`Category::masked_by_default`],
 /// [`ErrorCode::masked_by_default`]); [`retryable`](Self::retryable) and
@@ -122,7 +137,8 @@ impl ErrorDescriptor {
 
     /// The same descriptor, for a tool-execution variant whose category is decided at run
     /// time (`#[classify]`) among `categories`; its own category is the declared default,
-    /// the one a failure takes when its value does not say. The catalog lists both.
+    /// the one a failure takes when its value does not say. The catalog lists both, and
+    /// neither as the code's category: see the wire form above.
     ///
     /// ```
     /// use mcp_errors_core::{Category, Classify, ErrorDescriptor};
@@ -132,10 +148,12 @@ impl ErrorDescriptor {
     ///         .classified(<std::io::Error as Classify>::CATEGORIES);
     /// let categories = READ_FAILED.runtime_categories().unwrap();
     /// assert!(categories.contains(&Category::NotFound) && categories.contains(&Category::Internal));
-    /// assert_eq!(
-    ///     serde_json::to_value(&READ_FAILED).unwrap()["runtimeCategories"][0],
-    ///     "validation"
-    /// );
+    /// let entry = serde_json::to_value(&READ_FAILED).unwrap();
+    /// assert_eq!(entry["runtimeCategories"][0], "validation");
+    /// assert_eq!(entry["defaultCategory"], "internal");
+    /// // Masked when the run-time category is `internal`, retryable as the value says.
+    /// assert!(entry.get("category").is_none());
+    /// assert!(entry.get("masked").is_none() && entry.get("retryable").is_none());
     /// ```
     pub const fn classified(mut self, categories: &[Category]) -> Self {
         let mut bits = 0;
@@ -196,6 +214,32 @@ impl ErrorDescriptor {
         &self.variant
     }
 
+    /// The retryability every failure of this code has: `None` for a variant classified at
+    /// run time whose retryability was not written on it.
+    pub(super) fn fixed_retryable(&self) -> Option<bool> {
+        (self.runtime.is_none() || self.retryable_set).then_some(self.retryable)
+    }
+
+    /// The masking every failure of this code has: `None` for a variant classified at run
+    /// time whose masking was not written on it and whose categories are not masked alike.
+    fn fixed_masked(&self) -> Option<bool> {
+        if self.runtime.is_none() || self.masked_set {
+            return Some(self.masked);
+        }
+        let mut masked = self
+            .runtime_categories()?
+            .into_iter()
+            .map(Category::masked_by_default);
+        let first = masked.next()?;
+        masked.all(|other| other == first).then_some(first)
+    }
+
+    /// What a code means to a client: its channel, and the categories it can take at run
+    /// time.
+    pub(super) fn meaning(&self) -> (Channel, Option<Vec<Category>>) {
+        (self.channel, self.runtime_categories())
+    }
+
     /// The stable code.
     pub fn code(&self) -> &str {
         &self.code
@@ -212,7 +256,8 @@ impl ErrorDescriptor {
     }
 
     /// Whether calling again with the same input may succeed (`false` for a protocol variant
-    /// that gives no retry advice).
+    /// that gives no retry advice). For a variant classified at run time, the declared
+    /// default's unless written on the variant; a failure's own is its classification's.
     pub const fn is_retryable(&self) -> bool {
         self.retryable
     }
@@ -226,12 +271,16 @@ impl ErrorDescriptor {
         }
     }
 
-    /// Whether the model sees only a generic message and a correlation id.
+    /// Whether the model sees only a generic message and a correlation id. For a variant
+    /// classified at run time, the declared default's unless written on the variant; a
+    /// failure is masked as its run-time category is.
     pub const fn is_masked(&self) -> bool {
         self.masked
     }
 
-    /// The category of a tool-execution variant.
+    /// The category of a tool-execution variant; for one classified at run time, the declared
+    /// default (the catalog's `defaultCategory`), and
+    /// [`runtime_categories`](Self::runtime_categories) lists the others.
     pub const fn category(&self) -> Option<Category> {
         match self.channel {
             Channel::Execution(category) => Some(category),
@@ -252,16 +301,14 @@ impl PartialEq for ErrorDescriptor {
     fn eq(&self, other: &Self) -> bool {
         (
             &self.code,
-            self.channel,
-            self.retryable,
-            self.masked,
-            self.runtime_categories(),
+            self.meaning(),
+            self.fixed_retryable(),
+            self.fixed_masked(),
         ) == (
             &other.code,
-            other.channel,
-            other.retryable,
-            other.masked,
-            other.runtime_categories(),
+            other.meaning(),
+            other.fixed_retryable(),
+            other.fixed_masked(),
         )
     }
 }
@@ -282,11 +329,14 @@ struct DescriptorWire {
     category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     protocol_code: Option<ErrorCode>,
-    retryable: bool,
-    #[serde(default)]
-    masked: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     runtime_categories: Option<Vec<Category>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default_category: Option<Category>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retryable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    masked: Option<bool>,
     // The variant name stays out of the published catalog: renaming a Rust variant must
     // not look like a change of contract.
     #[serde(skip)]
@@ -295,13 +345,19 @@ struct DescriptorWire {
 
 impl From<ErrorDescriptor> for DescriptorWire {
     fn from(d: ErrorDescriptor) -> Self {
+        let runtime_categories = d.runtime_categories();
+        let (category, default_category) = match runtime_categories {
+            Some(_) => (None, d.category()),
+            None => (d.category(), None),
+        };
         DescriptorWire {
-            runtime_categories: d.runtime_categories(),
-            category: d.category(),
+            retryable: d.fixed_retryable(),
+            masked: d.fixed_masked(),
+            runtime_categories,
+            category,
+            default_category,
             protocol_code: d.protocol_code(),
             code: d.code,
-            retryable: d.retryable,
-            masked: d.masked,
             variant: d.variant,
         }
     }
@@ -309,22 +365,31 @@ impl From<ErrorDescriptor> for DescriptorWire {
 
 impl From<DescriptorWire> for ErrorDescriptor {
     fn from(w: DescriptorWire) -> Self {
-        // A descriptor from elsewhere that names neither is treated as an internal failure:
-        // the safe reading of a code nobody explained.
-        let channel = match (w.protocol_code, w.category) {
+        // A descriptor from elsewhere that names no channel is treated as an internal
+        // failure: the safe reading of a code nobody explained.
+        let channel = match (w.protocol_code, w.category.or(w.default_category)) {
             (Some(code), _) => Channel::Protocol(code),
             (None, Some(category)) => Channel::Execution(category),
             (None, None) => Channel::Execution(Category::Internal),
+        };
+        // What the entry leaves out is the channel's default, as for a variant that does not
+        // write it.
+        let (default_retryable, default_masked) = match channel {
+            Channel::Execution(category) => (
+                category.retryable_by_default(),
+                category.masked_by_default(),
+            ),
+            Channel::Protocol(code) => (false, code.masked_by_default()),
         };
         ErrorDescriptor {
             variant: w.variant,
             origin: "",
             code: w.code,
             channel,
-            retryable: w.retryable,
-            masked: w.masked,
-            retryable_set: true,
-            masked_set: true,
+            retryable: w.retryable.unwrap_or(default_retryable),
+            masked: w.masked.unwrap_or(default_masked),
+            retryable_set: w.retryable.is_some(),
+            masked_set: w.masked.is_some(),
             runtime: w.runtime_categories.map(|categories| {
                 categories
                     .into_iter()
@@ -341,9 +406,20 @@ const fn category_bit(category: Category) -> u16 {
 }
 
 pub(super) fn channel_name(descriptor: &ErrorDescriptor) -> String {
-    match descriptor.channel {
-        Channel::Execution(category) => format!("category {category}"),
-        Channel::Protocol(code) => format!("protocol error {code}"),
+    match (descriptor.channel, descriptor.runtime_categories()) {
+        (Channel::Execution(category), Some(runtime)) => {
+            let runtime: Vec<&str> = runtime.iter().map(|c| c.as_str()).collect();
+            let retry = match descriptor.fixed_retryable() {
+                Some(_) => "",
+                None => ", retryable as classified",
+            };
+            format!(
+                "a category decided at run time among {} (default {category}{retry})",
+                runtime.join(", ")
+            )
+        }
+        (Channel::Execution(category), None) => format!("category {category}"),
+        (Channel::Protocol(code), _) => format!("protocol error {code}"),
     }
 }
 
@@ -364,7 +440,7 @@ mod tests {
     #[test]
     fn runtime_categories_read_back_from_a_catalog_as_written() {
         let d: ErrorDescriptor = serde_json::from_value(json!({
-            "code": "READ_FAILED", "category": "internal", "retryable": false, "masked": true,
+            "code": "READ_FAILED", "defaultCategory": "internal",
             // Listed twice by a hand-written catalog: still one category.
             "runtimeCategories": ["not_found", "permission", "not_found"]
         }))
@@ -387,6 +463,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(plain.runtime_categories(), None);
+    }
+
+    #[test]
+    fn a_classified_entry_states_only_what_holds_for_every_failure() {
+        let passing = ErrorDescriptor::execution("Busy", "BUSY", Category::Transient)
+            .classified(&[Category::RateLimited]);
+        // Neither category is masked; whether to retry is the classification's.
+        assert_eq!(
+            serde_json::to_value(&passing).unwrap(),
+            json!({
+                "code": "BUSY",
+                "runtimeCategories": ["rate_limited", "transient"],
+                "defaultCategory": "transient",
+                "masked": false
+            })
+        );
+        let written = ErrorDescriptor::execution("Read", "READ", Category::Internal)
+            .classified(&[Category::NotFound])
+            .retryable(false)
+            .masked(false);
+        let entry = serde_json::to_value(&written).unwrap();
+        assert_eq!(
+            (&entry["retryable"], &entry["masked"]),
+            (&json!(false), &json!(false))
+        );
+        for descriptor in [passing, written] {
+            let back: ErrorDescriptor =
+                serde_json::from_value(serde_json::to_value(&descriptor).unwrap()).unwrap();
+            assert_eq!(back, descriptor);
+        }
+        // Written retry advice is a different contract from advice decided per failure.
+        let decided = ErrorDescriptor::execution("Read", "READ", Category::Internal)
+            .classified(&[Category::NotFound]);
+        assert_ne!(decided, decided.clone().retryable(false));
     }
 
     #[test]

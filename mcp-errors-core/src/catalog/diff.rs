@@ -21,7 +21,8 @@ pub enum CatalogChange {
         /// The code.
         code: String,
     },
-    /// A code now takes another channel, category or protocol code.
+    /// A code now takes another channel, category or protocol code, or other categories at
+    /// run time.
     MeaningChanged {
         /// The code.
         code: String,
@@ -110,17 +111,22 @@ impl ErrorCatalog {
             let code = before.code.to_string();
             match newer.get(&before.code) {
                 None => changes.push(CatalogChange::Removed { code }),
-                Some(after) if after.channel != before.channel => {
+                Some(after) if after.meaning() != before.meaning() => {
                     changes.push(CatalogChange::MeaningChanged {
                         code,
                         before: before.clone(),
                         after: after.clone(),
                     })
                 }
-                Some(after) if after.retryable != before.retryable => {
-                    changes.push(CatalogChange::RetryabilityChanged {
-                        code,
-                        retryable: after.retryable,
+                Some(after) if after.fixed_retryable() != before.fixed_retryable() => {
+                    changes.push(match after.fixed_retryable() {
+                        Some(retryable) => CatalogChange::RetryabilityChanged { code, retryable },
+                        // Now decided per failure: what it means to retry has changed.
+                        None => CatalogChange::MeaningChanged {
+                            code,
+                            before: before.clone(),
+                            after: after.clone(),
+                        },
                     })
                 }
                 Some(_) => {}

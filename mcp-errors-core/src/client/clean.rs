@@ -2,13 +2,10 @@
 //! the server side applies ([`mask::clean_text`](crate::mask::clean_text)): invisible and
 //! reordering characters removed, control characters as spaces, long texts cut.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::outcome::ExecutionError;
-use crate::mask::{
-    self, MAX_DETAIL_DEPTH, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL,
-    is_valid_correlation_id,
-};
+use crate::mask::{self, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, is_valid_correlation_id};
 use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::jsonrpc::JsonRpcError;
 #[cfg(feature = "render")]
@@ -26,7 +23,7 @@ pub(crate) const MAX_TEXT_CHARS: usize = MAX_MESSAGE_CHARS + MAX_HINT_CHARS + 51
 /// A failure as a peer described it, each text cleaned and cut: the message, the text and
 /// every string of the details to [`MAX_MESSAGE_CHARS`] (the text to [`MAX_TEXT_CHARS`]), the
 /// hint to [`MAX_HINT_CHARS`], the code to [`MAX_CODE_CHARS`]; details nested deeper than
-/// [`MAX_DETAIL_DEPTH`] are cut, and a correlation id that
+/// [`MAX_DETAIL_DEPTH`](mask::MAX_DETAIL_DEPTH) are cut, and a correlation id that
 /// [`is_valid_correlation_id`] refuses is dropped.
 pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
     error.code = error
@@ -41,7 +38,7 @@ pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
         .correlation_id
         .filter(|id| is_valid_correlation_id(id));
     if let Some(details) = &mut error.details {
-        object(details, 1);
+        *details = mask::bounded_map(details, usize::MAX);
     }
     error
 }
@@ -94,44 +91,10 @@ pub(crate) fn success_text(text: &str) -> String {
     mask::clean_text(text, usize::MAX)
 }
 
-/// Cleans every string of `value` (keys too) and cuts it to [`MAX_MESSAGE_CHARS`]; an array
-/// or object nested deeper than [`MAX_DETAIL_DEPTH`] becomes [`TRUNCATED_DETAIL`].
+/// `value` within the bounds a failure's details have on the server side: every string (keys
+/// too) cleaned and cut to [`MAX_MESSAGE_CHARS`], arrays and objects cut to their first 64
+/// items, an array or object nested deeper than [`MAX_DETAIL_DEPTH`](mask::MAX_DETAIL_DEPTH) replaced by
+/// [`TRUNCATED_DETAIL`](mask::TRUNCATED_DETAIL).
 pub(crate) fn json(value: &mut Value) {
-    node(value, 1);
-}
-
-fn node(value: &mut Value, depth: usize) {
-    match value {
-        Value::String(text) => string(text),
-        Value::Array(_) | Value::Object(_) if depth > MAX_DETAIL_DEPTH => {
-            *value = Value::String(TRUNCATED_DETAIL.to_owned());
-        }
-        Value::Array(items) => {
-            for item in items {
-                node(item, depth + 1);
-            }
-        }
-        Value::Object(map) => object(map, depth),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
-fn object(map: &mut Map<String, Value>, depth: usize) {
-    let clean_key = |key: &String| mask::clean_text(key, MAX_MESSAGE_CHARS) == *key;
-    if !map.keys().all(clean_key) {
-        // Keys cannot change in place; a map whose keys need cleaning is built again. Two keys
-        // that clean to the same text keep the last value, as JSON's repeated keys do.
-        *map = std::mem::take(map)
-            .into_iter()
-            .map(|(key, value)| (mask::clean_owned(key, MAX_MESSAGE_CHARS), value))
-            .collect();
-    }
-    for value in map.values_mut() {
-        node(value, depth + 1);
-    }
-}
-
-fn string(text: &mut String) {
-    let cleaned = mask::clean_owned(std::mem::take(text), MAX_MESSAGE_CHARS);
-    *text = cleaned;
+    *value = mask::bounded(value, usize::MAX);
 }

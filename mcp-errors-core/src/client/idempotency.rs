@@ -2,12 +2,13 @@
 
 use serde_json::Value;
 
-use crate::idempotency::{CAPABILITY, CARRIER_CAPABILITY};
+use crate::idempotency::{CAPABILITY, TOOLS_CAPABILITY};
 
 /// Whether a server advertises request idempotency keys (the SEP-3182 draft): its
-/// capabilities hold `tools.idempotency` as an object (`{"tools": {"idempotency": {}}}`), or
-/// the member this crate's rmcp wire adapters move it to inside a process, since rmcp's
-/// `ToolsCapability` has no field for it.
+/// capabilities hold [`CAPABILITY`](crate::idempotency::CAPABILITY) among the experimental
+/// ones as an object (`{"experimental": {"rs.mcp-errors/idempotency": {}}}`, where this
+/// crate's servers put it), or `tools.idempotency` as an object (`{"tools": {"idempotency":
+/// {}}}`, the place the draft names).
 ///
 /// `server` is the `initialize` response (`{"jsonrpc": "2.0", "id": 0, "result": {...}}`), its
 /// result (`{"capabilities": {...}, ...}`), or the capabilities object alone. Anything else,
@@ -25,12 +26,13 @@ use crate::idempotency::{CAPABILITY, CARRIER_CAPABILITY};
 ///
 /// let initialize = json!({"jsonrpc": "2.0", "id": 0, "result": {
 ///     "protocolVersion": "2025-11-25",
-///     "capabilities": {"tools": {"listChanged": true, "idempotency": {}}},
+///     "capabilities": {"tools": {}, "experimental": {"rs.mcp-errors/idempotency": {}}},
 ///     "serverInfo": {"name": "shop", "version": "1.0.0"},
 /// }});
 /// assert!(advertises_idempotency(&initialize));
 /// assert!(advertises_idempotency(&initialize["result"]));
 /// assert!(advertises_idempotency(&initialize["result"]["capabilities"]));
+/// assert!(advertises_idempotency(&json!({"tools": {"listChanged": true, "idempotency": {}}})));
 /// assert!(!advertises_idempotency(&json!({"capabilities": {"tools": {}}})));
 /// assert!(!advertises_idempotency(&json!({"tools": {"idempotency": true}})));
 /// ```
@@ -43,28 +45,39 @@ pub fn advertises_idempotency(server: &Value) -> bool {
             .and_then(|p| p.get(member))
             .is_some_and(Value::is_object)
     };
-    declared("tools", CAPABILITY) || declared("experimental", CARRIER_CAPABILITY)
+    declared("experimental", CAPABILITY) || declared("tools", TOOLS_CAPABILITY)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::idempotency::CARRIER_CAPABILITY;
     use serde_json::json;
 
     #[test]
-    fn the_carrier_counts_and_other_places_do_not() {
-        assert!(advertises_idempotency(
-            &json!({"experimental": {CARRIER_CAPABILITY: {}}})
-        ));
-        assert!(advertises_idempotency(
-            &json!({"result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}})
-        ));
-        for other in [
+    fn both_places_count_and_no_other() {
+        for advertised in [
             json!({"experimental": {CAPABILITY: {}}}),
+            json!({"experimental": {CAPABILITY: {"since": 1}}, "tools": {}}),
+            json!({"result": {"capabilities": {"experimental": {CAPABILITY: {}}}}}),
+            json!({"tools": {"idempotency": {}}}),
+            json!({"capabilities": {"tools": {"idempotency": {}}}}),
+        ] {
+            assert!(advertises_idempotency(&advertised), "{advertised}");
+        }
+        for other in [
+            // The boundary's stand-in reaches the wire only from a server without the wire
+            // adapter, which never gets the keys.
+            json!({"experimental": {CARRIER_CAPABILITY: {}}}),
+            json!({"experimental": {TOOLS_CAPABILITY: {}}}),
+            json!({"extensions": {CAPABILITY: {}}}),
+            json!({"tools": {CAPABILITY: {}}}),
             json!({"tools": {"idempotency": null}}),
             json!({"tools": {"idempotency": []}}),
-            json!({"experimental": {CARRIER_CAPABILITY: "yes"}}),
+            json!({"experimental": {CAPABILITY: "yes"}}),
+            json!({"experimental": {CAPABILITY: true}}),
             json!({"idempotency": {}}),
+            json!({CAPABILITY: {}}),
             json!({"result": {"tools": {}}, "capabilities": {"tools": {"idempotency": {}}}}),
             json!(null),
             json!("tools"),

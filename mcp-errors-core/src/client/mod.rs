@@ -28,7 +28,8 @@
 //! A call that timed out or lost its connection may have run, so a call not declared
 //! idempotent is not sent again: the policy decides [`Decision::CheckState`], and the caller
 //! has to find out whether it took effect. A server that advertises
-//! `capabilities.tools.idempotency` lets the client do better. Each [`ToolCall`] has a key
+//! `capabilities.experimental["rs.mcp-errors/idempotency"]` (or `capabilities.tools.idempotency`,
+//! the place the draft names) lets the client do better. Each [`ToolCall`] has a key
 //! made once (a random UUID v4; clones share it, a new `ToolCall` has a new one), the first
 //! attempt sends it at `params.idempotencyKey`, and the server runs a call with a new key
 //! once and answers the same key again with the recorded outcome, errors included. So which
@@ -64,7 +65,7 @@
 //! use serde_json::json;
 //!
 //! let initialize = json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "shop", "version": "1"},
-//!     "capabilities": {"tools": {"idempotency": {}}}});
+//!     "capabilities": {"tools": {}, "experimental": {"rs.mcp-errors/idempotency": {}}}});
 //! let keyed = advertises_idempotency(&initialize);
 //! let refund = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
 //! let request = json!({"name": refund.name, "arguments": refund.arguments,

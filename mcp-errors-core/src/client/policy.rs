@@ -61,7 +61,10 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// `jitter * min(base * 2^(attempt-1), max_backoff)`, `jitter` being a random fraction
 /// ([`Attempt::jitter`]), with a `max_backoff` of 20 s. AWS's
 /// reference formula uses a 1 s base; the default here is 100 ms, since a tool call usually
-/// sits in an interactive agent loop where a transient fault clears quickly. No deadline, no
+/// sits in an interactive agent loop where a transient fault clears quickly. An overall
+/// deadline of 60 s, the TypeScript SDK's default request timeout: long enough for a slow tool,
+/// and a call to a server that never answers still ends, as
+/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`. No
 /// attempt timeout, no catalog and [`PeerProfile::standard`] unless set.
 ///
 /// A server's retry-after (and the draft entry's `retryNotBefore`) is a floor, not a
@@ -119,15 +122,19 @@ pub struct RetryPolicy {
     peer: PeerProfile,
 }
 
-/// At most 3 attempts, a base delay of 100 ms, a longest backoff of 20 s, no deadline, no
-/// attempt timeout, no catalog, [`PeerProfile::standard`].
+/// The overall deadline of [`RetryPolicy::default`]: the TypeScript SDK's default request
+/// timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC`).
+const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// At most 3 attempts, a base delay of 100 ms, a longest backoff of 20 s, a deadline of 60 s,
+/// no attempt timeout, no catalog, [`PeerProfile::standard`].
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
             max_attempts: 3,
             base_delay: Duration::from_millis(100),
             max_backoff: Duration::from_secs(20),
-            deadline: None,
+            deadline: Some(DEFAULT_DEADLINE),
             attempt_timeout: None,
             catalog: None,
             peer: PeerProfile::standard(),
@@ -161,7 +168,7 @@ impl RetryPolicy {
     /// first attempt: no retry is scheduled that would start after it, and a
     /// [`Retrier`](super::Retrier) stops waiting for an attempt when it passes (the attempt
     /// then ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
-    /// None by default.
+    /// 60 s by default; `Duration::MAX` waits without end.
     pub fn with_deadline(mut self, deadline: Duration) -> Self {
         self.deadline = Some(deadline);
         self
@@ -219,7 +226,7 @@ impl RetryPolicy {
         self.max_backoff
     }
 
-    /// The overall deadline, if any.
+    /// The overall deadline: 60 s unless [`with_deadline`](Self::with_deadline) set another.
     pub fn deadline(&self) -> Option<Duration> {
         self.deadline
     }
@@ -463,7 +470,14 @@ impl RetryPolicy {
             let known = error.code.as_deref().and_then(|code| catalog.get(code));
             match known {
                 None => return escalate(EscalationReason::UnknownCode),
-                Some(descriptor) => category = descriptor.category().or(category),
+                Some(descriptor) => {
+                    category = match descriptor.runtime_categories() {
+                        // A code classified at run time: the failure says which of the
+                        // code's categories it took.
+                        Some(runtime) if category.is_some_and(|c| runtime.contains(&c)) => category,
+                        _ => descriptor.category().or(category),
+                    }
+                }
             }
         }
         let from_text = matches!(error.evidence, Evidence::PlainText | Evidence::TextRule);

@@ -2,6 +2,7 @@
 //! order: the run-time category, the correlation id, the tracing events, then the failure of
 //! the variant's channel.
 
+use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
@@ -58,17 +59,234 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     );
     match channel {
         Channel::Execution(category) => {
-            let payload =
-                execution_payload(error, descriptor, category, retry_after, correlation_id);
             let masked = descriptor.is_masked();
-            ToolFailure::Execution(execution_result(payload, options, draft_id, masked))
+            let written = Written::of(error, masked);
+            let copies = 1 + usize::from(options.structured_content());
+            let code_len = descriptor.code().len();
+            ToolFailure::Execution(within(options.max_bytes(), copies, code_len, |limits| {
+                let (payload, sizes) = execution_payload(
+                    &written,
+                    descriptor,
+                    category,
+                    retry_after,
+                    correlation_id.clone(),
+                    limits,
+                );
+                let result = execution_result(payload, options, draft_id.clone(), masked);
+                (result, sizes)
+            }))
         }
         Channel::Protocol(code) => {
             let code = match options.protocol_version() {
                 Some(version) => code.for_protocol_version(version),
                 None => code,
             };
-            ToolFailure::Protocol(protocol_error(error, descriptor, code, correlation_id))
+            let written = Written::of(error, descriptor.is_masked());
+            let retry_after_ms = match descriptor.retry_advice() {
+                Some(true) => error.retry_after().map(mask::retry_after_ms),
+                _ => None,
+            };
+            let code_len = descriptor.code().len();
+            ToolFailure::Protocol(within(options.max_bytes(), 1, code_len, |limits| {
+                protocol_error(
+                    &written,
+                    descriptor,
+                    code,
+                    retry_after_ms,
+                    correlation_id.clone(),
+                    limits,
+                )
+            }))
+        }
+    }
+}
+
+/// What an error gives to be written, read from it once: nothing of a masked error.
+struct Written {
+    shown: Option<Shown>,
+}
+
+/// What an error that is not masked shows: its message, hint and details, as it gave them.
+struct Shown {
+    message: String,
+    hint: Option<Cow<'static, str>>,
+    details: Map<String, Value>,
+}
+
+/// A message, a hint and details within limits.
+struct Texts {
+    message: String,
+    hint: Option<Cow<'static, str>>,
+    details: Map<String, Value>,
+    sizes: Sizes,
+}
+
+/// What the texts of a failure take.
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    /// The bytes of JSON of the details (0 without details).
+    details: usize,
+    /// The bytes of the message and the hint.
+    texts: usize,
+}
+
+/// More than the JSON of a failure takes besides its texts and details: the keys, the
+/// category, the flags, the draft entry's class and times, and up to four correlation ids.
+const FIXED_BYTES: usize = 2048;
+
+/// The most times a failure writes its message or hint (the text, `_meta`,
+/// `structuredContent`, the draft entry).
+const TEXT_COPIES: usize = 4;
+
+impl Sizes {
+    /// The most bytes of JSON a failure with these texts takes, its code being `code_len`
+    /// bytes and its details written `copies` times: JSON escapes a cleaned text's character
+    /// in two bytes at most (only `"`, `\`, newline and tab are escaped).
+    fn most(self, code_len: usize, copies: usize) -> usize {
+        FIXED_BYTES + 2 * TEXT_COPIES * (self.texts + code_len) + copies * self.details
+    }
+}
+
+impl Written {
+    fn of<E: ToolError + ?Sized>(error: &E, masked: bool) -> Self {
+        let shown = (!masked).then(|| Shown {
+            message: error.message(),
+            hint: error.hint(),
+            details: error.details(),
+        });
+        Written { shown }
+    }
+
+    /// The message, hint and details within `limits`; a masked error's generic message and
+    /// nothing else.
+    fn within(&self, limits: Limits) -> Texts {
+        let Some(shown) = &self.shown else {
+            return Texts::new(MASKED_MESSAGE.to_owned(), None, Map::new(), 0);
+        };
+        let message = mask::clean_text(&shown.message, limits.message_chars);
+        let hint = shown
+            .hint
+            .clone()
+            .map(|hint| mask::clean_cow(hint, limits.hint_chars));
+        if shown.details.is_empty() {
+            return Texts::new(message, hint, Map::new(), 0);
+        }
+        let details = match limits.details_bytes {
+            Some(bytes) => mask::bounded_map(&shown.details, bytes),
+            None => Map::from_iter([(CUT_DETAILS.0.to_owned(), Value::from(CUT_DETAILS.1))]),
+        };
+        let size = mask::json_size(&details);
+        Texts::new(message, hint, details, size)
+    }
+}
+
+impl Texts {
+    fn new(
+        message: String,
+        hint: Option<Cow<'static, str>>,
+        details: Map<String, Value>,
+        details_size: usize,
+    ) -> Self {
+        let sizes = Sizes {
+            details: details_size,
+            texts: message.len() + hint.as_deref().map_or(0, str::len),
+        };
+        Texts {
+            message,
+            hint,
+            details,
+            sizes,
+        }
+    }
+}
+
+/// The details of a failure that had no room for them.
+const CUT_DETAILS: (&str, &str) = ("…", "cut to fit the size limit");
+
+/// The limits of one attempt at writing a failure.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// The longest message, in characters.
+    message_chars: usize,
+    /// The longest hint, in characters.
+    hint_chars: usize,
+    /// The bytes of JSON the details may take; `None` when there is no room for them.
+    details_bytes: Option<usize>,
+}
+
+/// The fewest characters the message and the hint are cut to.
+const MIN_TEXT_CHARS: usize = 64;
+
+/// Below this many bytes, details are replaced by [`CUT_DETAILS`].
+const MIN_DETAILS_BYTES: usize = 64;
+
+impl Limits {
+    fn widest(max_bytes: usize) -> Self {
+        Limits {
+            message_chars: MAX_MESSAGE_CHARS,
+            hint_chars: MAX_HINT_CHARS,
+            details_bytes: Some(max_bytes),
+        }
+    }
+
+    /// The limits of the next attempt, after one of `size` bytes, `over` too many, whose
+    /// details took `details_size` bytes, written `copies` times: the details cut first, then
+    /// the message and the hint. `None` when nothing is left to cut.
+    fn narrower(
+        self,
+        size: usize,
+        over: usize,
+        details_size: usize,
+        copies: usize,
+    ) -> Option<Self> {
+        if let Some(bytes) = self.details_bytes.filter(|_| details_size > 0) {
+            // Each pass takes off what was over, and a little more for the notes of the
+            // arrays and objects cut.
+            let fit = bytes
+                .min(details_size)
+                .saturating_sub(over.div_ceil(copies) + MIN_DETAILS_BYTES);
+            return Some(Limits {
+                details_bytes: (fit >= MIN_DETAILS_BYTES).then_some(fit),
+                ..self
+            });
+        }
+        if self.message_chars <= MIN_TEXT_CHARS && self.hint_chars <= MIN_TEXT_CHARS {
+            return None;
+        }
+        // Both texts by the share that fits, and a tenth more.
+        let share = |chars: usize| (chars * (size - over) / size * 9 / 10).max(MIN_TEXT_CHARS);
+        Some(Limits {
+            message_chars: share(self.message_chars).min(self.message_chars),
+            hint_chars: share(self.hint_chars).min(self.hint_chars),
+            ..self
+        })
+    }
+}
+
+/// The failure `write` writes with the widest limits, or, while its JSON is larger than
+/// `max_bytes`, with narrower ones. `write` returns the failure and the sizes of its texts;
+/// its code is `code_len` bytes and it writes its details `copies` times. A failure whose
+/// texts are small is not measured: [`Sizes::most`] says it fits.
+fn within<T: serde::Serialize>(
+    max_bytes: usize,
+    copies: usize,
+    code_len: usize,
+    mut write: impl FnMut(Limits) -> (T, Sizes),
+) -> T {
+    let mut limits = Limits::widest(max_bytes);
+    loop {
+        let (written, sizes) = write(limits);
+        if sizes.most(code_len, copies) <= max_bytes {
+            return written;
+        }
+        let details_size = sizes.details;
+        let size = mask::json_size(&written);
+        let Some(over) = size.checked_sub(max_bytes).filter(|&over| over > 0) else {
+            return written;
+        };
+        match limits.narrower(size, over, details_size, copies) {
+            Some(next) => limits = next,
+            None => return written,
         }
     }
 }
@@ -88,43 +306,31 @@ fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
     }
 }
 
-fn execution_payload<E: ToolError + ?Sized>(
-    error: &E,
+fn execution_payload(
+    written: &Written,
     descriptor: &ErrorDescriptor,
     category: Category,
     retry_after: Option<Duration>,
     correlation_id: Option<String>,
-) -> ErrorPayload {
+    limits: Limits,
+) -> (ErrorPayload, Sizes) {
     let retry_after_ms = if descriptor.is_retryable() {
         retry_after.map(mask::retry_after_ms)
     } else {
         None
     };
-    if descriptor.is_masked() {
-        return ErrorPayload {
-            code: descriptor.code_cow(),
-            category,
-            retryable: descriptor.is_retryable(),
-            message: MASKED_MESSAGE.to_owned(),
-            hint: None,
-            retry_after_ms,
-            details: None,
-            correlation_id,
-        };
-    }
-    let details = error.details();
-    ErrorPayload {
+    let texts = written.within(limits);
+    let payload = ErrorPayload {
         code: descriptor.code_cow(),
         category,
         retryable: descriptor.is_retryable(),
-        message: mask::clean_owned(error.message(), MAX_MESSAGE_CHARS),
-        hint: error
-            .hint()
-            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS)),
+        message: texts.message,
+        hint: texts.hint,
         retry_after_ms,
-        details: (!details.is_empty()).then_some(details),
+        details: (!texts.details.is_empty()).then_some(texts.details),
         correlation_id,
-    }
+    };
+    (payload, texts.sizes)
 }
 
 fn execution_result(
@@ -164,26 +370,21 @@ fn execution_result(
     }
 }
 
-fn protocol_error<E: ToolError + ?Sized>(
-    error: &E,
+fn protocol_error(
+    written: &Written,
     descriptor: &ErrorDescriptor,
     code: ErrorCode,
+    retry_after_ms: Option<u64>,
     correlation_id: Option<String>,
-) -> JsonRpcError {
+    limits: Limits,
+) -> (JsonRpcError, Sizes) {
     let retry = descriptor.retry_advice();
-    let retry_after_ms = match retry {
-        Some(true) => error.retry_after().map(mask::retry_after_ms),
-        _ => None,
-    };
-    let (message, hint, mut data) = if descriptor.is_masked() {
-        (MASKED_MESSAGE.to_owned(), None, Map::new())
-    } else {
-        let message = mask::clean_owned(error.message(), MAX_MESSAGE_CHARS);
-        let hint = error
-            .hint()
-            .map(|hint| mask::clean_cow(hint, MAX_HINT_CHARS));
-        (message, hint, error.details())
-    };
+    let Texts {
+        message,
+        hint,
+        details: mut data,
+        sizes,
+    } = written.within(limits);
     // The message tells what the text of a tool error tells, starting with the stable code:
     // clients, relays and agent SDKs that drop `data` still show it.
     let sentence = Sentence {
@@ -206,9 +407,10 @@ fn protocol_error<E: ToolError + ?Sized>(
     set("retryAfterMs", retry_after_ms.map(Value::from));
     set("hint", hint.map(|hint| Value::from(hint.into_owned())));
     set("correlationId", correlation_id.map(Value::from));
-    JsonRpcError {
+    let error = JsonRpcError {
         code,
         message,
         data: Some(Value::Object(data)),
-    }
+    };
+    (error, sizes)
 }

@@ -28,7 +28,15 @@ pub struct FailureOptions {
     draft_tool_failure: bool,
     protocol_version: Option<String>,
     invalid_params_as_execution: Option<bool>,
+    max_bytes: Option<usize>,
 }
+
+/// The largest failure written by default, in bytes of JSON.
+pub(crate) const DEFAULT_MAX_BYTES: usize = 16 * 1024;
+
+/// The smallest limit [`FailureOptions::with_max_bytes`] takes: room for the code, the retry
+/// advice, a correlation id and a short message.
+pub(crate) const MIN_MAX_BYTES: usize = 2 * 1024;
 
 /// The longest tool name kept, in characters: MCP's own limit.
 const MAX_TOOL_CHARS: usize = 128;
@@ -258,6 +266,48 @@ impl FailureOptions {
     pub fn with_invalid_params_as_execution(mut self, on: bool) -> Self {
         self.invalid_params_as_execution = Some(on);
         self
+    }
+
+    /// The largest failure written, in bytes of compact JSON: the whole `CallToolResult` of a
+    /// tool execution error (its text, `_meta`, `structuredContent` and the draft entry), or
+    /// the whole error object of a JSON-RPC error. 16 KiB by default; a value under 2 KiB is
+    /// taken as 2 KiB.
+    ///
+    /// Every failure is bounded before this limit applies: the message is cut to 2048
+    /// characters and the hint to 1024, keeping their start and their end around `…`; every
+    /// string of the details to 2048 characters the same way; arrays and objects of the
+    /// details to their first 64 items and a note that counts the rest (`"…(9936 more
+    /// items)"`, or the entry `"…": "12 more entries"`); nesting to 32 levels. When the
+    /// failure is still larger than the limit, the details are cut further, to what fits (the
+    /// last resort being the single entry `"…": "cut to fit the size limit"`), then the
+    /// message and the hint. The code and the correlation id are never cut.
+    ///
+    /// ```
+    /// use mcp_errors_core::{FailureOptions, ToolError};
+    ///
+    /// #[derive(Debug, thiserror::Error, ToolError)]
+    /// #[error("no such files")]
+    /// #[category(not_found)]
+    /// struct Missing { #[detail] paths: Vec<String> }
+    ///
+    /// let paths = (0..10_000).map(|i| format!("/srv/reports/{i}.csv")).collect();
+    /// let failure = Missing { paths }.to_failure_with(&FailureOptions::new());
+    /// let json = serde_json::to_string(failure.as_execution().unwrap()).unwrap();
+    /// assert!(json.len() <= 16 * 1024);
+    /// assert!(json.contains("…(9936 more items)"));
+    ///
+    /// let options = FailureOptions::new().with_max_bytes(4 * 1024);
+    /// assert_eq!(options.max_bytes(), 4 * 1024);
+    /// ```
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = Some(max_bytes.max(MIN_MAX_BYTES));
+        self
+    }
+
+    /// The largest failure written, in bytes: as set by
+    /// [`with_max_bytes`](Self::with_max_bytes), 16 KiB by default.
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)
     }
 
     /// Whether `invalid_params` protocol variants go out as tool execution errors, as set by

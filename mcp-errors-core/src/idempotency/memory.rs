@@ -18,24 +18,40 @@ const DEFAULT_MAX_BYTES: usize = 64 << 20;
 /// What a record costs beyond its key and outcome: the map's slot, the fingerprint, the times.
 const ENTRY_OVERHEAD_BYTES: usize = 160;
 
+/// The share of the store one scope may hold unless told otherwise: a tenth.
+const DEFAULT_SCOPE_SHARE: usize = 10;
+
 /// The idempotency records of one process, in memory: the default store, for a server that
 /// runs as one process. A fleet of replicas needs a store they share.
 ///
 /// It holds at most [`max_entries`](Self::max_entries) records (10 000 by default) and
 /// [`max_bytes`](Self::max_bytes) bytes of them (64 MiB; a record counts its scope, key and
-/// outcome as JSON, plus 160 bytes). A completed record expires after its time to live, and a
-/// claim when its lease runs out. When a new record does not fit, the expired ones go first,
-/// then the oldest completed ones; a claim in progress is never evicted, so a store full of
-/// running calls refuses the new claim with a [`StoreError`] (the server answers that call
-/// with an internal error and runs nothing). An outcome larger than the whole store is not
-/// recorded: completing it fails and frees the key.
+/// outcome as JSON, plus 160 bytes), and each caller's scope at most its share: a tenth of
+/// both unless [`max_entries_per_scope`](Self::max_entries_per_scope) and
+/// [`max_bytes_per_scope`](Self::max_bytes_per_scope) say otherwise. A completed record
+/// expires after its time to live, and a claim when its lease runs out.
+///
+/// A record is never evicted for another scope. When a new record does not fit, the expired
+/// ones go first; then, while its scope is over its share, that scope's own oldest completed
+/// records; a claim in progress is never evicted. If it still does not fit (the scope's share
+/// is all calls in progress, or the whole store is full of other scopes' live records), the
+/// claim is refused with a [`StoreError`]: the server answers that call with a retryable
+/// internal error and runs nothing. So under any load a caller's records last their whole
+/// time to live unless that caller itself makes more than its share of them within it. An
+/// outcome makes room among its own scope's completed records, the whole store's bound
+/// included (its call already ran); one that still does not fit (larger than the scope's
+/// share) is not recorded: completing it fails and frees the key.
 ///
 /// Clones share the records.
 ///
 /// ```
 /// use mcp_errors_core::idempotency::MemoryStore;
 ///
-/// let store = MemoryStore::new().max_entries(1_000).max_bytes(8 << 20);
+/// let store = MemoryStore::new()
+///     .max_entries(1_000)
+///     .max_bytes(8 << 20)
+///     .max_entries_per_scope(100)
+///     .max_bytes_per_scope(1 << 20);
 /// let shared = store.clone(); // the same records
 /// # let _ = shared;
 /// ```
@@ -47,12 +63,23 @@ pub struct MemoryStore {
 struct State {
     max_entries: usize,
     max_bytes: usize,
+    /// The share of one scope, when set; else [`DEFAULT_SCOPE_SHARE`]'s part of the whole.
+    scope_entries: Option<usize>,
+    scope_bytes: Option<usize>,
     bytes: usize,
     /// The number of the next claim (its token) and of the next completion (its age).
     next: u64,
     records: HashMap<RecordKey, Entry>,
-    /// The completed records, oldest completion first.
-    completed: BTreeMap<u64, RecordKey>,
+    /// What each scope holds.
+    scopes: HashMap<String, ScopeUse>,
+}
+
+/// The records of one scope: how many, their bytes, and the completed ones, oldest first.
+#[derive(Default)]
+struct ScopeUse {
+    entries: usize,
+    bytes: usize,
+    completed: BTreeMap<u64, String>,
 }
 
 struct Entry {
@@ -65,7 +92,7 @@ struct Entry {
 
 enum Stage {
     Running(ClaimToken),
-    /// The outcome, and the number its completion got in `State::completed`.
+    /// The outcome, and the number its completion got in `ScopeUse::completed`.
     Done(Recorded, u64),
 }
 
@@ -76,10 +103,12 @@ impl MemoryStore {
             state: Arc::new(Mutex::new(State {
                 max_entries: DEFAULT_MAX_ENTRIES,
                 max_bytes: DEFAULT_MAX_BYTES,
+                scope_entries: None,
+                scope_bytes: None,
                 bytes: 0,
                 next: 0,
                 records: HashMap::new(),
-                completed: BTreeMap::new(),
+                scopes: HashMap::new(),
             })),
         }
     }
@@ -93,6 +122,21 @@ impl MemoryStore {
     /// Hold at most `n` bytes of records.
     pub fn max_bytes(self, n: usize) -> Self {
         self.lock().max_bytes = n;
+        self
+    }
+
+    /// Hold at most `n` records (at least 1) of any one scope; a tenth of
+    /// [`max_entries`](Self::max_entries) by default. Over stdio, where the process is the
+    /// only scope, set it to `max_entries`.
+    pub fn max_entries_per_scope(self, n: usize) -> Self {
+        self.lock().scope_entries = Some(n.max(1));
+        self
+    }
+
+    /// Hold at most `n` bytes of the records of any one scope; a tenth of
+    /// [`max_bytes`](Self::max_bytes) by default.
+    pub fn max_bytes_per_scope(self, n: usize) -> Self {
+        self.lock().scope_bytes = Some(n);
         self
     }
 
@@ -116,6 +160,8 @@ impl fmt::Debug for MemoryStore {
             .field("bytes", &state.bytes)
             .field("max_entries", &state.max_entries)
             .field("max_bytes", &state.max_bytes)
+            .field("max_entries_per_scope", &state.share_entries())
+            .field("max_bytes_per_scope", &state.share_bytes())
             .finish()
     }
 }
@@ -146,27 +192,83 @@ fn outcome_bytes(outcome: &Recorded) -> usize {
     count.0
 }
 
+/// Why a new record found no room.
+enum NoRoom {
+    /// Its scope's share is all calls in progress.
+    Scope,
+    /// The store is full of other scopes' live records.
+    Store,
+}
+
 impl State {
+    /// The most records one scope holds.
+    fn share_entries(&self) -> usize {
+        self.scope_entries
+            .unwrap_or(self.max_entries / DEFAULT_SCOPE_SHARE)
+            .clamp(1, self.max_entries)
+    }
+
+    /// The most bytes one scope holds.
+    fn share_bytes(&self) -> usize {
+        self.scope_bytes
+            .unwrap_or(self.max_bytes / DEFAULT_SCOPE_SHARE)
+            .min(self.max_bytes)
+    }
+
+    fn insert(&mut self, key: RecordKey, entry: Entry) {
+        let scope = self.scopes.entry(key.scope().to_owned()).or_default();
+        scope.entries += 1;
+        scope.bytes += entry.bytes;
+        if let Stage::Done(_, age) = entry.stage {
+            scope.completed.insert(age, key.key().to_owned());
+        }
+        self.bytes += entry.bytes;
+        self.records.insert(key, entry);
+    }
+
     fn remove(&mut self, key: &RecordKey) -> Option<Entry> {
         let entry = self.records.remove(key)?;
         self.bytes = self.bytes.saturating_sub(entry.bytes);
-        if let Stage::Done(_, age) = entry.stage {
-            self.completed.remove(&age);
+        if let Some(scope) = self.scopes.get_mut(key.scope()) {
+            scope.entries = scope.entries.saturating_sub(1);
+            scope.bytes = scope.bytes.saturating_sub(entry.bytes);
+            if let Stage::Done(_, age) = entry.stage {
+                scope.completed.remove(&age);
+            }
+            if scope.entries == 0 {
+                self.scopes.remove(key.scope());
+            }
         }
         Some(entry)
     }
 
-    /// Whether `extra` more bytes (and `new` more records) fit.
-    fn fits(&self, new: usize, extra: usize) -> bool {
-        self.records.len() + new <= self.max_entries && self.bytes + extra <= self.max_bytes
+    /// Whether one more record of `scope`, of `extra` bytes, fits its share.
+    fn fits_share(&self, scope: &str, extra: usize) -> bool {
+        let (entries, bytes) = self
+            .scopes
+            .get(scope)
+            .map_or((0, 0), |used| (used.entries, used.bytes));
+        entries < self.share_entries() && bytes + extra <= self.share_bytes()
     }
 
-    /// Makes room for `new` more records and `extra` more bytes: the expired records go
-    /// first, then the oldest completed ones; claims in progress stay. `false` when that
-    /// is not enough.
-    fn make_room(&mut self, new: usize, extra: usize, now: Instant) -> bool {
-        if self.fits(new, extra) {
-            return true;
+    /// Whether one more record of `extra` bytes fits the whole store.
+    fn fits_store(&self, extra: usize) -> bool {
+        self.records.len() < self.max_entries && self.bytes + extra <= self.max_bytes
+    }
+
+    /// Makes room for one more record of `scope`, of `extra` bytes: the expired records go
+    /// first, then, while the scope is over its share, its own oldest completed ones; for an
+    /// outcome (`outcome`), also while the whole store is full, since the call already ran.
+    /// Another scope's live record never goes.
+    fn make_room(
+        &mut self,
+        scope: &str,
+        extra: usize,
+        outcome: bool,
+        now: Instant,
+    ) -> Result<(), NoRoom> {
+        if self.fits_share(scope, extra) && self.fits_store(extra) {
+            return Ok(());
         }
         let expired: Vec<RecordKey> = self
             .records
@@ -177,15 +279,22 @@ impl State {
         for key in expired {
             self.remove(&key);
         }
-        while !self.fits(new, extra) {
-            let Some((_, key)) = self.completed.pop_first() else {
-                return false;
+        while !self.fits_share(scope, extra) || (outcome && !self.fits_store(extra)) {
+            let oldest = self
+                .scopes
+                .get(scope)
+                .and_then(|used| used.completed.first_key_value())
+                .map(|(_, key)| RecordKey::new(scope, key.as_str()));
+            let Some(oldest) = oldest else {
+                return Err(NoRoom::Scope);
             };
-            if let Some(entry) = self.records.remove(&key) {
-                self.bytes = self.bytes.saturating_sub(entry.bytes);
-            }
+            self.remove(&oldest);
         }
-        true
+        if self.fits_store(extra) {
+            Ok(())
+        } else {
+            Err(NoRoom::Store)
+        }
     }
 
     /// The record of `key` if `token` still holds it.
@@ -216,17 +325,24 @@ impl State {
             self.remove(key);
         }
         let bytes = key_bytes(key);
-        if !self.make_room(1, bytes, now) {
-            return Err(StoreError::new(format!(
-                "the memory store is full of calls in progress ({} records, {} bytes)",
-                self.records.len(),
-                self.bytes
-            )));
+        if let Err(full) = self.make_room(key.scope(), bytes, false, now) {
+            return Err(StoreError::new(match full {
+                NoRoom::Scope => format!(
+                    "the caller's share of the memory store is full of calls in progress \
+                     ({} records, {} bytes at most)",
+                    self.share_entries(),
+                    self.share_bytes()
+                ),
+                NoRoom::Store => format!(
+                    "the memory store is full of live records ({} records, {} bytes)",
+                    self.records.len(),
+                    self.bytes
+                ),
+            }));
         }
         let token = ClaimToken(format!("m{}", self.next));
         self.next += 1;
-        self.bytes += bytes;
-        self.records.insert(
+        self.insert(
             key.clone(),
             Entry {
                 fingerprint: *fingerprint,
@@ -254,10 +370,12 @@ impl State {
         let Some(mut entry) = self.remove(key) else {
             return Ok(());
         };
-        if !self.make_room(1, bytes, now) {
+        if self.make_room(key.scope(), bytes, true, now).is_err() {
             return Err(StoreError::new(format!(
-                "an outcome of {bytes} bytes does not fit in the memory store ({} bytes at most)",
-                self.max_bytes
+                "an outcome of {bytes} bytes does not fit in the caller's share of the memory \
+                 store ({} records, {} bytes at most)",
+                self.share_entries(),
+                self.share_bytes()
             )));
         }
         let age = self.next;
@@ -265,9 +383,7 @@ impl State {
         entry.until = now + ttl;
         entry.bytes = bytes;
         entry.stage = Stage::Done(outcome.clone(), age);
-        self.bytes += bytes;
-        self.completed.insert(age, key.clone());
-        self.records.insert(key.clone(), entry);
+        self.insert(key.clone(), entry);
         Ok(())
     }
 }
@@ -371,7 +487,7 @@ mod tests {
 
     #[test]
     fn a_full_store_evicts_the_oldest_completed_record_first() {
-        let store = MemoryStore::new().max_entries(3);
+        let store = MemoryStore::new().max_entries(3).max_entries_per_scope(3);
         done(&store, 1, &small(), LONG);
         done(&store, 2, &small(), LONG);
         done(&store, 3, &small(), LONG);
@@ -392,7 +508,7 @@ mod tests {
 
     #[test]
     fn expired_records_go_before_any_live_one() {
-        let store = MemoryStore::new().max_entries(3);
+        let store = MemoryStore::new().max_entries(3).max_entries_per_scope(3);
         done(&store, 1, &small(), LONG);
         done(&store, 2, &small(), Duration::ZERO);
         token(claim(&store, 3, Duration::ZERO)); // a lease already run out
@@ -407,7 +523,7 @@ mod tests {
 
     #[test]
     fn claims_in_progress_are_never_evicted() {
-        let store = MemoryStore::new().max_entries(2);
+        let store = MemoryStore::new().max_entries(2).max_entries_per_scope(2);
         let t1 = token(claim(&store, 1, LONG));
         token(claim(&store, 2, LONG));
         let refused = claim(&store, 3, LONG).unwrap_err();
@@ -423,7 +539,9 @@ mod tests {
     fn the_byte_bound_holds_and_counts_outcomes() {
         // The size of the record of `k10` (scope `s`, key `k10`).
         let one = ENTRY_OVERHEAD_BYTES + 1 + 3 + outcome_bytes(&small());
-        let store = MemoryStore::new().max_bytes(2 * one);
+        let store = MemoryStore::new()
+            .max_bytes(2 * one)
+            .max_bytes_per_scope(2 * one);
         for n in 1..=10 {
             done(&store, n, &small(), LONG);
             let state = store.lock();
@@ -436,7 +554,7 @@ mod tests {
 
     #[test]
     fn an_outcome_larger_than_the_store_is_not_recorded_and_frees_its_key() {
-        let store = MemoryStore::new().max_bytes(1024);
+        let store = MemoryStore::new().max_bytes(1024).max_bytes_per_scope(1024);
         done(&store, 1, &small(), LONG);
         let t2 = token(claim(&store, 2, LONG));
         let big = Recorded::Result(json!({"text": "x".repeat(2048)}));
@@ -462,7 +580,7 @@ mod tests {
         token(claim(&store, 2, LONG)); // the expired record is replaced
         let state = store.lock();
         assert_eq!(state.bytes, ENTRY_OVERHEAD_BYTES + 2 + 1);
-        assert!(state.completed.is_empty());
+        assert!(state.scopes["s"].completed.is_empty());
     }
 
     #[test]
@@ -473,6 +591,130 @@ mod tests {
             shown.contains("max_entries: 1") && shown.contains("max_bytes: 5"),
             "{shown}"
         );
+        // A tenth of each by default, at least one record, never more than the whole.
+        assert!(shown.contains("max_entries_per_scope: 1"), "{shown}");
+        assert!(shown.contains("max_bytes_per_scope: 0"), "{shown}");
+        let shown = format!("{:?}", MemoryStore::new());
+        assert!(shown.contains("max_entries_per_scope: 1000"), "{shown}");
+        assert!(shown.contains("max_bytes_per_scope: 6710886"), "{shown}");
+        let shown = format!(
+            "{:?}",
+            MemoryStore::new().max_entries(5).max_entries_per_scope(9)
+        );
+        assert!(shown.contains("max_entries_per_scope: 5"), "{shown}");
+    }
+
+    fn scoped(scope: &str, n: usize) -> RecordKey {
+        RecordKey::new(scope, format!("k{n}"))
+    }
+
+    fn done_in(store: &MemoryStore, scope: &str, n: usize, outcome: &Recorded) {
+        let key = scoped(scope, n);
+        let token = token(store.lock().claim(&key, &print(), LONG));
+        store.lock().complete(&key, &token, outcome, LONG).unwrap();
+    }
+
+    /// Whether a claim of `n` in `scope` would replay its outcome (asked without claiming).
+    fn replays(store: &MemoryStore, scope: &str, n: usize) -> bool {
+        let state = store.lock();
+        let entry = state.records.get(&scoped(scope, n));
+        matches!(entry, Some(Entry { stage: Stage::Done(..), until, .. }) if *until > Instant::now())
+    }
+
+    #[test]
+    fn a_flood_of_records_by_another_scope_never_evicts_a_live_record() {
+        let store = MemoryStore::new();
+        done_in(&store, "alice", 1, &small());
+        // 10 500 cheap records: more than the whole store holds.
+        for n in 0..10_500 {
+            done_in(&store, "mallory", n, &small());
+        }
+        assert!(
+            replays(&store, "alice", 1),
+            "alice's record outlives the flood"
+        );
+        let state = store.lock();
+        assert_eq!(
+            state.scopes["mallory"].entries, 1_000,
+            "mallory keeps her share"
+        );
+        assert_eq!(state.records.len(), 1_001);
+    }
+
+    #[test]
+    fn a_flood_of_bytes_by_another_scope_never_evicts_a_live_record() {
+        let store = MemoryStore::new();
+        done_in(&store, "alice", 1, &small());
+        let echoed = Recorded::Error(json!({"code": -32602, "data": "x".repeat(900 << 10)}));
+        for n in 0..80 {
+            done_in(&store, "mallory", n, &echoed);
+        }
+        assert!(
+            replays(&store, "alice", 1),
+            "alice's record outlives the flood"
+        );
+        let state = store.lock();
+        assert!(state.scopes["mallory"].bytes <= state.share_bytes());
+        assert_eq!(
+            state.scopes["mallory"].entries,
+            7,
+            "{} bytes each",
+            900 << 10
+        );
+    }
+
+    #[test]
+    fn a_full_store_refuses_a_claim_rather_than_evict_another_scope() {
+        let store = MemoryStore::new().max_entries(4).max_entries_per_scope(2);
+        for scope in ["a", "b"] {
+            done_in(&store, scope, 1, &small());
+            done_in(&store, scope, 2, &small());
+        }
+        let refused = store
+            .lock()
+            .claim(&scoped("c", 1), &print(), LONG)
+            .unwrap_err();
+        assert!(
+            refused.to_string().contains("full of live records"),
+            "{refused}"
+        );
+        for scope in ["a", "b"] {
+            assert!(replays(&store, scope, 1) && replays(&store, scope, 2));
+        }
+        // A scope at its share makes room among its own records, oldest first.
+        done_in(&store, "a", 3, &small());
+        assert!(!replays(&store, "a", 1) && replays(&store, "a", 2) && replays(&store, "a", 3));
+        // Its share all in progress, a scope is refused; others keep their records.
+        let store = MemoryStore::new().max_entries_per_scope(2);
+        done_in(&store, "b", 1, &small());
+        token(store.lock().claim(&scoped("a", 1), &print(), LONG));
+        token(store.lock().claim(&scoped("a", 2), &print(), LONG));
+        let refused = store
+            .lock()
+            .claim(&scoped("a", 3), &print(), LONG)
+            .unwrap_err();
+        assert!(refused.to_string().contains("share"), "{refused}");
+        assert!(replays(&store, "b", 1));
+    }
+
+    #[test]
+    fn an_outcome_in_a_full_store_makes_room_among_its_own_scopes_records() {
+        let one = ENTRY_OVERHEAD_BYTES + 1 + 2 + outcome_bytes(&small());
+        let store = MemoryStore::new()
+            .max_bytes(5 * one - 1)
+            .max_bytes_per_scope(3 * one);
+        done_in(&store, "a", 1, &small());
+        done_in(&store, "b", 1, &small());
+        done_in(&store, "b", 2, &small());
+        let key = scoped("a", 2);
+        let t = token(store.lock().claim(&key, &print(), LONG));
+        done_in(&store, "b", 3, &small());
+        // The store is full; a's call ran, so its outcome takes the place of a's oldest.
+        store.lock().complete(&key, &t, &small(), LONG).unwrap();
+        assert!(!replays(&store, "a", 1) && replays(&store, "a", 2));
+        for n in 1..=3 {
+            assert!(replays(&store, "b", n));
+        }
     }
 
     /// The output of a future that is ready at once, as every `MemoryStore` future is.

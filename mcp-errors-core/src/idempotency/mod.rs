@@ -2,13 +2,21 @@
 //! a server opts in, and the wire may still change).
 //!
 //! A client sends `params.idempotencyKey` (an opaque string made once per logical call and
-//! kept on every attempt). A server that advertises `capabilities.tools.idempotency` runs a
-//! call with a new key once and records its outcome (a result or an error); the same key again
-//! with equivalent arguments gets the recorded outcome replayed without running the tool, the
-//! same key while the first call still runs is refused with `error.data.type`
-//! [`IN_PROGRESS`], and the same key with other arguments is refused with [`CONFLICT`].
-//! Records are scoped to the caller, so one caller's key never replays another's outcome, and
-//! kept for a bounded time.
+//! kept on every attempt). A server that advertises [`CAPABILITY`] among its experimental
+//! capabilities runs a call with a new key once and records its outcome (a result or an
+//! error); the same key again with equivalent arguments gets the recorded outcome replayed
+//! without running the tool, the same key while the first call still runs is refused with
+//! `error.data.type` [`IN_PROGRESS`], and the same key with other arguments is refused with
+//! [`CONFLICT`]. Records are scoped to the caller, so one caller's key never replays another's
+//! outcome, and kept for a bounded time.
+//!
+//! The capability sits in `capabilities.experimental`, where the SDKs' typed parsing keeps
+//! it: with the Python SDK (`mcp` 2.3.0) and the TypeScript SDK (`@modelcontextprotocol/sdk`
+//! 1.32.2), measured by the end-to-end checks, a server's `experimental` and `extensions`
+//! members reach the SDK's user and `capabilities.tools.idempotency`, the place the draft
+//! names, is dropped; rmcp 3.11's `ServerCapabilities` has fields for the first two and none
+//! for the third. `extensions` is in the schema of 2026-07-28 only, `experimental` in every
+//! version. Clients read the draft's place too.
 //!
 //! This module holds what both sides and every store share: the wire names (with feature
 //! `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`] that
@@ -45,9 +53,15 @@ pub use self::redis::RedisStore;
 /// The `tools/call` parameter that carries the key: `params.idempotencyKey`.
 pub const KEY_PARAM: &str = "idempotencyKey";
 
-/// The member of `capabilities.tools` a server advertises the feature with:
-/// `{"capabilities": {"tools": {"idempotency": {}}}}`.
-pub const CAPABILITY: &str = "idempotency";
+/// The member of `capabilities.experimental` a server advertises the feature with:
+/// `{"capabilities": {"experimental": {"rs.mcp-errors/idempotency": {}}}}`.
+pub const CAPABILITY: &str = "rs.mcp-errors/idempotency";
+
+/// The member of `capabilities.tools` the SEP-3182 draft advertises the feature with
+/// (`{"tools": {"idempotency": {}}}`): clients read it as well, servers write [`CAPABILITY`],
+/// since the SDKs' typed parsing drops it.
+#[allow(dead_code)] // used by the client and the rmcp client adapter
+pub(crate) const TOOLS_CAPABILITY: &str = "idempotency";
 
 /// `error.data.type` of the refusal of a key whose first call still runs: retry after a
 /// short delay.
@@ -65,8 +79,9 @@ pub const MAX_KEY_BYTES: usize = 255;
 #[allow(dead_code)] // used by the rmcp wire adapters and client
 pub(crate) const CARRIER_META: &str = "dev.mcp-errors/idempotencyKey";
 
-/// Inside one process only, never on the wire: the `capabilities.experimental` member that
-/// stands for `capabilities.tools.idempotency`, since rmcp's `ToolsCapability` has no field
-/// for it. A wire adapter moves it to and from its place on the wire.
-#[allow(dead_code)] // used by the rmcp wire adapters and client
+/// Meant for one process: the `capabilities.experimental` member the boundary advertises keys
+/// with, renamed to [`CAPABILITY`] by a server's wire adapter, the one that brings the keys
+/// rmcp drops. A server without the adapter sends it under this name, which no client reads,
+/// so it does not advertise keys it never gets.
+#[allow(dead_code)] // used by the rmcp wire adapters and the boundary
 pub(crate) const CARRIER_CAPABILITY: &str = "dev.mcp-errors/idempotency";

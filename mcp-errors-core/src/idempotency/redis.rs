@@ -1,8 +1,8 @@
 //! [`RedisStore`]: idempotency records shared by every replica of a server, in Redis.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -11,62 +11,185 @@ use super::{
     Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError, StoreFuture,
 };
 
-/// Replaces a record only while it is still the claim `ARGV[1]` (an exact match of the
-/// running record), then keeps the new value `ARGV[2]` for `ARGV[3]` ms.
-const COMPLETE: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return 1
+/// What every script starts with. `KEYS` are the record, the marker and the scope's
+/// account (a hash: per record of the scope, when it expires and its size, `till:size`).
+/// Leaves `now` (ms since the epoch, Redis's clock) and `account(field, ms, size)`, which
+/// enters a record of `size` bytes that holds for `ms` more.
+const PRELUDE: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function account(field, ms, size)
+  redis.call('HSET', KEYS[3], field, (now + ms) .. ':' .. size)
+  if redis.call('PTTL', KEYS[3]) < ms then
+    redis.call('PEXPIRE', KEYS[3], ms)
+  end
 end
-return 0";
+";
 
-/// Extends the claim `ARGV[1]` to `ARGV[2]` ms while it is still the key's.
+/// The marker check that claims and renewals make. The marker is an id and the end of a quiet
+/// time (ms, `0` for none). `ARGV[1]` is the marker this store saw last (`''` if none yet),
+/// `ARGV[2]` an id for a new marker, `ARGV[3]` the lease. A missing marker that the store saw
+/// before, or another marker whose quiet time is over (another store's first start after the
+/// loss), means Redis lost records: a quiet time of a lease starts. Leaves `marker` and
+/// `quiet` (the ms left of the quiet time).
+const MARKER: &str = r"
+local marker = redis.call('GET', KEYS[2])
+local function quiet_end(m)
+  return tonumber(string.match(m, ':(%d+)$')) or 0
+end
+if not marker then
+  local till = 0
+  if ARGV[1] ~= '' then till = now + tonumber(ARGV[3]) end
+  marker = ARGV[2] .. ':' .. till
+  redis.call('SET', KEYS[2], marker)
+elseif ARGV[1] ~= '' and marker ~= ARGV[1] and quiet_end(marker) <= now then
+  marker = ARGV[2] .. ':' .. (now + tonumber(ARGV[3]))
+  redis.call('SET', KEYS[2], marker)
+end
+local quiet = math.max(quiet_end(marker) - now, 0)
+";
+
+/// Claims the record with the running record `ARGV[4]` for `ARGV[3]` ms, entered in the
+/// scope's account as `ARGV[5]`, unless Redis is in a quiet time or the scope holds
+/// `ARGV[6]` live records or `ARGV[7]` bytes: `{marker, 'quiet', ms left}`,
+/// `{marker, 'full', records, bytes}`, `{marker, 'claimed'}` or `{marker, 'found', record}`.
+const CLAIM: &str = r"
+if quiet > 0 then
+  return {marker, 'quiet', tostring(quiet)}
+end
+local found = redis.call('GET', KEYS[1])
+if found then
+  return {marker, 'found', found}
+end
+local records, bytes = 0, 0
+local held = redis.call('HGETALL', KEYS[3])
+for i = 1, #held, 2 do
+  local till, size = string.match(held[i + 1], '^(%d+):(%d+)$')
+  if not till or tonumber(till) <= now or held[i] == ARGV[5] then
+    redis.call('HDEL', KEYS[3], held[i])
+  else
+    records = records + 1
+    bytes = bytes + tonumber(size)
+  end
+end
+local size = string.len(KEYS[1]) + string.len(ARGV[4])
+if records + 1 > tonumber(ARGV[6]) or bytes + size > tonumber(ARGV[7]) then
+  return {marker, 'full', tostring(records), tostring(bytes)}
+end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
+account(ARGV[5], tonumber(ARGV[3]), size)
+return {marker, 'claimed'}";
+
+/// Extends the claim `ARGV[4]` (entered as `ARGV[5]`) to `ARGV[3]` ms while it is still the
+/// key's, or puts it back when the key has no record (Redis lost it, or the lease ran out
+/// unclaimed): the call still runs. `{marker, '1'}` when the key is the claim's, `{marker,
+/// '0'}` when another record holds it.
 const RENEW: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local record = redis.call('GET', KEYS[1])
+if record and record ~= ARGV[4] then
+  return {marker, '0'}
+end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
+account(ARGV[5], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[4]))
+return {marker, '1'}";
+
+/// Records the outcome `ARGV[2]` for `ARGV[3]` ms (entered as `ARGV[4]`) while the key is
+/// still the claim `ARGV[1]`, or has no record at all (Redis lost the claim, or its lease ran
+/// out unclaimed: the call ran, and its outcome is the key's).
+const COMPLETE: &str = r"
+local record = redis.call('GET', KEYS[1])
+if record == ARGV[1] or not record then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  account(ARGV[4], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[2]))
   return 1
 end
 return 0";
 
-/// Deletes the claim `ARGV[1]` while it is still the key's.
+/// Deletes the claim `ARGV[1]` (entered as `ARGV[2]`) while it is still the key's.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
+  redis.call('HDEL', KEYS[3], ARGV[2])
   return 1
 end
 return 0";
 
-/// How often a claim retries when the record it found expired before it could read it.
-const CLAIM_ROUNDS: usize = 4;
+/// The most live records of one scope unless told otherwise.
+const DEFAULT_SCOPE_ENTRIES: usize = 1_000;
+
+/// The most bytes of live records of one scope unless told otherwise: 8 MiB.
+const DEFAULT_SCOPE_BYTES: usize = 8 << 20;
 
 /// An [`IdempotencyStore`] in Redis, for servers that run as several replicas: every replica
 /// given a store on the same Redis (and prefix) sees every other's records.
 ///
 /// One record is one string key, `PREFIX` then the SHA-256 of the caller's scope and key, so
-/// neither a scope nor a key can reach another's record:
-/// - a claim is `SET ... NX PX lease`: of two replicas that claim one free key at once, one
-///   wins. The running record names its claim and the call's fingerprint, and its expiry is
-///   the lease: a replica that dies mid-call leaves a record that expires, and the key is free
-///   again once the lease runs out;
-/// - completing, renewing and releasing are Lua scripts that act only while the record is
-///   still their claim, so a call whose lease ran out cannot overwrite a newer call's record;
+/// neither a scope nor a key can reach another's record (with two more keys under the prefix:
+/// `PREFIX marker` and `PREFIX scope:` then the SHA-256 of the scope):
+/// - a claim is a Lua script around `SET ... NX PX lease`: of two replicas that claim one free
+///   key at once, one wins. The running record names its claim and the call's fingerprint,
+///   and its expiry is the lease: a replica that dies mid-call leaves a record that expires,
+///   and the key is free again once the lease runs out;
+/// - renewing and releasing act only while the record is still their claim; completing acts
+///   while it is, or while the key has no record at all (the call ran: its outcome is the
+///   key's), never over another call's record;
 /// - a completed record holds the fingerprint and the outcome's JSON, and expires after the
-///   time to live.
+///   time to live, whatever else Redis holds;
+/// - each scope has an account (a hash of its records' expiries and sizes) and a share: at
+///   most [`max_entries_per_scope`](Self::max_entries_per_scope) live records (1 000) and
+///   [`max_bytes_per_scope`](Self::max_bytes_per_scope) bytes (8 MiB), checked at each claim.
+///   A claim beyond its scope's share is refused with a [`StoreError`] (a retryable store
+///   failure, the tool not run) until the scope's records expire; no scope can crowd out
+///   another's records.
 ///
 /// The connection is a [`ConnectionManager`], which reconnects by itself; while Redis cannot
-/// be reached, every call of an opted-in tool fails with a [`StoreError`] and runs nothing.
+/// be reached, every call of an opted-in tool fails with a [`StoreError`] and runs nothing. A
+/// claim whose answer did not come in time is released at once, so it cannot hold its key
+/// after the caller was told the store failed.
+///
+/// # What Redis must keep
+///
+/// A record must outlive its time to live, and a claim its call. So Redis needs:
+/// - `maxmemory-policy noeviction` (Redis's default): an evicting Redis lets a flood of keys
+///   by one caller erase another's records. With `noeviction` a full Redis refuses writes,
+///   and the calls that need one are answered with a retryable store failure;
+/// - persistence across restarts (`appendonly yes`, with `appendfsync always` to lose no
+///   acknowledged claim), and, with replicas, a failover only to a replica that has every
+///   write (Redis Sentinel or a managed service that does `WAIT`-style synchronous
+///   replication): a claim that a restart or failover loses lets a retry run the call again.
+///
+/// [`connect`](Self::connect) warns when the server's configuration says otherwise. The store
+/// also detects a Redis that lost its records: it keeps a marker key under the prefix, and a
+/// claim or renewal that finds the marker gone (or replaced without a quiet time) refuses
+/// every claim for one lease from then on. In that time each call still running puts its
+/// claim back at its next renewal (every third of the lease), and a call that finishes
+/// records its outcome although its claim is gone; a retry is refused until then, and
+/// afterwards replays the outcome or finds the call in progress. A replica that starts on an
+/// empty Redis takes it for a first start; so does one that starts after a loss before any
+/// replica with a call in flight noticed it (at most a third of a lease). Redis 5 or later;
+/// in a Redis Cluster, put a hash tag in the prefix (`{orders}:idem:`) so that every key of
+/// the store is in one slot.
 ///
 /// ```no_run
 /// use mcp_errors_core::idempotency::RedisStore;
 ///
 /// # async fn run() -> Result<(), mcp_errors_core::idempotency::StoreError> {
-/// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?.with_prefix("orders:idem:");
+/// let store = RedisStore::connect("redis://127.0.0.1:6379/")
+///     .await?
+///     .with_prefix("orders:idem:")
+///     .max_entries_per_scope(500)
+///     .max_bytes_per_scope(4 << 20);
 /// # let _ = store; Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {
     connection: ConnectionManager,
     prefix: String,
+    /// The marker this store saw last (empty before its first claim).
+    marker: Arc<Mutex<String>>,
+    scope_entries: usize,
+    scope_bytes: usize,
+    claim: redis::Script,
     complete: redis::Script,
     renew: redis::Script,
     release: redis::Script,
@@ -91,6 +214,10 @@ impl RedisStore {
     /// that needed it, the tool not run), and so does a connection not made in 2 s, after 2
     /// retries at most 500 ms apart; for other limits, make the [`ConnectionManager`] yourself
     /// and use [`new`](Self::new).
+    ///
+    /// It reads the server's `appendonly`, `save` and `maxmemory-policy` and logs a warning
+    /// (with feature `tracing`) when Redis keeps nothing across a restart or evicts keys when
+    /// full: see [what Redis must keep](Self#what-redis-must-keep).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url).map_err(StoreError::new)?;
         let config = redis::aio::ConnectionManagerConfig::new()
@@ -102,7 +229,11 @@ impl RedisStore {
         let connection = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(StoreError::new)?;
-        Ok(Self::new(connection))
+        let store = Self::new(connection);
+        for warning in store.durability_warnings().await {
+            log_warning(&warning);
+        }
+        Ok(store)
     }
 
     /// A store on a connection you made.
@@ -110,8 +241,12 @@ impl RedisStore {
         RedisStore {
             connection,
             prefix: Self::DEFAULT_PREFIX.to_owned(),
-            complete: redis::Script::new(COMPLETE),
-            renew: redis::Script::new(RENEW),
+            marker: Arc::default(),
+            scope_entries: DEFAULT_SCOPE_ENTRIES,
+            scope_bytes: DEFAULT_SCOPE_BYTES,
+            claim: redis::Script::new(&format!("{PRELUDE}{MARKER}{CLAIM}")),
+            complete: redis::Script::new(&format!("{PRELUDE}{COMPLETE}")),
+            renew: redis::Script::new(&format!("{PRELUDE}{MARKER}{RENEW}")),
             release: redis::Script::new(RELEASE),
         }
     }
@@ -122,18 +257,146 @@ impl RedisStore {
         self
     }
 
-    fn redis_key(&self, key: &RecordKey) -> String {
+    /// Let a scope hold at most `n` live records (at least 1; 1 000 by default): a claim
+    /// beyond them is refused with a [`StoreError`] until some expire.
+    pub fn max_entries_per_scope(mut self, n: usize) -> Self {
+        self.scope_entries = n.max(1);
+        self
+    }
+
+    /// Let a scope's live records hold at most `n` bytes (8 MiB by default), counted at each
+    /// claim: a claim beyond them is refused with a [`StoreError`] until some expire.
+    pub fn max_bytes_per_scope(mut self, n: usize) -> Self {
+        self.scope_bytes = n;
+        self
+    }
+
+    /// The keys of a record: the record, the marker, the scope's account; and the record's
+    /// field in the account.
+    fn redis_keys(&self, key: &RecordKey) -> ([String; 3], String) {
         let mut hash = Sha256::new();
         hash.update((key.scope().len() as u64).to_be_bytes());
         hash.update(key.scope().as_bytes());
         hash.update(key.key().as_bytes());
-        let digest = hash.finalize();
-        let mut out = self.prefix.clone();
-        for byte in digest {
-            out.push_str(&format!("{byte:02x}"));
-        }
-        out
+        let field = hex(&hash.finalize());
+        let scope = hex(&Sha256::digest(key.scope().as_bytes()));
+        let keys = [
+            format!("{}{field}", self.prefix),
+            format!("{}marker", self.prefix),
+            format!("{}scope:{scope}", self.prefix),
+        ];
+        (keys, field)
     }
+
+    /// The marker this store saw last.
+    fn seen_marker(&self) -> String {
+        self.marker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn see_marker(&self, marker: String) {
+        *self.marker.lock().unwrap_or_else(PoisonError::into_inner) = marker;
+    }
+
+    /// Runs `script` (one that makes the [`MARKER`] check) on `keys` with `args` after the
+    /// marker's, and keeps the marker it answers.
+    async fn with_marker(
+        &self,
+        script: &redis::Script,
+        keys: &[String; 3],
+        lease: Duration,
+        args: &[&str],
+    ) -> Result<Vec<Option<String>>, StoreError> {
+        let mut invocation = script.prepare_invoke();
+        invocation
+            .key(&keys[0])
+            .key(&keys[1])
+            .key(&keys[2])
+            .arg(self.seen_marker())
+            .arg(random_hex())
+            .arg(millis(lease));
+        for arg in args {
+            invocation.arg(*arg);
+        }
+        let mut connection = self.connection.clone();
+        let answer: Vec<Option<String>> = invocation
+            .invoke_async(&mut connection)
+            .await
+            .map_err(StoreError::new)?;
+        if let Some(Some(marker)) = answer.first() {
+            self.see_marker(marker.clone());
+        }
+        Ok(answer)
+    }
+
+    /// What the Redis server's configuration risks: a warning each.
+    async fn durability_warnings(&self) -> Vec<String> {
+        let mut connection = self.connection.clone();
+        let mut setting = async |name: &str| -> Option<String> {
+            let pair: Vec<String> = redis::cmd("CONFIG")
+                .arg("GET")
+                .arg(name)
+                .query_async(&mut connection)
+                .await
+                .ok()?;
+            pair.into_iter().nth(1)
+        };
+        let appendonly = setting("appendonly").await;
+        let save = setting("save").await;
+        let policy = setting("maxmemory-policy").await;
+        durability_warnings(appendonly.as_deref(), save.as_deref(), policy.as_deref())
+    }
+}
+
+/// The warnings for a Redis with these `appendonly`, `save` and `maxmemory-policy` settings
+/// (`None`: not readable, as on services that disable `CONFIG`).
+fn durability_warnings(
+    appendonly: Option<&str>,
+    save: Option<&str>,
+    policy: Option<&str>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if appendonly == Some("no") && save.is_some_and(|save| save.trim().is_empty()) {
+        warnings.push(
+            "Redis persists nothing (appendonly no, no save): a restart loses every \
+             idempotency record, and claims are refused for a lease after it"
+                .to_owned(),
+        );
+    }
+    if let Some(policy) = policy.filter(|policy| *policy != "noeviction") {
+        warnings.push(format!(
+            "Redis evicts keys when full (maxmemory-policy {policy}): a flood of other keys \
+             can erase idempotency records; use noeviction"
+        ));
+    }
+    warnings
+}
+
+fn log_warning(warning: &str) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(target: "mcp_errors::idempotency", "{warning}");
+    #[cfg(not(feature = "tracing"))]
+    let _ = warning;
+}
+
+/// `bytes` in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 128 random bits in hex.
+fn random_hex() -> String {
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random).unwrap_or_else(|_| {
+        // No entropy source: the time is still unique enough per process.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        random = nanos.to_be_bytes();
+    });
+    hex(&random)
 }
 
 /// The running record of a claim: `R`, then the token (which holds the fingerprint).
@@ -143,15 +406,7 @@ fn running(token: &ClaimToken) -> String {
 
 /// A token: 128 random bits in hex, `:`, the fingerprint in hex.
 fn new_token(fingerprint: &Fingerprint) -> ClaimToken {
-    let mut random = [0u8; 16];
-    getrandom::fill(&mut random).unwrap_or_else(|_| {
-        // No entropy source: the time and a counter are still unique per process.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        random = nanos.to_be_bytes();
-    });
-    let mut token: String = random.iter().map(|b| format!("{b:02x}")).collect();
+    let mut token = random_hex();
     token.push(':');
     token.push_str(&fingerprint.to_hex());
     ClaimToken(token)
@@ -214,32 +469,37 @@ impl IdempotencyStore for RedisStore {
         lease: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
-            let redis_key = self.redis_key(key);
-            let mut connection = self.connection.clone();
-            for _ in 0..CLAIM_ROUNDS {
-                let token = new_token(fingerprint);
-                let set: Option<String> = redis::cmd("SET")
-                    .arg(&redis_key)
-                    .arg(running(&token))
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(millis(lease))
-                    .query_async(&mut connection)
-                    .await
-                    .map_err(StoreError::new)?;
-                if set.is_some() {
-                    return Ok(Claim::Claimed(token));
+            let (keys, field) = self.redis_keys(key);
+            let token = new_token(fingerprint);
+            let (entries, bytes) = (self.scope_entries.to_string(), self.scope_bytes.to_string());
+            let args = [running(&token), field, entries, bytes];
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let answer = match self.with_marker(&self.claim, &keys, lease, &args).await {
+                Ok(answer) => answer,
+                Err(error) => {
+                    // The claim may still land (Redis stalled, the answer timed out): the
+                    // release goes after it on the same connection and takes it back.
+                    self.release_later(key, &token);
+                    return Err(error);
                 }
-                let record: Option<String> =
-                    connection.get(&redis_key).await.map_err(StoreError::new)?;
-                if let Some(record) = record {
-                    return read_record(&record, fingerprint);
-                }
-                // The record expired between the two commands: claim again.
+            };
+            let at = |i: usize| answer.get(i).cloned().flatten();
+            match (at(1).as_deref(), at(2), at(3)) {
+                (Some("claimed"), _, _) => Ok(Claim::Claimed(token)),
+                (Some("found"), Some(record), _) => read_record(&record, fingerprint),
+                (Some("quiet"), Some(left), _) => Err(StoreError::new(format!(
+                    "Redis lost idempotency records (a restart or failover without them): \
+                     claims are refused for {left} ms more, so that no call in flight runs again"
+                ))),
+                (Some("full"), Some(records), Some(bytes)) => Err(StoreError::new(format!(
+                    "the caller's share of the Redis store is full ({records} live records of \
+                     {bytes} bytes; {} records, {} bytes at most)",
+                    self.scope_entries, self.scope_bytes
+                ))),
+                _ => Err(StoreError::new(
+                    "an answer from Redis this store did not expect",
+                )),
             }
-            Err(StoreError::new(
-                "the key's record kept expiring while it was claimed",
-            ))
         })
     }
 
@@ -252,13 +512,15 @@ impl IdempotencyStore for RedisStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let fingerprint = token.0.rsplit(':').next().unwrap_or_default();
+            let (keys, field) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _replaced: i64 = self
                 .complete
-                .key(self.redis_key(key))
+                .key(&keys)
                 .arg(running(token))
                 .arg(completed(fingerprint, outcome))
                 .arg(millis(ttl))
+                .arg(field)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(StoreError::new)?;
@@ -273,31 +535,42 @@ impl IdempotencyStore for RedisStore {
         lease: Duration,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
-            let renewed: i64 = self
-                .renew
-                .key(self.redis_key(key))
-                .arg(running(token))
-                .arg(millis(lease))
-                .invoke_async(&mut connection)
-                .await
-                .map_err(StoreError::new)?;
-            Ok(renewed == 1)
+            let (keys, field) = self.redis_keys(key);
+            let running = running(token);
+            let answer = self
+                .with_marker(&self.renew, &keys, lease, &[&running, &field])
+                .await?;
+            Ok(answer.get(1).cloned().flatten().as_deref() == Some("1"))
         })
     }
 
     fn release<'a>(&'a self, key: &'a RecordKey, token: &'a ClaimToken) -> StoreFuture<'a, ()> {
         Box::pin(async move {
+            let (keys, field) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _released: i64 = self
                 .release
-                .key(self.redis_key(key))
+                .key(&keys)
                 .arg(running(token))
+                .arg(field)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(StoreError::new)?;
             Ok(())
         })
+    }
+}
+
+impl RedisStore {
+    /// Releases the claim `token` of `key` in a task of its own.
+    fn release_later(&self, key: &RecordKey, token: &ClaimToken) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (store, key, token) = (self.clone(), key.clone(), token.clone());
+        runtime.spawn(async move {
+            let _ = store.release(&key, &token).await;
+        });
     }
 }
 
@@ -349,6 +622,26 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.0.ends_with(&format!(":{}", fp.to_hex())));
         assert_eq!(a.0.len(), 32 + 1 + 64);
+    }
+
+    #[test]
+    fn a_redis_that_keeps_nothing_or_evicts_is_warned_of() {
+        assert!(durability_warnings(Some("yes"), Some(""), Some("noeviction")).is_empty());
+        assert!(durability_warnings(Some("no"), Some("3600 1"), Some("noeviction")).is_empty());
+        assert!(
+            durability_warnings(None, None, None).is_empty(),
+            "CONFIG disabled"
+        );
+        let lost = durability_warnings(Some("no"), Some(""), Some("noeviction"));
+        assert!(
+            lost.len() == 1 && lost[0].contains("persists nothing"),
+            "{lost:?}"
+        );
+        let evicts = durability_warnings(Some("yes"), None, Some("allkeys-lru"));
+        assert!(
+            evicts.len() == 1 && evicts[0].contains("allkeys-lru"),
+            "{evicts:?}"
+        );
     }
 
     #[test]

@@ -19,8 +19,10 @@ use super::store::{
 };
 use super::{CARRIER_CAPABILITY, CARRIER_META, CONFLICT, IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
 use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
+use crate::wire::META_KEY;
 use crate::wire::jsonrpc::ErrorCode;
 
 /// How long a completed call's outcome is kept unless told otherwise: 24 hours.
@@ -55,10 +57,23 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// internal error (`IDEMPOTENCY_STORE_FAILED`) and the tool does not run. A call of a tool not
 /// listed runs as it would without keys, its key ignored.
 ///
+/// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
+/// -32602 and -32601, and a failure of category `validation` or `not_found` (arguments that do
+/// not deserialize, an unknown tool, input the tool refused). A retry runs the tool again and
+/// gets the same answer, and such failures take no room in the store; so a tool must answer
+/// these only before it acts.
+///
+/// A call its client cancels (`notifications/cancelled`, which clients also send when they
+/// stop waiting) keeps its key until it ends, and its outcome is recorded: the answer of a
+/// call whose effect is done may only be late, and a retry with its key must get it, not run
+/// the tool again. rmcp's cancellation token reaches the tool (`RequestContext::ct`): a tool
+/// that can stop before its effect may watch it, and what it answers is what the key replays.
+///
 /// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
-/// `params.idempotencyKey` and `capabilities.tools.idempotency`, so the server also needs a
-/// wire adapter ([`wire`](super::wire)) in front of its transport; without one the capability
-/// is not advertised and no key arrives.
+/// `params.idempotencyKey`, so the server also needs a wire adapter ([`wire`](super::wire)) in
+/// front of its transport; the adapter also advertises the capability
+/// (`capabilities.experimental["rs.mcp-errors/idempotency"]`), so without one the capability is
+/// not advertised and no key arrives.
 ///
 /// ```
 /// use std::time::Duration;
@@ -126,6 +141,12 @@ impl Idempotency {
     /// How long a completed call's outcome is replayed (24 hours by default). A key used again
     /// after it runs the tool again. Say it in the server's documentation: the SEP leaves
     /// the window to each server.
+    ///
+    /// Under load the window holds for each caller as long as that caller stays within its
+    /// share of the store: other callers' load never shortens it. Past its share,
+    /// [`MemoryStore`](super::MemoryStore) evicts the caller's own oldest records and
+    /// `RedisStore` refuses its new claims; a store with no room left refuses new claims with
+    /// `IDEMPOTENCY_STORE_FAILED`, retryable, and runs nothing.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
@@ -253,6 +274,10 @@ impl Idempotency {
         let Some((record, token)) = held.record.take() else {
             return answered;
         };
+        if ran_nothing(&answered) {
+            let _ = self.store.release(&record, &token).await;
+            return answered;
+        }
         let outcome = match &answered {
             Ok(CallToolResponse::Complete(result)) => {
                 serde_json::to_value(result).map(Recorded::Result)
@@ -325,7 +350,32 @@ impl Drop for Held {
     }
 }
 
-/// `capabilities` with the in-process stand-in of `capabilities.tools.idempotency`.
+/// Whether `answered` says the tool ran nothing, so that there is nothing to record: invalid
+/// params or an unknown method (JSON-RPC -32602, -32601), or a failure of category
+/// `validation` or `not_found` (arguments that do not deserialize, an unknown tool, input the
+/// tool refused).
+fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
+    let nothing_ran = |category: Option<&Value>| {
+        let category = category.and_then(Value::as_str);
+        category == Some(Category::Validation.as_str())
+            || category == Some(Category::NotFound.as_str())
+    };
+    match answered {
+        Err(error) => {
+            error.code == ::rmcp::model::ErrorCode::INVALID_PARAMS
+                || error.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND
+                || nothing_ran(error.data.as_ref().and_then(|data| data.get("category")))
+        }
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+            let payload = result.meta.as_ref().and_then(|meta| meta.0.get(META_KEY));
+            nothing_ran(payload.and_then(|payload| payload.get("category")))
+        }
+        Ok(_) => false,
+    }
+}
+
+/// `capabilities` with the stand-in of the capability, which a server's wire adapter renames
+/// [`CAPABILITY`](super::CAPABILITY).
 pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
     capabilities
         .experimental
@@ -628,6 +678,42 @@ mod tests {
                 .unwrap(),
             Claim::Claimed(_)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_failure_that_ran_nothing_frees_its_key_and_others_are_recorded() {
+        let store = MemoryStore::new();
+        let keys = Idempotency::new(store.clone());
+        let options = FailureOptions::new();
+        let invalid = || Err(ErrorData::invalid_params("order: expected a number", None));
+        let refused = || {
+            let mut meta = ::rmcp::model::MetaObject::default();
+            meta.0
+                .insert(META_KEY.to_owned(), json!({"category": "validation"}));
+            let mut result = CallToolResult::error(vec![ContentBlock::text("bad input")]);
+            result.meta = Some(meta);
+            Ok(CallToolResponse::Complete(result))
+        };
+        let failed = || Err(ErrorData::internal_error("ledger down", None));
+        let answers: [fn() -> Result<CallToolResponse, ErrorData>; 3] = [invalid, refused, failed];
+        for (n, answer) in answers.into_iter().enumerate() {
+            let record = RecordKey::new("process", format!("k{n}"));
+            let first = keys
+                .run_recorded(record.clone(), &fingerprint(), "refund", &options, async {
+                    answer()
+                })
+                .await;
+            assert!(first.is_err() || matches!(first, Ok(CallToolResponse::Complete(_))));
+            let claimed = store
+                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .await
+                .unwrap();
+            if n < 2 {
+                assert!(matches!(claimed, Claim::Claimed(_)), "{n}: {claimed:?}");
+            } else {
+                assert!(matches!(claimed, Claim::Completed(_)), "{n}: {claimed:?}");
+            }
+        }
     }
 
     #[test]

@@ -227,8 +227,10 @@ pub trait IdempotencyStore: Send + Sync + 'static {
         lease: Duration,
     ) -> StoreFuture<'a, Claim>;
 
-    /// Records `outcome` for the claim `token` of `key`, kept for `ttl`. Does nothing when the
-    /// claim is no longer the key's (its lease ran out and another call claimed the key).
+    /// Records `outcome` for the claim `token` of `key`, kept for `ttl`. Does nothing when
+    /// another record holds the key (the claim's lease ran out and another call claimed it);
+    /// a store may record it when the key has no record at all (the call ran: its outcome is
+    /// the key's).
     fn complete<'a>(
         &'a self,
         key: &'a RecordKey,
@@ -238,7 +240,8 @@ pub trait IdempotencyStore: Send + Sync + 'static {
     ) -> StoreFuture<'a, ()>;
 
     /// Extends the lease of the claim `token` of `key` to `lease` from now, while its call
-    /// still runs; `false` when the claim is no longer the key's.
+    /// still runs; `false` when another record holds the key. A store may put the claim back
+    /// when the key has no record at all (its lease ran out unclaimed, or the store lost it).
     fn renew<'a>(
         &'a self,
         key: &'a RecordKey,

@@ -5,13 +5,15 @@
 //! - Server role, inbound: a `tools/call` request's `params.idempotencyKey` moves into its
 //!   `_meta`, under a name of this crate's, where [`ErrorBoundary`] finds it (a value a client
 //!   put under that name itself is removed first). Outbound: the stand-in of the capability
-//!   that [`ErrorBoundary::with_idempotency`] puts in `capabilities.experimental` moves to
-//!   `capabilities.tools.idempotency` (in an `initialize` or `server/discover` result). So the
-//!   capability is on the wire only when the boundary has keys on and an adapter is in place.
-//! - Client role, inbound: a result's `capabilities.tools.idempotency` is copied into
-//!   `capabilities.experimental` under the stand-in's name, so rmcp's typed `peer_info()` keeps
-//!   it. Outbound: a key a `tools/call` carries in its `_meta` under this crate's name moves to
-//!   `params.idempotencyKey`.
+//!   that [`ErrorBoundary::with_idempotency`] puts in `capabilities.experimental` is renamed
+//!   [`CAPABILITY`] (in an `initialize` or `server/discover` result). So the capability is on
+//!   the wire only when the boundary has keys on and an adapter brings it the keys.
+//! - Client role, inbound: a result's `capabilities.tools.idempotency` (the place the draft
+//!   names) is copied into `capabilities.experimental` as [`CAPABILITY`], so rmcp's typed
+//!   `peer_info()` keeps it. Outbound: a key a `tools/call` carries in its `_meta` under this
+//!   crate's name moves to `params.idempotencyKey`. rmcp keeps `capabilities.experimental`
+//!   itself, so a client without the adapter (rmcp's HTTP client) sees the capability of a
+//!   server of this crate, but not one at the draft's place.
 //!
 //! Everything else passes unchanged, byte for byte: other messages, a line that is not JSON
 //! (except into a server, below), a line longer than 16 MiB (rmcp's own limit, which drops
@@ -47,7 +49,7 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::unreadable;
-use super::{CAPABILITY, CARRIER_CAPABILITY, CARRIER_META, KEY_PARAM};
+use super::{CAPABILITY, CARRIER_CAPABILITY, CARRIER_META, KEY_PARAM, TOOLS_CAPABILITY};
 
 /// The longest line (or SSE `data:` line) the adapters read as JSON: 16 MiB, rmcp's own limit
 /// for a line of its stdio codec. A longer line passes unchanged.
@@ -86,7 +88,7 @@ fn rewrite(role: Role, way: Way, message: &mut Value) -> bool {
         (Role::Server, Way::Out) => {
             capability_onto_wire(message) | unreadable::null_id_onto_error(message)
         }
-        (Role::Client, Way::In) => capability_into_carrier(message),
+        (Role::Client, Way::In) => draft_capability_into_experimental(message),
         (Role::Client, Way::Out) => key_onto_wire(message),
     }
 }
@@ -148,14 +150,10 @@ fn key_onto_wire(message: &mut Map<String, Value>) -> bool {
     true
 }
 
-/// Server, outbound: the carrier in `capabilities.experimental` onto
-/// `capabilities.tools.idempotency`.
+/// Server, outbound: the carrier in `capabilities.experimental` renamed [`CAPABILITY`].
 fn capability_onto_wire(message: &mut Map<String, Value>) -> bool {
-    let Some(capabilities) = result_capabilities(message) else {
-        return false;
-    };
-    let Some(experimental) = capabilities
-        .get_mut("experimental")
+    let Some(experimental) = result_capabilities(message)
+        .and_then(|capabilities| capabilities.get_mut("experimental"))
         .and_then(Value::as_object_mut)
     else {
         return false;
@@ -163,47 +161,34 @@ fn capability_onto_wire(message: &mut Map<String, Value>) -> bool {
     let Some(capability) = experimental.remove(CARRIER_CAPABILITY) else {
         return false;
     };
-    if experimental.is_empty() {
-        capabilities.remove("experimental");
-    }
-    let tools = capabilities
-        .entry("tools")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(tools) = tools {
-        tools.insert(CAPABILITY.to_owned(), capability);
-    }
+    experimental.insert(CAPABILITY.to_owned(), capability);
     true
 }
 
 /// Client, inbound: `capabilities.tools.idempotency` copied into `capabilities.experimental`
-/// under the carrier's name (a carrier the server sent itself is dropped first).
-fn capability_into_carrier(message: &mut Map<String, Value>) -> bool {
+/// as [`CAPABILITY`], unless the server put one there itself.
+fn draft_capability_into_experimental(message: &mut Map<String, Value>) -> bool {
     let Some(capabilities) = result_capabilities(message) else {
         return false;
     };
-    let mut changed = false;
-    if let Some(experimental) = capabilities
-        .get_mut("experimental")
-        .and_then(Value::as_object_mut)
-    {
-        changed |= experimental.remove(CARRIER_CAPABILITY).is_some();
-    }
     let advertised = capabilities
         .get("tools")
-        .and_then(|tools| tools.get(CAPABILITY))
+        .and_then(|tools| tools.get(TOOLS_CAPABILITY))
         .filter(|capability| capability.is_object())
         .cloned();
     let Some(capability) = advertised else {
-        return changed;
+        return false;
     };
     let experimental = capabilities
         .entry("experimental")
         .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(experimental) = experimental {
-        experimental.insert(CARRIER_CAPABILITY.to_owned(), capability);
-        return true;
+    match experimental {
+        Value::Object(experimental) if !experimental.contains_key(CAPABILITY) => {
+            experimental.insert(CAPABILITY.to_owned(), capability);
+            true
+        }
+        _ => false,
     }
-    changed
 }
 
 /// `line` (without its line end) rewritten, or `None` when it stays as it is.
@@ -588,7 +573,7 @@ where
 /// [module](self) for what it rewrites and answers.
 ///
 /// ```
-/// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+/// use mcp_errors_core::idempotency::{CAPABILITY, Idempotency, MemoryStore, wire};
 /// use mcp_errors_core::rmcp::ErrorBoundary;
 /// use rmcp::ServiceExt;
 /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -618,7 +603,8 @@ where
 /// let mut line = String::new();
 /// BufReader::new(read).read_line(&mut line).await?;
 /// let answer: serde_json::Value = serde_json::from_str(&line)?;
-/// assert_eq!(answer["result"]["capabilities"]["tools"]["idempotency"], serde_json::json!({}));
+/// let experimental = &answer["result"]["capabilities"]["experimental"];
+/// assert_eq!(experimental[CAPABILITY], serde_json::json!({}));
 /// # Ok(())
 /// # }
 /// ```
@@ -637,13 +623,13 @@ where
 }
 
 /// A client's byte stream (what it reads from the server, what it writes to it) with the
-/// idempotency fields moved between the wire and rmcp: the server's
-/// `capabilities.tools.idempotency` is kept where rmcp's `peer_info()` shows it, and a key
-/// put in a `tools/call`'s `_meta` goes out as `params.idempotencyKey`. See the
-/// [module](self).
+/// idempotency fields moved between the wire and rmcp: a server's
+/// `capabilities.tools.idempotency` (the place the draft names) is kept where rmcp's
+/// `peer_info()` shows it, and a key put in a `tools/call`'s `_meta` goes out as
+/// `params.idempotencyKey`. See the [module](self).
 ///
 /// ```
-/// use mcp_errors_core::idempotency::wire;
+/// use mcp_errors_core::idempotency::{CAPABILITY, wire};
 /// use rmcp::ServiceExt;
 /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 ///
@@ -651,7 +637,7 @@ where
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// // With a child process: `wire::client_stream(child_stdout, child_stdin)`.
 /// let (client_end, server_end) = tokio::io::duplex(4096);
-/// // A server that answers `initialize`, advertising the capability.
+/// // A server that answers `initialize`, advertising the capability at the draft's place.
 /// tokio::spawn(async move {
 ///     let (read, mut write) = tokio::io::split(server_end);
 ///     let mut line = String::new();
@@ -670,7 +656,7 @@ where
 /// let client = ().serve(wire::client_stream(read, write)).await?;
 /// // rmcp's `ToolsCapability` has no field for it: it is kept among the experimental ones.
 /// let info = client.peer_info().expect("initialized");
-/// assert!(info.capabilities.experimental.as_ref().is_some_and(|e| !e.is_empty()));
+/// assert!(info.capabilities.experimental.as_ref().is_some_and(|e| e.contains_key(CAPABILITY)));
 /// # Ok(())
 /// # }
 /// ```
@@ -1010,7 +996,7 @@ mod tests {
         let only = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}});
         assert_eq!(
             rewritten(Role::Server, Way::Out, only)["result"]["capabilities"],
-            json!({"tools": {"idempotency": {}}})
+            json!({"experimental": {CAPABILITY: {}}})
         );
         let with_others = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {
             "experimental": {CARRIER_CAPABILITY: {}, "other": {"a": 1}},
@@ -1018,25 +1004,37 @@ mod tests {
         }}});
         assert_eq!(
             rewritten(Role::Server, Way::Out, with_others)["result"]["capabilities"],
-            json!({"experimental": {"other": {"a": 1}}, "tools": {"listChanged": true, "idempotency": {}}})
+            json!({"experimental": {"other": {"a": 1}, CAPABILITY: {}}, "tools": {"listChanged": true}})
         );
+        let not_an_object =
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": []}}});
+        let line = serde_json::to_vec(&not_an_object).unwrap();
+        assert_eq!(rewrite_json(Role::Server, Way::Out, &line), None);
     }
 
     #[test]
     fn the_client_keeps_the_capability_and_sends_the_key_on_the_wire() {
-        let advertised = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"tools": {"idempotency": {}}}}});
+        let draft = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"tools": {"idempotency": {"a": 1}}}}});
         assert_eq!(
-            rewritten(Role::Client, Way::In, advertised)["result"]["capabilities"],
-            json!({"tools": {"idempotency": {}}, "experimental": {CARRIER_CAPABILITY: {}}})
+            rewritten(Role::Client, Way::In, draft)["result"]["capabilities"],
+            json!({"tools": {"idempotency": {"a": 1}}, "experimental": {CAPABILITY: {"a": 1}}})
         );
-        let forged = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"experimental": {CARRIER_CAPABILITY: {}}}}});
-        assert_eq!(
-            rewritten(Role::Client, Way::In, forged)["result"]["capabilities"],
-            json!({"experimental": {}})
-        );
-        let not_an_object = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {"tools": {"idempotency": true}}}});
-        let line = serde_json::to_vec(&not_an_object).unwrap();
-        assert_eq!(rewrite_json(Role::Client, Way::In, &line), None);
+        for unchanged in [
+            // Already where rmcp keeps it: the server's own settings stay.
+            json!({"tools": {"idempotency": {"a": 1}}, "experimental": {CAPABILITY: {"b": 2}}}),
+            json!({"experimental": {CAPABILITY: {}}}),
+            json!({"experimental": {CARRIER_CAPABILITY: {}}}),
+            json!({"tools": {"idempotency": true}}),
+            json!({"tools": {"idempotency": {}}, "experimental": []}),
+        ] {
+            let message = json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": unchanged}});
+            let line = serde_json::to_vec(&message).unwrap();
+            assert_eq!(
+                rewrite_json(Role::Client, Way::In, &line),
+                None,
+                "{message}"
+            );
+        }
 
         let sent = rewritten(
             Role::Client,
@@ -1148,7 +1146,9 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
-            "id: 0\nevent: message\ndata: {\"id\":0,\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":{\"tools\":{\"idempotency\":{}}}}}\n\ndata: not json\n\n"
+            format!(
+                "id: 0\nevent: message\ndata: {{\"id\":0,\"jsonrpc\":\"2.0\",\"result\":{{\"capabilities\":{{\"experimental\":{{\"{CAPABILITY}\":{{}}}}}}}}}}\n\ndata: not json\n\n"
+            )
         );
     }
 
@@ -1186,7 +1186,7 @@ mod tests {
         let written: Value = serde_json::from_str(written.trim_end()).unwrap();
         assert_eq!(
             written["result"]["capabilities"],
-            json!({"tools": {"idempotency": {}}})
+            json!({"experimental": {CAPABILITY: {}}})
         );
     }
 }
@@ -1295,13 +1295,14 @@ mod http_tests {
 
     #[tokio::test]
     async fn an_initialize_response_gets_the_capability_as_json_or_sse() {
+        let advertised = format!(r#""experimental":{{"{CAPABILITY}":{{}}}}"#);
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
         let (mut service, seen) = fixed("application/json", Some(initialize_result()));
         let (length, body) = text(service.call(post(init)).await.unwrap()).await;
         let answer: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(
             answer["result"]["capabilities"],
-            json!({"tools": {"idempotency": {}}})
+            json!({"experimental": {CAPABILITY: {}}})
         );
         assert_eq!(length, Some(body.len().to_string()));
         assert_eq!(
@@ -1315,12 +1316,12 @@ mod http_tests {
         let batch = format!("[{init}]");
         let (_, body) = text(service.call(post(&batch)).await.unwrap()).await;
         assert!(body.starts_with("event: message\ndata: "), "{body}");
-        assert!(body.contains(r#""tools":{"idempotency":{}}"#), "{body}");
+        assert!(body.contains(&advertised), "{body}");
 
         let discover = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover"}"#;
         let (mut service, _) = fixed("application/json", Some(initialize_result()));
         let (_, body) = text(service.call(post(discover)).await.unwrap()).await;
-        assert!(body.contains(r#""tools":{"idempotency":{}}"#), "{body}");
+        assert!(body.contains(&advertised), "{body}");
     }
 
     #[tokio::test]

@@ -63,8 +63,14 @@ fn reference(text: &str, max_chars: usize) -> String {
     if kept.len() <= max_chars {
         return kept.into_iter().collect();
     }
-    let mut cut: String = kept[..max_chars.saturating_sub(1)].iter().collect();
+    // The start and the end, one character less than the limit between them, the start
+    // taking the odd one; `…` in the middle.
+    let room = max_chars.saturating_sub(1);
+    let tail = room / 2;
+    let head = room - tail;
+    let mut cut: String = kept[..head].iter().collect();
     cut.push('…');
+    cut.extend(&kept[kept.len() - tail..]);
     cut
 }
 

@@ -11,6 +11,8 @@ use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
 
+mod expected;
+
 /// The most characters of an argument's path that an [`ArgumentError`] keeps.
 pub(crate) const MAX_FIELD_CHARS: usize = 256;
 
@@ -31,6 +33,13 @@ static DESCRIPTORS: [ErrorDescriptor; 1] =
 /// details say what serde reported: `field` (the argument, as a path like `seats[1].id`, when
 /// the message or the arguments show which one), `expected` and `received` (the kind of value,
 /// never the value: the caller knows it, and it may be a secret).
+///
+/// The model knows the tool by its input schema, not by its Rust types, so both are said in
+/// JSON Schema's words: `expected` is what the tool's schema says of the field ("an integer
+/// from 0 to 255", "one of `economy`, `business`") when the schema and the field are known,
+/// and serde's text rewritten otherwise (`u32` is "a non-negative integer", `struct Seat` "an
+/// object"); `received` is a JSON type (`string`, `integer`, `number`, `array`, `object`,
+/// `boolean`, `null`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ArgumentError {
     field: Option<String>,
@@ -42,7 +51,8 @@ pub(crate) struct ArgumentError {
 impl ArgumentError {
     /// Reads serde's message (with or without rmcp's `failed to deserialize parameters:`
     /// prefix, and with or without serde_json's ` at line L column C`); `arguments`, the
-    /// arguments that failed, name the field when the message does not.
+    /// arguments that failed, name the field when the message does not, and `schema`, the
+    /// tool's input schema, says what that field should be.
     ///
     /// What it keeps never repeats the value that was sent: `received` names its kind
     /// (`integer`, `string`, `sequence`, ...) and the problem is serde's sentence with the value
@@ -53,6 +63,7 @@ impl ArgumentError {
     pub(crate) fn from_message(
         message: &str,
         arguments: Option<&serde_json::Map<String, Value>>,
+        schema: Option<&serde_json::Map<String, Value>>,
     ) -> Self {
         let message = message
             .strip_prefix(RMCP_ARGUMENT_ERROR_PREFIX)
@@ -97,12 +108,25 @@ impl ArgumentError {
             let (wanted, kind) = if shape == "unknown variant " {
                 (quoted(unexpected).map(Wanted::Variant), "unknown variant")
             } else {
-                (Wanted::parse(unexpected), kind_of(unexpected))
+                (
+                    Wanted::parse(unexpected),
+                    expected::json_kind(kind_of(unexpected)),
+                )
             };
-            error.field = wanted
+            let steps = wanted
                 .zip(arguments)
                 .and_then(|(wanted, arguments)| locate(arguments, &wanted));
-            error.expected = expected.map(problem);
+            error.field = steps.as_deref().map(path_text);
+            // The names of an unknown variant's choices are the schema's already.
+            error.expected = if shape == "unknown variant " {
+                expected.map(problem)
+            } else {
+                steps
+                    .zip(schema)
+                    .and_then(|(steps, schema)| expected::from_schema(schema, &steps))
+                    .or_else(|| expected.map(expected::from_serde))
+                    .map(|words| problem(&words))
+            };
             error.problem = match (shape, &error.expected) {
                 ("unknown variant ", Some(expected)) => {
                     format!("unknown variant, expected {expected}")
@@ -112,6 +136,19 @@ impl ArgumentError {
                 (_, None) => format!("{shape}{kind}"),
             };
             error.received = Some(kind.to_owned());
+        } else if let Some((length, expected)) = message
+            .strip_prefix("invalid length ")
+            .and_then(|rest| rest.split_once(", expected "))
+            .filter(|(length, _)| is_digits(length))
+        {
+            error.expected = Some(problem(&expected::from_serde(expected)));
+            error.problem = format!(
+                "invalid length {length}, expected {}",
+                error.expected.as_deref().unwrap_or_default()
+            );
+        } else if message.starts_with(UNTAGGED) {
+            error.problem =
+                "the value matches none of the shapes the input schema allows".to_owned();
         } else {
             error.problem = problem(message);
         }
@@ -186,6 +223,10 @@ impl ToolError for ArgumentError {
         details
     }
 }
+
+/// serde's message for a value that fits no variant of an untagged enum, followed by the
+/// enum's Rust name.
+const UNTAGGED: &str = "data did not match any variant of untagged enum ";
 
 /// `message` without serde_json's trailing ` at line L column C`.
 fn strip_position(message: &str) -> &str {
@@ -308,13 +349,15 @@ enum Step<'a> {
     Index(usize),
 }
 
-/// The path of the one value in `arguments` that serde would describe as `wanted`; `None`
+/// The steps to the one value in `arguments` that serde would describe as `wanted`; `None`
 /// when no value or more than one fits.
 ///
 /// Each value is visited once, from an explicit stack (no recursion, whatever the depth), and
-/// the walk stops at a second match; only the steps to the first match are kept, and only the
-/// path of a unique match is written, cut to [`MAX_FIELD_CHARS`].
-fn locate(arguments: &serde_json::Map<String, Value>, wanted: &Wanted<'_>) -> Option<String> {
+/// the walk stops at a second match; only the steps to the first match are kept.
+fn locate<'a>(
+    arguments: &'a serde_json::Map<String, Value>,
+    wanted: &Wanted<'_>,
+) -> Option<Vec<Step<'a>>> {
     // Each entry: how many steps lead to its parent, the step to it, the value.
     let mut pending: Vec<(usize, Step<'_>, &Value)> = arguments
         .iter()
@@ -349,7 +392,7 @@ fn locate(arguments: &serde_json::Map<String, Value>, wanted: &Wanted<'_>) -> Op
             _ => {}
         }
     }
-    found.map(|steps| path_text(&steps))
+    found
 }
 
 /// `steps` as a path (`seats[1].id`), its names cleaned, cut to `MAX_FIELD_CHARS`.
@@ -411,7 +454,7 @@ mod tests {
     fn read(arguments: Value) -> ArgumentError {
         let error = serde_json::from_value::<Booking>(arguments.clone()).unwrap_err();
         let message = format!("{RMCP_ARGUMENT_ERROR_PREFIX} {error}");
-        ArgumentError::from_message(&message, arguments.as_object())
+        ArgumentError::from_message(&message, arguments.as_object(), None)
     }
 
     #[test]
@@ -436,7 +479,7 @@ mod tests {
 
         let out_of_range = read(json!({"seat_id": "A1", "count": 300}));
         assert_eq!(out_of_range.field(), Some("count"));
-        assert_eq!(out_of_range.expected(), Some("u8"));
+        assert_eq!(out_of_range.expected(), Some("an integer from 0 to 255"));
 
         let nested =
             read(json!({"seat_id": "A1", "count": 1, "seats": [{"id": "B"}, {"id": false}]}));
@@ -469,6 +512,7 @@ mod tests {
         let error = ArgumentError::from_message(
             "failed to deserialize parameters: invalid type: integer `5`, expected a string",
             arguments.as_object(),
+            None,
         );
         assert_eq!(error.field(), Some("seat_id"));
         assert_eq!(
@@ -501,9 +545,10 @@ mod tests {
         let error = ArgumentError::from_message(
             "failed to deserialize parameters: missing field `a` at line 1 column 2",
             None,
+            None,
         );
         assert_eq!(error.problem(), "missing field `a`");
-        let odd = ArgumentError::from_message("something else at line x column 2", None);
+        let odd = ArgumentError::from_message("something else at line x column 2", None, None);
         assert_eq!(odd.problem(), "something else at line x column 2");
         assert_eq!(odd.field(), None);
         assert!(odd.details().is_empty());
@@ -539,7 +584,7 @@ mod tests {
 
     fn read_transfer(arguments: Value) -> ArgumentError {
         let error = serde_json::from_value::<Transfer>(arguments.clone()).unwrap_err();
-        ArgumentError::from_message(&error.to_string(), arguments.as_object())
+        ArgumentError::from_message(&error.to_string(), arguments.as_object(), None)
     }
 
     #[test]
@@ -553,7 +598,7 @@ mod tests {
         assert!(!failure.contains("sk-live"), "{failure}");
 
         let float = read_transfer(json!({"amount": 12.5}));
-        assert_eq!(float.received(), Some("floating point"));
+        assert_eq!(float.received(), Some("number"));
         assert_eq!(float.field(), Some("amount"));
         assert!(!float.to_string().contains("12.5"));
 
@@ -567,7 +612,7 @@ mod tests {
         // A field name with invisible and control characters, from an unknown key.
         let arguments = json!({"amount": 1, "no\u{200B}te\u{1b}[31m\u{E0041}": 2});
         let message = "unknown field `no\u{200B}te\u{1b}[31m\u{E0041}`, expected `amount`";
-        let error = ArgumentError::from_message(message, arguments.as_object());
+        let error = ArgumentError::from_message(message, arguments.as_object(), None);
         assert_eq!(error.field(), Some("note [31m"));
 
         // A long key, and a long value the locator has to compare.
@@ -575,7 +620,7 @@ mod tests {
         let value = "v".repeat(100_000);
         let arguments = json!({"amount": 1, "tags": [{ key.clone(): value.clone() }]});
         let message = format!("invalid type: string {value:?}, expected u64");
-        let error = ArgumentError::from_message(&message, arguments.as_object());
+        let error = ArgumentError::from_message(&message, arguments.as_object(), None);
         let field = error.field().unwrap();
         assert!(field.starts_with("tags[0].kkk"), "{field}");
         assert_eq!(field.chars().count(), MAX_FIELD_CHARS);
@@ -584,7 +629,7 @@ mod tests {
         assert!(details.len() < 400, "{}", details.len());
 
         // A message serde never writes is cut.
-        let odd = ArgumentError::from_message(&"x".repeat(5_000), None);
+        let odd = ArgumentError::from_message(&"x".repeat(5_000), None, None);
         assert_eq!(odd.problem().chars().count(), MAX_PROBLEM_CHARS);
     }
 
@@ -632,5 +677,264 @@ mod tests {
         }
         assert_eq!(Wanted::parse("integer 5"), None);
         assert_eq!(Wanted::parse("floating point `x`"), None);
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Holder<T> {
+        value: T,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        id: u32,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    enum Kind {
+        Plain,
+        Data(u32),
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Pair(u8, u8);
+
+    #[derive(Debug, Deserialize)]
+    struct Unit;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum Either {
+        Number(u32),
+        Inner(Inner),
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(tag = "type")]
+    #[allow(dead_code)]
+    enum Tagged {
+        A { x: u8 },
+    }
+
+    /// All the model reads of the failure to deserialize `value` as a `T`: the text and the
+    /// details.
+    fn told<T: serde::de::DeserializeOwned + fmt::Debug>(value: Value) -> String {
+        let arguments = json!({ "value": value });
+        let error = serde_json::from_value::<Holder<T>>(arguments.clone()).unwrap_err();
+        let message = format!("{RMCP_ARGUMENT_ERROR_PREFIX} {error}");
+        let read = ArgumentError::from_message(&message, arguments.as_object(), None);
+        format!("{read} {}", Value::Object(read.details()))
+    }
+
+    #[test]
+    fn no_rust_type_name_reaches_the_model() {
+        use std::collections::HashMap;
+        use std::num::NonZeroU32;
+        use std::time::Duration;
+        let texts = [
+            told::<u8>(json!("x")),
+            told::<u8>(json!(300)),
+            told::<u16>(json!(-1)),
+            told::<u32>(json!(-1)),
+            told::<u64>(json!(1.5)),
+            told::<u128>(json!("x")),
+            told::<usize>(json!(true)),
+            told::<i8>(json!(200)),
+            told::<i16>(json!([])),
+            told::<i32>(json!("x")),
+            told::<i64>(json!({})),
+            told::<i128>(json!(null)),
+            told::<isize>(json!(1.5)),
+            told::<f32>(json!("x")),
+            told::<f64>(json!(null)),
+            told::<bool>(json!(1)),
+            told::<char>(json!("ab")),
+            told::<String>(json!(5)),
+            told::<Vec<u32>>(json!(5)),
+            told::<HashMap<String, u32>>(json!([5])),
+            told::<Inner>(json!(5)),
+            told::<Inner>(json!([])),
+            told::<Kind>(json!(5)),
+            told::<Kind>(json!("Data")),
+            told::<Pair>(json!([1])),
+            told::<Unit>(json!(5)),
+            told::<()>(json!(5)),
+            told::<Option<u32>>(json!("x")),
+            told::<NonZeroU32>(json!(0)),
+            told::<Duration>(json!(5)),
+            told::<Either>(json!(true)),
+            told::<Tagged>(json!(5)),
+            told::<[u8; 2]>(json!([1])),
+            told::<(u8, u8)>(json!(5)),
+        ];
+        let rust_names = [
+            "u8",
+            "u16",
+            "u32",
+            "u64",
+            "u128",
+            "usize",
+            "i8",
+            "i16",
+            "i32",
+            "i64",
+            "i128",
+            "isize",
+            "f32",
+            "f64",
+            "bool",
+            "char",
+            "str",
+            "String",
+            "Vec",
+            "HashMap",
+            "Option",
+            "NonZeroU32",
+            "Duration",
+            "Holder",
+            "Inner",
+            "Kind",
+            "Pair",
+            "Unit",
+            "Either",
+            "Tagged",
+            "unit",
+            "sequence",
+            "map",
+            "struct",
+            "enum",
+            "tuple",
+            "variant",
+            "borrowed",
+        ];
+        for text in &texts {
+            let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+            for name in rust_names {
+                assert!(!words.contains(&name), "`{name}` in {text}");
+            }
+            assert!(!text.contains("floating point"), "{text}");
+        }
+    }
+
+    #[test]
+    fn serdes_words_become_the_schemas() {
+        for (serde, schema) in [
+            ("u8", "an integer from 0 to 255"),
+            ("u64", "a non-negative integer"),
+            ("i8", "an integer from -128 to 127"),
+            ("isize", "an integer"),
+            ("f32", "a number"),
+            ("a boolean", "a boolean"),
+            ("a character", "a one-character string"),
+            ("a borrowed string", "a string"),
+            ("a sequence", "an array"),
+            ("a map", "an object"),
+            ("struct Seat", "an object"),
+            ("string or map", "a string or an object"),
+            ("unit", "null"),
+            ("a tuple of size 2", "an array of 2 items"),
+            ("a nonzero u32", "a positive integer"),
+            ("a nonzero i64", "a non-zero integer"),
+            // A `Deserialize` of the tool's own says it in its own words.
+            ("an ISO 8601 date", "an ISO 8601 date"),
+        ] {
+            assert_eq!(expected::from_serde(serde), schema, "{serde}");
+        }
+    }
+
+    #[test]
+    fn the_tools_input_schema_says_what_a_field_should_be() {
+        #[derive(Debug, Deserialize, schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Order {
+            lines: Vec<Line>,
+            priority: Option<Priority>,
+            #[schemars(range(min = 1, max = 9))]
+            copies: u32,
+            note: Option<String>,
+        }
+        #[derive(Debug, Deserialize, schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Line {
+            sku: String,
+            quantity: u16,
+            initial: Option<char>,
+        }
+        #[derive(Debug, Deserialize, schemars::JsonSchema)]
+        #[serde(rename_all = "lowercase")]
+        #[allow(dead_code)]
+        enum Priority {
+            Low,
+            High,
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Order)).unwrap();
+        let expected = |arguments: Value| {
+            let error = serde_json::from_value::<Order>(arguments.clone()).unwrap_err();
+            let read = ArgumentError::from_message(
+                &error.to_string(),
+                arguments.as_object(),
+                schema.as_object(),
+            );
+            (
+                read.field().map(str::to_owned),
+                read.expected().map(str::to_owned),
+            )
+        };
+        let line = json!({"sku": "A", "quantity": 1});
+        for (arguments, field, words) in [
+            (
+                json!({"lines": [line, {"sku": "B", "quantity": "two"}], "copies": 1}),
+                "lines[1].quantity",
+                "an integer from 0 to 65535",
+            ),
+            (
+                json!({"lines": [], "copies": 1, "priority": 3}),
+                "priority",
+                "one of `low`, `high`",
+            ),
+            (
+                json!({"lines": [], "copies": "x"}),
+                "copies",
+                "an integer from 1 to 9",
+            ),
+            (
+                json!({"lines": [], "copies": 1, "note": 4}),
+                "note",
+                "a string",
+            ),
+            (
+                json!({"lines": [{"sku": "C", "quantity": 1, "initial": 7}], "copies": 1}),
+                "lines[0].initial",
+                "a one-character string",
+            ),
+            (json!({"lines": {}, "copies": 1}), "lines", "an array"),
+        ] {
+            assert_eq!(
+                expected(arguments),
+                (Some(field.to_owned()), Some(words.to_owned()))
+            );
+        }
+        // A schema that does not say, or an argument not found, leaves serde's words rewritten.
+        let error = ArgumentError::from_message(
+            "invalid type: string \"x\", expected u32",
+            json!({"copies": "x"}).as_object(),
+            json!({"type": "object", "properties": {"copies": {"$ref": "#/$defs/Gone"}}})
+                .as_object(),
+        );
+        assert_eq!(error.expected(), Some("a non-negative integer"));
+    }
+
+    #[test]
+    fn a_schema_that_refers_in_a_circle_ends() {
+        let schema = json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}});
+        let error = ArgumentError::from_message(
+            "invalid type: string \"x\", expected u32",
+            json!({"count": "x"}).as_object(),
+            schema.as_object(),
+        );
+        assert_eq!(error.expected(), Some("a non-negative integer"));
     }
 }

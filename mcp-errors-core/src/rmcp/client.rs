@@ -41,10 +41,11 @@ use crate::wire::jsonrpc::JsonRpcError;
 ///
 /// # Idempotency keys (SEP-3182, a draft)
 ///
-/// When the server advertises idempotency keys (`capabilities.tools.idempotency`, as rmcp's
-/// record of the server's capabilities keeps it: through this crate's wire adapter, or in a
-/// field of a later rmcp), or the retrier says the server honors them
-/// ([`Retrier::with_idempotency_keys`], for a transport that cannot show the capability),
+/// When the server advertises idempotency keys in rmcp's record of its capabilities (see
+/// [`advertises_idempotency`]: `capabilities.experimental["rs.mcp-errors/idempotency"]`, which
+/// rmcp keeps over any transport, or `capabilities.tools.idempotency`, which rmcp drops unless
+/// the client reads through `idempotency::wire::client_stream` (feature `idempotency`)),
+/// or the retrier says the server honors them ([`Retrier::with_idempotency_keys`]),
 /// every attempt sends a key at `params.idempotencyKey`: the call's own
 /// [key](ToolCall::idempotency_key) first, the same key again after an unknown outcome (so a
 /// call not declared idempotent is sent again, and the server answers with the outcome of the

@@ -12,8 +12,8 @@
 //! - [`ErrorBoundary`] wraps a server handler (one line per server): failures know the tool,
 //!   the request's `traceparent` (or the id your function gives the request) and the client,
 //!   rmcp's text-only answer to arguments that do not deserialize becomes a coded failure
-//!   (`INVALID_ARGUMENTS`, `validation`), a call to an unknown tool a coded -32602 error
-//!   (`UNKNOWN_TOOL`), `invalid_params` variants reach the model as `isError` results from
+//!   (`INVALID_ARGUMENTS`, `validation`), a call to an unknown tool an `isError` result the
+//!   model reads (`UNKNOWN_TOOL`, naming the listed tools), `invalid_params` variants reach the model as `isError` results from
 //!   protocol 2025-11-25 on, and a tool that panics is answered with a masked `TOOL_PANICKED`
 //!   failure.
 //! - [`error_catalog_meta`] publishes the catalog of an error type in a tool's `_meta`:

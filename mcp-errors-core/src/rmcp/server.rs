@@ -69,13 +69,19 @@ pub(crate) fn request_options() -> Option<FailureOptions> {
 ///   deserialize (`failed to deserialize parameters: ...`) into a `validation` failure with
 ///   the stable code `INVALID_ARGUMENTS`, the hint to fix the arguments against the input
 ///   schema, and in its details the `field` at fault (a path like `seats[1].id`, when it is
-///   known), what was `expected` and the kind of value `received` (never the value sent);
+///   known), what was `expected` and the kind of value `received` (never the value sent),
+///   both in JSON Schema's words: `expected` is what the tool's input schema (from the
+///   wrapped handler's `get_tool`) says of the field, "a non-negative integer" where serde
+///   would say `u32`;
 /// - answers a call to a tool the server does not list, or has disabled (rmcp's bare
-///   `tool not found`), with MCP's protocol error -32602 carrying the stable code
-///   `UNKNOWN_TOOL`: its message is ``UNKNOWN_TOOL: no tool named `name`. Hint: ...``, and its
-///   `data` holds the `code`, the `tool` called, the `hint` and, when the server lists at most
-///   10 tools, their names (`tools`, also in the hint); a longer list is not repeated, and the
-///   hint says to list the tools again;
+///   `tool not found`: a name the model made up, or a tool gone since the client listed the
+///   tools), with a tool execution error the model reads, of category `not_found` and stable
+///   code `UNKNOWN_TOOL`: its text is ``Error UNKNOWN_TOOL: no tool named `name`. Not
+///   retryable. Hint: ...``, and its details hold the `tool` called and, when the server lists
+///   at most 10 other tools, their names (`tools`, also in the hint); a longer list is not
+///   repeated, and the hint says to list the tools again.
+///   [`with_draft_unknown_tool_result(false)`](Self::with_draft_unknown_tool_result) sends
+///   MCP's protocol error -32602 instead;
 /// - sends the `invalid_params` variants of a tool's errors as `validation` tool execution
 ///   errors (an `isError` result the model reads, with the same code, message, hint and
 ///   details) to a client that negotiated 2025-11-25 or later, which calls input validation
@@ -125,7 +131,8 @@ pub struct ErrorBoundary<S> {
     catalog: Option<ErrorCatalog>,
     /// `catalog` as JSON, made once.
     catalog_meta: Option<Arc<Value>>,
-    /// Whether a call to an unlisted tool is a tool execution error (SEP-2145).
+    /// Whether a call to an unlisted tool is a tool execution error (SEP-2145) rather than
+    /// the protocol error -32602.
     unknown_tool_result: bool,
     /// Request idempotency keys, for the tools that opt in.
     #[cfg(feature = "idempotency")]
@@ -164,7 +171,7 @@ impl<S> ErrorBoundary<S> {
             correlation_id: None,
             catalog: None,
             catalog_meta: None,
-            unknown_tool_result: false,
+            unknown_tool_result: true,
             #[cfg(feature = "idempotency")]
             idempotency: None,
         }
@@ -214,12 +221,17 @@ impl<S> ErrorBoundary<S> {
         self
     }
 
-    /// Answer a call to a tool the server does not list with a tool execution error the model
-    /// reads (`isError`, code `UNKNOWN_TOOL`, category `not_found`, the hint naming the
-    /// listed tools), as the SEP-2145 draft proposes, instead of MCP's protocol error
-    /// -32602. Off by default: the specification (up to 2026-07-28) keeps an unknown tool a
-    /// protocol error, which some agent frameworks crash on or hide from the model. The draft
-    /// may still change.
+    /// Whether a call to a tool the server does not list is answered with a tool execution
+    /// error the model reads (`isError`, code `UNKNOWN_TOOL`, category `not_found`, the hint
+    /// naming the listed tools), as the SEP-2145 draft proposes, or, with `false`, with MCP's
+    /// protocol error -32602 (message ``UNKNOWN_TOOL: no tool named `name`. Hint: ...``, and
+    /// `data` holding the `code`, the `tool`, the `hint` and the `tools`).
+    ///
+    /// On by default. The specification (up to 2026-07-28) keeps an unknown tool a protocol
+    /// error, but the official TypeScript and Python SDKs answer it with an `isError` result,
+    /// and agent frameworks read a protocol error badly: LangChain's MCP adapter ends the agent
+    /// run, and the OpenAI Agents SDK tells the model only that an error occurred. A model
+    /// working from a stale tool list then never learns which tools it may call.
     ///
     /// ```
     /// use mcp_errors_core::rmcp::ErrorBoundary;
@@ -229,7 +241,8 @@ impl<S> ErrorBoundary<S> {
     /// struct Quiet;
     /// impl ServerHandler for Quiet {}
     ///
-    /// let service = ErrorBoundary::new(Quiet).with_draft_unknown_tool_result(true);
+    /// // The JSON-RPC error -32602 the specification describes.
+    /// let service = ErrorBoundary::new(Quiet).with_draft_unknown_tool_result(false);
     /// # let _ = service;
     /// ```
     pub fn with_draft_unknown_tool_result(mut self, on: bool) -> Self {
@@ -279,10 +292,11 @@ impl<S> ErrorBoundary<S> {
     /// the same key again gets its answer replayed. See [`Idempotency`] for the rules and the
     /// errors.
     ///
-    /// The boundary advertises the capability (`capabilities.tools.idempotency`) through a
-    /// stand-in that the wire adapters of [`idempotency::wire`](crate::idempotency::wire) put
-    /// in its place on the wire, and the adapters bring it the key that rmcp's types drop:
-    /// serve the boundary through one of them.
+    /// The boundary advertises the capability
+    /// (`capabilities.experimental["rs.mcp-errors/idempotency"]`) through a stand-in that the
+    /// wire adapters of [`idempotency::wire`](crate::idempotency::wire) rename on the wire, and
+    /// the adapters bring it the key that rmcp's types drop: serve the boundary through one of
+    /// them.
     ///
     /// ```no_run
     /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
@@ -563,9 +577,17 @@ impl<S: ServerHandler> ErrorBoundary<S> {
         let name = request.name.clone();
         let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
         match REQUEST.scope(options.clone(), call).await {
-            Ok(Ok(CallToolResponse::Complete(result))) => Ok(CallToolResponse::Complete(
-                with_coded_argument_error(result, arguments.as_ref(), &options),
-            )),
+            Ok(Ok(CallToolResponse::Complete(result))) => {
+                // The tool's input schema says what a failing argument should be; asked for
+                // only when an argument failed.
+                let schema = || self.inner.get_tool(&name).map(|tool| tool.input_schema);
+                Ok(CallToolResponse::Complete(with_coded_argument_error(
+                    result,
+                    arguments.as_ref(),
+                    schema,
+                    &options,
+                )))
+            }
             Ok(Err(error)) if is_tool_not_found(&error) => {
                 let listed = self.listed_tool_names(list_context).await;
                 UnknownTool::new(&name, listed)
@@ -605,16 +627,18 @@ fn is_tool_not_found(error: &ErrorData) -> bool {
 }
 
 /// `result`, or the [`ArgumentError`] it stands for when it is rmcp's text-only answer to
-/// arguments that did not deserialize.
+/// arguments that did not deserialize; `schema` gives the tool's input schema.
 fn with_coded_argument_error(
     result: CallToolResult,
     arguments: Option<&JsonObject>,
+    schema: impl FnOnce() -> Option<Arc<JsonObject>>,
     options: &FailureOptions,
 ) -> CallToolResult {
     let Some(message) = rmcp_argument_error(&result) else {
         return result;
     };
-    let error = ArgumentError::from_message(message, arguments);
+    let schema = schema();
+    let error = ArgumentError::from_message(message, arguments, schema.as_deref());
     match error.to_failure_with(options).into_rmcp() {
         Ok(coded) => coded,
         // An `ArgumentError` is an execution failure; a protocol error cannot come back.
@@ -677,6 +701,7 @@ mod tests {
                 "failed to deserialize parameters: invalid type: integer `5`, expected a string",
             ),
             arguments.as_object(),
+            || None,
             &options,
         );
         let wire = serde_json::to_value(&coded).unwrap();
@@ -750,10 +775,10 @@ mod tests {
     fn the_debug_output_names_every_setting() {
         let shown = format!(
             "{:?}",
-            ErrorBoundary::new(7u8).with_draft_unknown_tool_result(true)
+            ErrorBoundary::new(7u8).with_draft_unknown_tool_result(false)
         );
         assert!(shown.starts_with("ErrorBoundary { inner: 7"), "{shown}");
-        assert!(shown.contains("unknown_tool_result: true"), "{shown}");
+        assert!(shown.contains("unknown_tool_result: false"), "{shown}");
         #[cfg(feature = "idempotency")]
         {
             let store = crate::idempotency::MemoryStore::new();

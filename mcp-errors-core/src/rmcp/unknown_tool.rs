@@ -1,6 +1,6 @@
 //! [`UnknownTool`]: a `tools/call` for a tool the server does not list (or has disabled), as
-//! a coded `invalid_params` protocol failure that names the tools the client can call instead,
-//! or, as the SEP-2145 draft proposes, as a tool execution error the model reads.
+//! a tool execution error the model reads (as the SEP-2145 draft proposes) or a coded
+//! `invalid_params` protocol failure, naming the tools the client can call instead.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -36,9 +36,9 @@ static AS_RESULT: ErrorDescriptor =
     ErrorDescriptor::execution("UnknownTool", UNKNOWN_TOOL_CODE, Category::NotFound)
         .with_origin("mcp_errors_core::rmcp::ErrorBoundary");
 
-/// A call to a tool that is not in the server's list: MCP's protocol error -32602, with the
-/// stable code `UNKNOWN_TOOL` and a hint naming the listed tools when there are at most
-/// [`MAX_LISTED_TOOLS`] of them.
+/// A call to a tool that is not in the server's list, with the stable code `UNKNOWN_TOOL` and
+/// a hint naming the listed tools when there are at most [`MAX_LISTED_TOOLS`] of them: MCP's
+/// protocol error -32602 unless [`answered_as_result`](Self::answered_as_result).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct UnknownTool {
     name: String,
@@ -50,9 +50,14 @@ pub(crate) struct UnknownTool {
 
 impl UnknownTool {
     /// A call to `name`; `listed` holds the names the server lists, when it could list them
-    /// all in one page.
+    /// all in one page. `name` itself is left out of them: a server whose list still holds a
+    /// tool it cannot call must not send the model back to it.
     pub(crate) fn new(name: &str, listed: Option<Vec<String>>) -> Self {
         let listed = listed
+            .map(|mut names| {
+                names.retain(|listed| listed != name);
+                names
+            })
             .filter(|names| names.len() <= MAX_LISTED_TOOLS)
             .map(|names| {
                 names
@@ -161,6 +166,16 @@ mod tests {
             );
             assert!(error.data.as_ref().unwrap().get("tools").is_none());
         }
+    }
+
+    #[test]
+    fn the_tool_called_is_not_offered_back() {
+        let listed = vec!["query_log".into(), "query_logs".into()];
+        let failure =
+            UnknownTool::new("query_log", Some(listed)).to_failure_with(&FailureOptions::new());
+        let data = failure.as_protocol().unwrap().data.clone().unwrap();
+        assert_eq!(data["tools"], serde_json::json!(["query_logs"]));
+        assert_eq!(data["hint"], "call one of the listed tools: query_logs");
     }
 
     #[test]

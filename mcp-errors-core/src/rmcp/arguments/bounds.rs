@@ -32,7 +32,7 @@ fn count_values(value: &Value) -> usize {
 fn assert_bounded(message: &str, arguments: &Map<String, Value>) -> ArgumentError {
     let values: usize = arguments.values().map(count_values).sum();
     let ((calls, bytes), error) =
-        allocations(|| ArgumentError::from_message(message, Some(arguments)));
+        allocations(|| ArgumentError::from_message(message, Some(arguments), None));
     assert!(calls <= 100, "{calls} allocations for {values} values");
     let limit = 128 * values + 4 * message.len() + 64 * 1024;
     assert!(
