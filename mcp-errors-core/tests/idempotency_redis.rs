@@ -28,23 +28,11 @@ fn server() -> Option<&'static str> {
                 .and_then(|l| l.local_addr())
                 .map(|a| a.port())
                 .ok()?;
-            let child = Command::new("redis-server")
-                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .ok()?;
-            for _ in 0..100 {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Some(Server {
-                        url: format!("redis://127.0.0.1:{port}/"),
-                        _child: Some(child),
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            None
+            let child = Restartable::spawn(port, &[])?;
+            Some(Server {
+                url: format!("redis://127.0.0.1:{port}/"),
+                _child: Some(child),
+            })
         })
         .as_ref()
         .map(|s| s.url.as_str())
@@ -314,6 +302,7 @@ impl Restartable {
         })
     }
 
+    /// A `redis-server` on `port`, once it accepts connections; `None` when there is none.
     fn spawn(port: u16, settings: &[&str]) -> Option<Child> {
         let mut child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &port.to_string()])

@@ -65,7 +65,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             let code_len = descriptor.code().len();
             ToolFailure::Execution(within(options.max_bytes(), copies, code_len, |limits| {
                 let (payload, sizes) = execution_payload(
-                    &written,
+                    written.as_ref(),
                     descriptor,
                     category,
                     retry_after,
@@ -89,7 +89,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             let code_len = descriptor.code().len();
             ToolFailure::Protocol(within(options.max_bytes(), 1, code_len, |limits| {
                 protocol_error(
-                    &written,
+                    written.as_ref(),
                     descriptor,
                     code,
                     retry_after_ms,
@@ -101,13 +101,9 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     }
 }
 
-/// What an error gives to be written, read from it once: nothing of a masked error.
+/// What an error shows, read from it once (a masked error shows none of it): its message,
+/// hint and details, as it gave them.
 struct Written {
-    shown: Option<Shown>,
-}
-
-/// What an error that is not masked shows: its message, hint and details, as it gave them.
-struct Shown {
     message: String,
     hint: Option<Cow<'static, str>>,
     details: Map<String, Value>,
@@ -148,19 +144,19 @@ impl Sizes {
 }
 
 impl Written {
-    fn of<E: ToolError + ?Sized>(error: &E, masked: bool) -> Self {
-        let shown = (!masked).then(|| Shown {
+    /// What `error` shows; `None` when it is masked.
+    fn of<E: ToolError + ?Sized>(error: &E, masked: bool) -> Option<Self> {
+        (!masked).then(|| Written {
             message: error.message(),
             hint: error.hint(),
             details: error.details(),
-        });
-        Written { shown }
+        })
     }
 
-    /// The message, hint and details within `limits`; a masked error's generic message and
-    /// nothing else.
-    fn within(&self, limits: Limits) -> Texts {
-        let Some(shown) = &self.shown else {
+    /// The message, hint and details of `written` within `limits`; for a masked error (`None`),
+    /// the generic message and nothing else.
+    fn within(written: Option<&Self>, limits: Limits) -> Texts {
+        let Some(shown) = written else {
             return Texts::new(MASKED_MESSAGE.to_owned(), None, Map::new(), 0);
         };
         let message = mask::clean_text(&shown.message, limits.message_chars);
@@ -307,7 +303,7 @@ fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
 }
 
 fn execution_payload(
-    written: &Written,
+    written: Option<&Written>,
     descriptor: &ErrorDescriptor,
     category: Category,
     retry_after: Option<Duration>,
@@ -319,7 +315,7 @@ fn execution_payload(
     } else {
         None
     };
-    let texts = written.within(limits);
+    let texts = Written::within(written, limits);
     let payload = ErrorPayload {
         code: descriptor.code_cow(),
         category,
@@ -371,7 +367,7 @@ fn execution_result(
 }
 
 fn protocol_error(
-    written: &Written,
+    written: Option<&Written>,
     descriptor: &ErrorDescriptor,
     code: ErrorCode,
     retry_after_ms: Option<u64>,
@@ -384,7 +380,7 @@ fn protocol_error(
         hint,
         details: mut data,
         sizes,
-    } = written.within(limits);
+    } = Written::within(written, limits);
     // The message tells what the text of a tool error tells, starting with the stable code:
     // clients, relays and agent SDKs that drop `data` still show it.
     let sentence = Sentence {
