@@ -248,7 +248,7 @@ pub fn model_text(reply: &Reply) -> String {
 pub fn code(outcome: &Outcome) -> String {
     match outcome {
         Outcome::ExecutionError(info) => info.code.clone().unwrap_or_else(|| "-".into()),
-        Outcome::ProtocolError(error) => match error.stable_code() {
+        Outcome::ProtocolError(error) => match error.stable_code.as_deref() {
             Some(code) => format!("{} {code}", error.code),
             None => error.code.to_string(),
         },

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use mcp_errors_core::client::{Evidence, Outcome, classify, classify_bytes};
+use mcp_errors_core::client::{Evidence, ExecutionError, Outcome, classify_bytes};
 use mcp_errors_core::{Category, FailureClass};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::leaks;
 use crate::probes::{Expectation, Planned, Provocation};
@@ -208,14 +208,10 @@ fn machine_advice(outcome: &Outcome) -> (Option<Category>, Option<bool>, Option<
             _ => (e.category, Some(e.retryable), e.code.clone()),
         },
         Outcome::ProtocolError(error) => {
-            let data = error.data.as_ref();
-            let category = data
-                .and_then(|d| d.get("category"))
-                .and_then(|c| serde_json::from_value::<Category>(c.clone()).ok());
-            let retryable = data
-                .and_then(|d| d.get("retryable"))
-                .and_then(Value::as_bool);
-            (category, retryable, error.stable_code().map(str::to_owned))
+            let category = error
+                .category
+                .filter(|_| error.evidence == Evidence::ErrorData);
+            (category, error.retryable, error.stable_code.clone())
         }
         _ => (None, None, None),
     }
@@ -223,8 +219,7 @@ fn machine_advice(outcome: &Outcome) -> (Option<Category>, Option<bool>, Option<
 
 /// What the client's text rules read from `text` alone, as if it came with no payload.
 fn text_category(text: &str) -> Option<Category> {
-    let alone = json!({"jsonrpc": "2.0", "id": 0, "result": {"isError": true, "content": [{"type": "text", "text": text}]}});
-    classify(&alone).category()
+    ExecutionError::read_text(text).category
 }
 
 fn kind(outcome: &Outcome) -> String {
@@ -595,8 +590,7 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
             _ => g.score("machine_readable", 1.0),
         },
         Outcome::ProtocolError(error) => {
-            let data = error.data.as_ref();
-            if error.stable_code().is_some() || data.and_then(|d| d.get("retryable")).is_some() {
+            if error.stable_code.is_some() || error.retryable.is_some() {
                 g.score("machine_readable", 1.0);
             } else if [-32602, -32601, -32002].contains(&error.code.0) {
                 g.score("machine_readable", 0.5);
@@ -774,6 +768,7 @@ pub fn letter(score: f64) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn probe(provocation: Provocation, response: Value) -> Probe {
         let planned = Planned {

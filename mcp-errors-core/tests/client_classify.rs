@@ -406,8 +406,9 @@ fn a_json_rpc_error_is_a_protocol_error_with_its_data() {
         error,
         JsonRpcError::new(ErrorCode::INVALID_PARAMS, "bad range")
             .with_data(json!({"code": "BAD_RANGE"}))
+            .into()
     );
-    assert_eq!(error.stable_code(), Some("BAD_RANGE"));
+    assert_eq!(error.stable_code.as_deref(), Some("BAD_RANGE"));
     assert!(!Outcome::ProtocolError(error).may_have_run());
 }
 
@@ -859,7 +860,9 @@ fn a_repeated_key_reads_as_its_last_value() {
     };
     assert_eq!(
         e,
-        JsonRpcError::new(ErrorCode::INVALID_PARAMS, "m").with_data(json!({"k": 2}))
+        JsonRpcError::new(ErrorCode::INVALID_PARAMS, "m")
+            .with_data(json!({"k": 2}))
+            .into()
     );
 
     // The result.

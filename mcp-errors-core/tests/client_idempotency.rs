@@ -258,7 +258,7 @@ fn without_support_the_refusals_decide_as_before() {
         (-32000, IN_PROGRESS),
     ] {
         let refusal = classify(&refused(code, kind, Some(10)).unwrap());
-        let plain = Outcome::ProtocolError(JsonRpcError::new(code, "idempotency key refused"));
+        let plain = Outcome::from(JsonRpcError::new(code, "idempotency key refused"));
         let attempt = Attempt::new(1, Duration::ZERO).with_jitter(1.0);
         let policy = policy();
         assert_eq!(
@@ -347,7 +347,7 @@ fn the_policy_retries_what_may_have_run_only_when_keyed_or_idempotent() {
         Outcome::Unknown(UnknownCause::ConnectionLost),
         Outcome::Unknown(UnknownCause::Other("cancelled".into())),
         // An implementation-defined code: whether the call ran is unknown.
-        Outcome::ProtocolError(JsonRpcError::new(-32001, "Request timed out")),
+        Outcome::from(JsonRpcError::new(-32001, "Request timed out")),
     ] {
         assert_eq!(policy.decide(&outcome, first), Decision::CheckState);
         assert_eq!(policy.decide(&outcome, first.keyed(true)), retry);

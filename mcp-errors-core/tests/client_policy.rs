@@ -376,14 +376,14 @@ fn a_budget_is_charged_the_timeout_cost_for_what_the_policys_profile_reads_as_a_
     let budget = RetryBudget::default().with_capacity(100);
     let python = RetryPolicy::default().with_peer_profile(PeerProfile::python_sdk());
     let attempt = first().idempotent(true).with_jitter(1.0);
-    let timed_out = Outcome::ProtocolError(JsonRpcError::new(408, "Request timed out"));
+    let timed_out = Outcome::from(JsonRpcError::new(408, "Request timed out"));
     assert_eq!(
         python.decide_with_budget(&timed_out, attempt, &budget),
         retry_ms(100)
     );
     assert_eq!(budget.available(), 90);
     // A passing fault read from a -32603 message is an ordinary retry.
-    let busy = Outcome::ProtocolError(JsonRpcError::new(-32603, "service unavailable"));
+    let busy = Outcome::from(JsonRpcError::new(-32603, "service unavailable"));
     assert_eq!(
         python.decide_with_budget(&busy, attempt, &budget),
         retry_ms(100)
@@ -624,7 +624,7 @@ fn success(text: &str) -> Outcome {
 }
 
 fn internal(message: &str) -> Outcome {
-    Outcome::ProtocolError(JsonRpcError::new(-32603, message))
+    Outcome::from(JsonRpcError::new(-32603, message))
 }
 
 fn decide_text(outcome: &Outcome, idempotent: bool) -> Decision {

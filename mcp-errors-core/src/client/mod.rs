@@ -148,37 +148,20 @@
 //! assert_eq!(decision, Decision::Retry { after: Duration::from_millis(100) });
 //! ```
 
-mod backoff;
-mod budget;
-mod call;
-pub(crate) mod classify;
-pub(crate) mod clean;
-mod decision;
-mod described;
-mod idempotency;
-mod known;
-mod lenient;
-mod outcome;
-mod peer;
-mod policy;
+pub(crate) mod read;
 #[cfg(feature = "render")]
 #[cfg_attr(docsrs, doc(cfg(feature = "render")))]
 pub mod render;
-mod report;
-mod run;
-pub(crate) mod text;
-mod trace;
+mod retry;
 
-pub use budget::RetryBudget;
-pub use call::{Attempt, ToolCall};
-pub use classify::{classify, classify_bytes, classify_result};
-pub use decision::{Decision, EscalationReason};
-pub use idempotency::advertises_idempotency;
-pub use outcome::{Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause};
-pub use peer::{CodeMeaning, PeerProfile};
-pub use policy::RetryPolicy;
-pub use report::{AttemptRecord, StopReport};
-pub use run::{Retrier, RunSuccess};
+pub use read::{
+    CodeMeaning, Evidence, ExecutionError, InvalidReason, Outcome, PeerProfile, ProtocolError,
+    RawResult, UnknownCause, advertises_idempotency, classify, classify_bytes, classify_result,
+};
+pub use retry::{
+    Attempt, AttemptRecord, Decision, EscalationReason, Retrier, RetryBudget, RetryPolicy,
+    RunSuccess, StopReport, ToolCall,
+};
 
 /// Durations on the wire of reports, in whole milliseconds.
 pub(crate) mod millis {

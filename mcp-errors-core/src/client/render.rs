@@ -19,7 +19,7 @@
 
 use serde_json::{Value, json};
 
-use super::clean;
+use super::read::clean;
 use crate::wire::result::CallToolResult;
 
 /// Prefix of an OpenAI function output that reports a failure (the format has no error flag).
@@ -287,8 +287,8 @@ fn structured(result: &CallToolResult) -> Option<Value> {
 
 fn openai_function_call_output(call_id: &str, result: &CallToolResult) -> Value {
     let mut output = model_texts(result).join("\n");
-    let says_so =
-        output.starts_with(OPENAI_ERROR_PREFIX) || super::text::failure_code(&output).is_some();
+    let says_so = output.starts_with(OPENAI_ERROR_PREFIX)
+        || super::read::text::failure_code(&output).is_some();
     if result.is_error == Some(true) && !says_so {
         output.insert_str(0, OPENAI_ERROR_PREFIX);
     }

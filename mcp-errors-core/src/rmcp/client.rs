@@ -9,8 +9,8 @@ use ::rmcp::model::{
 use ::rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
-use crate::client::classify::MAX_REQUEST_STATE_BYTES;
-use crate::client::clean;
+use crate::client::read::classify::MAX_REQUEST_STATE_BYTES;
+use crate::client::read::clean;
 use crate::client::{
     InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall, UnknownCause,
     advertises_idempotency, classify_result,
@@ -279,7 +279,7 @@ fn classify_service_error(error: ServiceError) -> Outcome {
 fn request_params(call: &ToolCall, keyed: bool) -> Result<CallToolRequestParams, Outcome> {
     let key = call.idempotency_key();
     if keyed && (key.is_empty() || key.len() > MAX_KEY_BYTES) {
-        return Err(Outcome::ProtocolError(JsonRpcError::new(
+        return Err(Outcome::from(JsonRpcError::new(
             ErrorCode::INVALID_PARAMS,
             format!(
                 "an idempotency key must be 1 to {MAX_KEY_BYTES} bytes long, not {}; \
@@ -293,7 +293,7 @@ fn request_params(call: &ToolCall, keyed: bool) -> Result<CallToolRequestParams,
         Value::Null => {}
         Value::Object(arguments) => params = params.with_arguments(arguments.clone()),
         _ => {
-            return Err(Outcome::ProtocolError(JsonRpcError::new(
+            return Err(Outcome::from(JsonRpcError::new(
                 ErrorCode::INVALID_PARAMS,
                 "the arguments of a tool call must be a JSON object; nothing was sent",
             )));
@@ -376,7 +376,7 @@ mod tests {
         );
         assert_eq!(
             classify_call(Err(ServiceError::McpError(error))),
-            Outcome::ProtocolError(
+            Outcome::from(
                 JsonRpcError::new(-32002, "NO_DOC: no such document")
                     .with_data(json!({"code": "NO_DOC"}))
             )

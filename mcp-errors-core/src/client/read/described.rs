@@ -113,6 +113,11 @@ pub(super) fn read_execution_error<'a, N: Node<'a>>(
     clean::execution_error(as_sent(texts, meta_error, draft, structured))
 }
 
+/// A failure known only by `text`, read as the one text block of an `isError` result.
+pub(super) fn read_text(text: &str) -> ExecutionError {
+    read_execution_error::<&Value>(&[Some(Cow::Borrowed(text))], None, None, None)
+}
+
 fn as_sent<'a, N: Node<'a>>(
     texts: &[Option<Cow<'a, str>>],
     meta_error: Option<Described<'a>>,
@@ -216,6 +221,8 @@ fn build(described: Described<'_>, text: String, evidence: Evidence) -> Executio
         evidence,
         failure_class: category.map(Category::failure_class),
         retry_not_before: None,
+        // Read from the cleaned text.
+        tool_unavailable: false,
     }
 }
 
@@ -323,6 +330,8 @@ impl Drafted<'_> {
             evidence: Evidence::DraftToolFailure,
             failure_class: self.class,
             retry_not_before: self.retry_not_before,
+            // Read from the cleaned text.
+            tool_unavailable: false,
         }
     }
 

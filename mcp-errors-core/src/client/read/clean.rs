@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::outcome::ExecutionError;
+use super::protocol::ProtocolError;
 use crate::mask::{self, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, is_valid_correlation_id};
 use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::jsonrpc::JsonRpcError;
@@ -34,6 +35,7 @@ pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
         .hint
         .map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS));
     error.text = mask::clean_owned(error.text, MAX_TEXT_CHARS);
+    error.tool_unavailable = super::known::says_tool_unavailable(&error.text);
     error.correlation_id = error
         .correlation_id
         .filter(|id| is_valid_correlation_id(id));
@@ -43,21 +45,21 @@ pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
     error
 }
 
-/// A JSON-RPC error as a peer sent it, its message cleaned and cut to
+/// A JSON-RPC error as a peer sent it, read, its message cleaned and cut to
 /// [`MAX_MESSAGE_CHARS`] and its data cleaned as [`json`] cleans it.
 pub(crate) fn protocol_error(
     code: ErrorCode,
     message: String,
     data: Option<Value>,
-) -> JsonRpcError {
-    JsonRpcError {
+) -> ProtocolError {
+    ProtocolError::from(JsonRpcError {
         code,
         message: mask::clean_owned(message, MAX_MESSAGE_CHARS),
         data: data.map(|mut data| {
             json(&mut data);
             data
         }),
-    }
+    })
 }
 
 /// A payload as a peer sent it, cleaned as [`execution_error`] cleans a failure.

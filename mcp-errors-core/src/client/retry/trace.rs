@@ -3,7 +3,7 @@
 
 use super::call::ToolCall;
 use super::decision::Decision;
-use super::outcome::{Outcome, UnknownCause};
+use crate::client::{Outcome, UnknownCause};
 
 #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 /// `error.type` of an outcome that is not a success, as OpenTelemetry's conventions write it:
@@ -153,7 +153,10 @@ mod imp {
                 },
                 Outcome::ProtocolError(error) => Facts {
                     status_code: Some(error.code.to_string()),
-                    code: error.stable_code().map(|c| escape_for_log(c).into_owned()),
+                    code: error
+                        .stable_code
+                        .as_deref()
+                        .map(|c| escape_for_log(c).into_owned()),
                     category: None,
                     retryable: None,
                 },

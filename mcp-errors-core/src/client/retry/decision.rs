@@ -20,7 +20,7 @@ pub enum Decision {
     /// Call again, unchanged, after this delay.
     Retry {
         /// How long to wait first.
-        #[serde(rename = "afterMs", with = "super::millis")]
+        #[serde(rename = "afterMs", with = "crate::client::millis")]
         after: Duration,
     },
     /// Change the arguments, then call again (`validation`, `not_found`, -32602).
@@ -67,7 +67,7 @@ pub enum Decision {
     /// this delay, with the same arguments and this `requestState`.
     RetryWithState {
         /// How long to wait first.
-        #[serde(rename = "afterMs", with = "super::millis")]
+        #[serde(rename = "afterMs", with = "crate::client::millis")]
         after: Duration,
         /// The `requestState` to send back, unchanged.
         #[serde(rename = "requestState")]

@@ -14,8 +14,6 @@ use super::known::says_tool_unavailable;
 use super::outcome::RawResult;
 use crate::category::Category;
 use crate::wire::FAILURE_WORD;
-use crate::wire::jsonrpc::ErrorCode;
-use crate::wire::jsonrpc::JsonRpcError;
 
 /// What the rules read from a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -367,27 +365,6 @@ pub(crate) fn result_text(result: &RawResult) -> String {
         }
     }
     text
-}
-
-/// What the message of a protocol error reads as: the text rules for `-32603`, for the codes
-/// left to implementations (-32000..=-32019) and for codes outside JSON-RPC's reserved range;
-/// for `-32602` the rules, else `validation`; `-32002` is `not_found`. The other reserved
-/// codes are faults of the exchange, not of the tool: `None`.
-pub(crate) fn read_protocol(error: &JsonRpcError) -> Option<Reading> {
-    let fallback = |category| Reading {
-        category,
-        retry_after: None,
-        tool_unavailable: false,
-    };
-    match error.code {
-        ErrorCode::INVALID_PARAMS => read(&error.message).or(Some(fallback(Category::Validation))),
-        ErrorCode::RESOURCE_NOT_FOUND => Some(fallback(Category::NotFound)),
-        ErrorCode::INTERNAL_ERROR => read(&error.message),
-        code if code.is_implementation_defined() || !(-32768..=-32000).contains(&code.0) => {
-            read(&error.message)
-        }
-        _ => None,
-    }
 }
 
 fn starts_with_error_marker(text: &str) -> bool {

@@ -11,11 +11,11 @@ use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::{Attempt, ToolCall, new_key};
 use super::decision::Decision;
-use super::outcome::{Outcome, RawResult, UnknownCause};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
-use crate::idempotency::IN_PROGRESS;
+use crate::client::read::protocol::KeyRefusal;
+use crate::client::{Outcome, RawResult, UnknownCause};
 
 /// A call that ended in [`Decision::Done`].
 #[derive(Clone, Debug, PartialEq)]
@@ -563,8 +563,7 @@ impl Retrier {
         let Outcome::ProtocolError(error) = outcome else {
             return true;
         };
-        let kind = error.data.as_ref().and_then(|d| d.get("type"));
-        kind.and_then(|t| t.as_str()) != Some(IN_PROGRESS)
+        error.key_refusal != Some(KeyRefusal::InProgress)
     }
 }
 

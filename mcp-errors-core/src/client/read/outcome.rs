@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use std::sync::OnceLock;
+
+use super::protocol::ProtocolError;
 use crate::category::Category;
 use crate::category::FailureClass;
 use crate::wire::jsonrpc::JsonRpcError;
@@ -43,8 +46,9 @@ pub enum Outcome {
     Empty(RawResult),
     /// The tool ran and failed (`isError: true`), with what could be read of the failure.
     ExecutionError(ExecutionError),
-    /// The request failed at the protocol level: a JSON-RPC `error` response.
-    ProtocolError(JsonRpcError),
+    /// The request failed at the protocol level: a JSON-RPC `error` response, with what could
+    /// be read of it.
+    ProtocolError(ProtocolError),
     /// The server needs more input before it can finish (`resultType: "input_required"`,
     /// spec 2026-07-28). The whole `InputRequiredResult` is kept.
     InputRequired(RawResult),
@@ -63,10 +67,10 @@ impl Outcome {
     /// Whether the call may have run on the server without the client knowing its result:
     /// [`Outcome::Unknown`], and protocol errors with an implementation-defined code
     /// (-32000..=-32019), which mean nothing shared across implementations. A
-    /// [`PeerProfile`](super::PeerProfile) can say more of one peer's codes:
+    /// [`PeerProfile`](crate::client::PeerProfile) can say more of one peer's codes:
     /// [`may_have_run_for`](Self::may_have_run_for).
     pub fn may_have_run(&self) -> bool {
-        self.may_have_run_for(&super::PeerProfile::standard())
+        self.may_have_run_for(&crate::client::PeerProfile::standard())
     }
 
     /// [`may_have_run`](Self::may_have_run), reading protocol codes with `profile`.
@@ -75,17 +79,18 @@ impl Outcome {
     /// use mcp_errors_core::client::{Outcome, PeerProfile};
     /// use mcp_errors_core::JsonRpcError;
     ///
-    /// let gone = Outcome::ProtocolError(JsonRpcError::new(-32001, "Session not found"));
+    /// let gone = Outcome::from(JsonRpcError::new(-32001, "Session not found"));
     /// assert!(gone.may_have_run());
     /// assert!(!gone.may_have_run_for(&PeerProfile::typescript_sdk()));
-    /// let timeout = Outcome::ProtocolError(JsonRpcError::new(408, "Request timed out"));
+    /// let timeout = Outcome::from(JsonRpcError::new(408, "Request timed out"));
     /// assert!(!timeout.may_have_run());
     /// assert!(timeout.may_have_run_for(&PeerProfile::python_sdk()));
     /// ```
-    pub fn may_have_run_for(&self, profile: &super::PeerProfile) -> bool {
+    pub fn may_have_run_for(&self, profile: &crate::client::PeerProfile) -> bool {
         match self {
             Outcome::Unknown(_) => true,
-            Outcome::ProtocolError(error) => match profile.meaning(error) {
+            Outcome::ProtocolError(error) => match profile.code_meaning(error.code, &error.message)
+            {
                 Some(meaning) => meaning.may_have_run(),
                 None => error.code.is_implementation_defined(),
             },
@@ -118,35 +123,30 @@ impl Outcome {
     /// ```
     pub fn looks_like_failure(&self) -> bool {
         match self {
-            Outcome::Ready(result) | Outcome::Empty(result) => {
-                super::text::looks_like_failure(&super::text::result_text(result))
-            }
+            Outcome::Ready(result) | Outcome::Empty(result) => result.suspect().is_some(),
             _ => false,
         }
     }
 
     /// The category of the failure, whatever channel it came on: an execution error's
-    /// [`category`](ExecutionError::category); for a protocol error, what its message
-    /// reads as (`-32602` is `validation` and `-32002` `not_found` when the message says no
-    /// more); for a success that [looks like a failure](Self::looks_like_failure), what its
+    /// [`category`](ExecutionError::category); for a protocol error, its
+    /// [`category`](ProtocolError::category); for a success that [looks like a failure](Self::looks_like_failure), what its
     /// text reads as. `None` otherwise.
     ///
     /// ```
     /// use mcp_errors_core::{Category, JsonRpcError};
     /// use mcp_errors_core::client::{Outcome, UnknownCause};
     ///
-    /// let refused = Outcome::ProtocolError(JsonRpcError::new(-32603, "connect ECONNREFUSED 127.0.0.1:5432"));
+    /// let refused = Outcome::from(JsonRpcError::new(-32603, "connect ECONNREFUSED 127.0.0.1:5432"));
     /// assert_eq!(refused.category(), Some(Category::Transient));
     /// assert_eq!(Outcome::Unknown(UnknownCause::Timeout).category(), None);
     /// ```
     pub fn category(&self) -> Option<Category> {
         match self {
             Outcome::ExecutionError(error) => error.category,
-            Outcome::ProtocolError(error) => super::text::read_protocol(error).map(|r| r.category),
+            Outcome::ProtocolError(error) => error.category,
             Outcome::Ready(result) | Outcome::Empty(result) => {
-                super::text::read_success(&super::text::result_text(result))
-                    .flatten()
-                    .map(|r| r.category)
+                result.suspect().and_then(|suspect| suspect.category)
             }
             _ => None,
         }
@@ -192,18 +192,40 @@ impl Outcome {
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct RawResult(Box<RawValue>);
+pub struct RawResult {
+    raw: Box<RawValue>,
+    /// What its text reads as, read the first time it is asked.
+    suspect: OnceLock<Option<Suspect>>,
+}
+
+/// A success whose text reads as a failure, and what the text rules read of it.
+#[derive(Clone, Debug)]
+pub(crate) struct Suspect {
+    /// The text blocks joined by newlines.
+    pub(crate) text: String,
+    /// The category the rules read, if any.
+    pub(crate) category: Option<Category>,
+    /// The text says the tool does not exist or is disabled.
+    pub(crate) tool_unavailable: bool,
+}
 
 impl RawResult {
+    fn new(raw: Box<RawValue>) -> Self {
+        RawResult {
+            raw,
+            suspect: OnceLock::new(),
+        }
+    }
+
     pub(crate) fn from_raw(raw: &RawValue) -> Self {
-        RawResult(raw.to_owned())
+        RawResult::new(raw.to_owned())
     }
 
     pub(crate) fn from_value(value: &Value) -> Self {
         // Writing a `Value` cannot fail: its keys are strings, its numbers finite, and the
         // text goes into a `String` without being parsed again (so no depth limit applies).
         match serde_json::value::to_raw_value(value) {
-            Ok(raw) => RawResult(raw),
+            Ok(raw) => RawResult::new(raw),
             Err(e) => unreachable!("serde_json failed to write a Value: {e}"),
         }
     }
@@ -211,7 +233,7 @@ impl RawResult {
     /// The JSON text, exactly as it arrived (from [`classify_bytes`](super::classify_bytes))
     /// or as serde_json writes the `Value` (from [`classify`](super::classify)).
     pub fn get(&self) -> &str {
-        self.0.get()
+        self.raw.get()
     }
 
     /// The JSON as a [`serde_json::Value`].
@@ -224,12 +246,12 @@ impl RawResult {
     /// as [`InvalidReason::NotJson`], and deserializing a `RawResult` goes through a
     /// `Value`.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(self.raw.get())
     }
 
     /// The JSON deserialized into `T` (for example a [`CallToolResult`](crate::CallToolResult)).
     pub fn deserialize<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(self.raw.get())
     }
 
     /// The `structuredContent` of the result, if any.
@@ -237,6 +259,44 @@ impl RawResult {
         // A map keeps the last of a repeated key, as `Value` does.
         let members: std::collections::HashMap<String, &RawValue> = self.deserialize().ok()?;
         serde_json::from_str(members.get("structuredContent")?.get()).ok()?
+    }
+}
+
+impl RawResult {
+    /// What the text of this result reads as when it is a success that reads as a failure;
+    /// `None` when it does not. Read once, on the first call.
+    pub(crate) fn suspect(&self) -> Option<&Suspect> {
+        self.suspect
+            .get_or_init(|| {
+                let text = super::text::result_text(self);
+                let reading = super::text::read_success(&text)?;
+                Some(Suspect {
+                    tool_unavailable: super::known::says_tool_unavailable(&text),
+                    category: reading.map(|r| r.category),
+                    text,
+                })
+            })
+            .as_ref()
+    }
+
+    /// The `requestState` of an `input_required` result that asks for nothing else (no
+    /// `inputRequests`, or none left): the call is to be sent again with it.
+    pub(crate) fn state_only(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct InputRequired {
+            #[serde(default, rename = "inputRequests")]
+            input_requests: Option<Map<String, Value>>,
+            #[serde(default, rename = "requestState")]
+            request_state: Option<String>,
+        }
+        let parsed: InputRequired = self.deserialize().ok()?;
+        if parsed
+            .input_requests
+            .is_some_and(|requests| !requests.is_empty())
+        {
+            return None;
+        }
+        parsed.request_state
     }
 }
 
@@ -255,7 +315,7 @@ impl PartialEq for RawResult {
 
 impl Serialize for RawResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.raw.serialize(serializer)
     }
 }
 
@@ -267,8 +327,8 @@ impl<'de> Deserialize<'de> for RawResult {
     }
 }
 
-/// What the meaning of an execution error was read from: a machine-readable description
-/// (and where it was), the draft entry, or the text alone.
+/// What the meaning of a failure was read from: a machine-readable description (and where it
+/// was), the draft entry, the text alone, or a JSON-RPC error's code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -291,6 +351,10 @@ pub enum Evidence {
     /// again or a bounded retry of a call declared idempotent, never to replaying any other
     /// call.
     TextRule,
+    /// The `data` of a JSON-RPC error, which named the category.
+    ErrorData,
+    /// A JSON-RPC error's code alone: `-32602` is `validation`, `-32002` `not_found`.
+    ErrorCode,
 }
 
 /// An execution error (`isError: true`) as far as it could be read.
@@ -324,7 +388,7 @@ pub struct ExecutionError {
     #[serde(
         default,
         rename = "retryAfterMs",
-        with = "super::millis::option",
+        with = "crate::client::millis::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub retry_after: Option<Duration>,
@@ -352,6 +416,10 @@ pub struct ExecutionError {
     /// [`retry_after`](Self::retry_after)), measured when it decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_not_before: Option<u64>,
+    /// The text says the tool does not exist or is disabled, in the words of an SDK
+    /// (`Unknown tool: NAME`, `Tool NAME not found`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool_unavailable: bool,
 }
 
 impl ExecutionError {
@@ -375,6 +443,7 @@ impl ExecutionError {
     pub fn from_text(text: impl Into<String>) -> Self {
         let text = text.into();
         ExecutionError {
+            tool_unavailable: super::known::says_tool_unavailable(&text),
             code: None,
             category: None,
             retryable: false,
@@ -388,6 +457,23 @@ impl ExecutionError {
             failure_class: None,
             retry_not_before: None,
         }
+    }
+
+    /// A failure known only by its text, read as [`classify`](super::classify) reads an
+    /// `isError` result with that one text block: by the
+    /// [text rules](crate::client#reading-plain-text), and as a description when the text is
+    /// one (`{"errorCategory": "transient", ...}`). Its texts are cleaned and cut.
+    ///
+    /// ```
+    /// use mcp_errors_core::Category;
+    /// use mcp_errors_core::client::{Evidence, ExecutionError};
+    ///
+    /// let refused = ExecutionError::read_text("connect ECONNREFUSED 127.0.0.1:5432");
+    /// assert_eq!((refused.category, refused.evidence), (Some(Category::Transient), Evidence::TextRule));
+    /// assert_eq!(ExecutionError::read_text("boom").category, None);
+    /// ```
+    pub fn read_text(text: &str) -> Self {
+        super::described::read_text(text)
     }
 
     /// The same failure with a stable code.
@@ -420,6 +506,13 @@ impl ExecutionError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
+    }
+}
+
+/// A protocol error, read.
+impl From<JsonRpcError> for Outcome {
+    fn from(error: JsonRpcError) -> Self {
+        Outcome::ProtocolError(error.into())
     }
 }
 

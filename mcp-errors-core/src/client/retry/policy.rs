@@ -4,17 +4,14 @@ use std::time::Duration;
 
 use super::budget::RetryBudget;
 use super::call::Attempt;
-use super::classify::MAX_REQUEST_STATE_BYTES;
 use super::decision::{Decision, EscalationReason};
-use super::known::says_tool_unavailable;
-use super::outcome::{Evidence, ExecutionError, Outcome, RawResult};
-use super::peer::PeerProfile;
 use crate::catalog::ErrorCatalog;
-use crate::category::Category;
-use crate::category::FailureClass;
-use crate::idempotency::{CONFLICT, IN_PROGRESS};
+use crate::category::{Category, FailureClass};
+use crate::client::read::classify::MAX_REQUEST_STATE_BYTES;
+use crate::client::read::failure::{Channel, Description, Failure, NamedBy, describe};
+use crate::client::read::protocol::{KeyRefusal, ProtocolError};
+use crate::client::{CodeMeaning, Outcome, PeerProfile};
 use crate::wire::jsonrpc::ErrorCode;
-use crate::wire::jsonrpc::JsonRpcError;
 
 /// Maps an [`Outcome`] and the attempt to a [`Decision`]. This table is the one place that
 /// says what a category means to a client.
@@ -199,7 +196,7 @@ impl RetryPolicy {
     /// use mcp_errors_core::client::{Attempt, Decision, Outcome, PeerProfile, RetryPolicy};
     /// use mcp_errors_core::JsonRpcError;
     ///
-    /// let gone = Outcome::ProtocolError(JsonRpcError::new(-32001, "Session not found"));
+    /// let gone = Outcome::from(JsonRpcError::new(-32001, "Session not found"));
     /// let attempt = Attempt::new(1, Duration::ZERO);
     /// let standard = RetryPolicy::default();
     /// assert_eq!(standard.decide(&gone, attempt), Decision::CheckState);
@@ -276,28 +273,28 @@ impl RetryPolicy {
     /// [`decide_with_budget`](Self::decide_with_budget), or by a [`Retrier`](super::Retrier)
     /// that holds one.
     pub fn decide(&self, outcome: &Outcome, attempt: Attempt) -> Decision {
-        match outcome {
-            Outcome::Ready(result) | Outcome::Empty(result) => self
-                .failure_in_success(result, attempt)
-                .unwrap_or(Decision::Done),
-            Outcome::InputRequired(result) => match state_only(result) {
-                // Classification refuses such a state; an outcome built otherwise may hold one.
-                Some(request_state) if request_state.len() > MAX_REQUEST_STATE_BYTES => {
-                    escalate(EscalationReason::InvalidResponse)
-                }
-                Some(request_state) => match self.retry(attempt, None) {
-                    Decision::Retry { after } => Decision::RetryWithState {
-                        after,
-                        request_state,
-                    },
-                    other => other,
+        match describe(outcome, &self.peer) {
+            Description::Success => Decision::Done,
+            Description::Failed(failure) => self.failure(&failure, attempt),
+            // Reading refuses such a state; an outcome built otherwise may hold one.
+            Description::InputRequired {
+                request_state: Some(state),
+            } if state.len() > MAX_REQUEST_STATE_BYTES => {
+                escalate(EscalationReason::InvalidResponse)
+            }
+            Description::InputRequired {
+                request_state: Some(request_state),
+            } => match self.retry(attempt, None) {
+                Decision::Retry { after } => Decision::RetryWithState {
+                    after,
+                    request_state,
                 },
-                None => Decision::ProvideInput,
+                other => other,
             },
-            Outcome::Invalid(_) => escalate(EscalationReason::InvalidResponse),
-            Outcome::Unknown(_) => self.may_have_run(attempt),
-            Outcome::ProtocolError(error) => self.protocol(error, attempt),
-            Outcome::ExecutionError(error) => self.execution_error(error, attempt),
+            Description::InputRequired {
+                request_state: None,
+            } => Decision::ProvideInput,
+            Description::Invalid => escalate(EscalationReason::InvalidResponse),
         }
     }
 
@@ -374,43 +371,48 @@ impl RetryPolicy {
         self.retry(attempt, None)
     }
 
-    fn protocol(&self, error: &JsonRpcError, attempt: Attempt) -> Decision {
-        let data = error.data.as_ref();
+    fn failure(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
+        match &failure.channel {
+            Channel::NoAnswer => self.may_have_run(attempt),
+            Channel::Protocol {
+                code,
+                meaning,
+                key_refusal,
+                error,
+            } => self.protocol(failure, *code, *meaning, *key_refusal, error, attempt),
+            Channel::Execution => self.execution(failure, attempt),
+            Channel::Success => self.success(failure, attempt),
+        }
+    }
+
+    fn protocol(
+        &self,
+        failure: &Failure<'_>,
+        code: ErrorCode,
+        meaning: Option<CodeMeaning>,
+        key_refusal: Option<KeyRefusal>,
+        error: &ProtocolError,
+        attempt: Attempt,
+    ) -> Decision {
         // A server that honors the key refuses a repeat while the first call runs, and a key
         // used with other arguments.
         if attempt.keyed {
-            match data.and_then(|d| d.get("type")).and_then(|t| t.as_str()) {
-                Some(IN_PROGRESS) => {
-                    let wait = data
-                        .and_then(|d| d.get("retryAfterMs"))
-                        .and_then(serde_json::Value::as_u64)
-                        .map(Duration::from_millis);
-                    return self.retry(attempt, wait);
-                }
-                Some(CONFLICT) => return Decision::FixInput,
-                _ => {}
+            match key_refusal {
+                Some(KeyRefusal::InProgress) => return self.retry(attempt, failure.retry_after),
+                Some(KeyRefusal::Conflict) => return Decision::FixInput,
+                None => {}
             }
         }
-        // The server's own retry advice, as this crate's servers (and others) put it in
-        // `data`: it answered, so the call's outcome is known.
-        let advised = data
-            .and_then(|d| d.get("retryable"))
-            .and_then(serde_json::Value::as_bool);
-        match advised {
-            Some(true) => {
-                let wait = data
-                    .and_then(|d| d.get("retryAfterMs"))
-                    .and_then(serde_json::Value::as_u64)
-                    .map(Duration::from_millis);
-                return self.retry(attempt, wait);
-            }
+        // The server's own retry advice: it answered, so the call's outcome is known.
+        match failure.retryable {
+            Some(true) => return self.retry(attempt, failure.retry_after),
             // A code with a decision of its own keeps it; any other is not retried.
-            Some(false) if !has_own_decision(error.code) => {
+            Some(false) if !has_own_decision(code) => {
                 return escalate(EscalationReason::NotRetryable);
             }
             _ => {}
         }
-        if let Some(meaning) = self.peer.meaning(error) {
+        if let Some(meaning) = meaning {
             return if meaning.may_have_run() {
                 self.may_have_run(attempt)
             } else {
@@ -418,57 +420,35 @@ impl RetryPolicy {
             };
         }
         // No shared meaning: whether the call ran is unknown.
-        if error.code.is_implementation_defined() {
+        if code.is_implementation_defined() {
             return self.may_have_run(attempt);
         }
-        match error.code {
-            _ if says_tool_unavailable(&error.message) => Decision::RelistTools,
-            ErrorCode::INTERNAL_ERROR => {
-                let read = super::text::read(&error.message);
-                match self
-                    .peer
-                    .text_category(&error.message)
-                    .or(read.map(|r| r.category))
-                {
-                    Some(category) => {
-                        self.text_read(category, read.and_then(|r| r.retry_after), false, attempt)
-                    }
-                    None => escalate(EscalationReason::ProtocolError),
-                }
-            }
+        if failure.tool_unavailable {
+            return Decision::RelistTools;
+        }
+        match code {
+            ErrorCode::INTERNAL_ERROR => match failure.category {
+                Some(category) => self.guessed(category, failure.retry_after, false, attempt),
+                None => escalate(EscalationReason::ProtocolError),
+            },
             ErrorCode::INVALID_PARAMS | ErrorCode::RESOURCE_NOT_FOUND => Decision::FixInput,
             // The user has to act first.
             ErrorCode::URL_ELICITATION_REQUIRED => Decision::ProvideInput,
             ErrorCode::HEADER_MISMATCH => Decision::FixHeaders,
             ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => Decision::DeclareCapabilities {
-                required: data
-                    .and_then(|d| d.get("requiredCapabilities"))
-                    .and_then(serde_json::Value::as_object)
-                    .cloned()
-                    .unwrap_or_default(),
+                required: error.required_capabilities.clone().unwrap_or_default(),
             },
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => Decision::Renegotiate {
-                supported: data
-                    .and_then(|d| d.get("supported"))
-                    .and_then(serde_json::Value::as_array)
-                    .map(|versions| {
-                        versions
-                            .iter()
-                            .filter_map(serde_json::Value::as_str)
-                            .map(str::to_owned)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                supported: error.supported_versions.clone(),
             },
             _ => escalate(EscalationReason::ProtocolError),
         }
     }
 
-    fn execution_error(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
-        let mut category = error.category;
+    fn execution(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
+        let mut category = failure.category;
         if let Some(catalog) = &self.catalog {
-            let known = error.code.as_deref().and_then(|code| catalog.get(code));
-            match known {
+            match failure.code.and_then(|code| catalog.get(code)) {
                 None => return escalate(EscalationReason::UnknownCode),
                 Some(descriptor) => {
                     category = match descriptor.runtime_categories() {
@@ -480,31 +460,43 @@ impl RetryPolicy {
                 }
             }
         }
-        let from_text = matches!(error.evidence, Evidence::PlainText | Evidence::TextRule);
-        if from_text && let Some(mine) = self.peer.text_category(&error.text) {
-            return self.text_read(mine, error.retry_after, false, attempt);
+        if failure.named_by == NamedBy::Profile
+            && let Some(mine) = failure.category
+        {
+            return self.guessed(mine, failure.retry_after, false, attempt);
         }
         let Some(category) = category else {
-            return self.by_class(error, attempt);
+            return self.by_class(failure, attempt);
         };
-        if error.evidence == Evidence::TextRule {
-            if says_tool_unavailable(&error.text) {
+        if failure.named_by == NamedBy::TextRule {
+            if failure.tool_unavailable {
                 return Decision::RelistTools;
             }
             let passing = matches!(category, Category::RateLimited | Category::Transient);
-            if passing && !error.retryable {
+            if passing && failure.retryable != Some(true) {
                 return escalate(EscalationReason::NotRetryable);
             }
-            return self.text_read(category, error.retry_after, false, attempt);
+            return self.guessed(category, failure.retry_after, false, attempt);
         }
-        by_category(category, || self.reliability(error, attempt))
+        by_category(category, || self.reliability(failure, attempt))
     }
 
-    /// What a category read from text (by the built-in rules or the profile's) leads to: the
-    /// category's own decision, except that a passing fault is retried only when the call is
-    /// declared idempotent (`CheckState` otherwise), and never when the text came in a
-    /// success (`on_success`): that escalates.
-    fn text_read(
+    /// A success whose text reads as a failure: what its category asks, never a retry.
+    fn success(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
+        if failure.tool_unavailable {
+            return Decision::RelistTools;
+        }
+        match failure.category {
+            Some(category) => self.guessed(category, None, true, attempt),
+            None => Decision::Done,
+        }
+    }
+
+    /// What a category the server guessed (read by text rules, the built-in ones or the
+    /// profile's) leads to: the category's own decision, except that a passing fault is
+    /// retried only when the call is declared idempotent (`CheckState` otherwise), and never
+    /// when the text came in a success (`on_success`): that escalates.
+    fn guessed(
         &self,
         category: Category,
         retry_after: Option<Duration>,
@@ -522,32 +514,17 @@ impl RetryPolicy {
         })
     }
 
-    /// The decision for a success whose text is plainly a failure, when a rule reads what
-    /// kind: `None` (so `Done`) when it does not look like a failure or no rule reads it.
-    fn failure_in_success(&self, result: &RawResult, attempt: Attempt) -> Option<Decision> {
-        let text = super::text::result_text(result);
-        let read = super::text::read_success(&text)?;
-        if says_tool_unavailable(&text) {
-            return Some(Decision::RelistTools);
-        }
-        let category = self
-            .peer
-            .text_category(&text)
-            .or(read.map(|r| r.category))?;
-        Some(self.text_read(category, None, true, attempt))
-    }
-
     /// A retryable failure is retried; one the draft entry alone describes only when the call
     /// may be repeated, as the draft asks.
-    fn reliability(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
-        if !error.retryable {
+    fn reliability(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
+        if failure.retryable != Some(true) {
             return escalate(EscalationReason::NotRetryable);
         }
-        if error.evidence == Evidence::DraftToolFailure && !attempt.idempotent {
+        if failure.named_by == NamedBy::Draft && !attempt.idempotent {
             return Decision::CheckState;
         }
-        let not_before = error.retry_not_before.and_then(wait_until);
-        let wait = match (error.retry_after, not_before) {
+        let not_before = failure.retry_not_before.and_then(wait_until);
+        let wait = match (failure.retry_after, not_before) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
@@ -555,15 +532,15 @@ impl RetryPolicy {
     }
 
     /// An execution error of unknown category: by its draft class, else by its text.
-    fn by_class(&self, error: &ExecutionError, attempt: Attempt) -> Decision {
-        match error.failure_class {
+    fn by_class(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
+        match failure.failure_class {
             Some(FailureClass::Capability) => Decision::FixInput,
-            Some(FailureClass::Governance) => match error.code.as_deref() {
+            Some(FailureClass::Governance) => match failure.code {
                 Some("user_action_required") => Decision::ExplainToUser,
                 _ => escalate(EscalationReason::Governance),
             },
-            Some(FailureClass::Reliability) => self.reliability(error, attempt),
-            None if says_tool_unavailable(&error.text) => Decision::RelistTools,
+            Some(FailureClass::Reliability) => self.reliability(failure, attempt),
+            None if failure.tool_unavailable => Decision::RelistTools,
             None => escalate(EscalationReason::UnknownCategory),
         }
     }
@@ -593,26 +570,6 @@ impl RetryPolicy {
         }
         Decision::Retry { after }
     }
-}
-
-/// The `requestState` of an `input_required` result that asks for nothing else (no
-/// `inputRequests`, or none left): the call is to be sent again with it.
-fn state_only(result: &RawResult) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct InputRequired {
-        #[serde(default, rename = "inputRequests")]
-        input_requests: Option<serde_json::Map<String, serde_json::Value>>,
-        #[serde(default, rename = "requestState")]
-        request_state: Option<String>,
-    }
-    let parsed: InputRequired = result.deserialize().ok()?;
-    if parsed
-        .input_requests
-        .is_some_and(|requests| !requests.is_empty())
-    {
-        return None;
-    }
-    parsed.request_state
 }
 
 /// The time left until `not_before` (milliseconds since the Unix epoch); `None` once it has

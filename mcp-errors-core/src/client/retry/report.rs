@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use super::call::ToolCall;
 use super::decision::{Decision, EscalationReason};
-use super::outcome::{ExecutionError, Outcome};
 use crate::category::Category;
 use crate::category::FailureClass;
+use crate::client::{ExecutionError, Outcome};
 
 /// One attempt of a call: what came back and what the policy made of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,7 +19,7 @@ pub struct AttemptRecord {
     /// The attempt, from 1.
     pub number: u32,
     /// Time since the first attempt started, when this one ended.
-    #[serde(rename = "elapsedMs", with = "super::millis")]
+    #[serde(rename = "elapsedMs", with = "crate::client::millis")]
     pub elapsed: Duration,
     /// What the attempt came to.
     pub outcome: Outcome,

@@ -240,11 +240,16 @@ impl PeerProfile {
 
     /// What `error` means for this peer, if the profile knows.
     pub fn meaning(&self, error: &JsonRpcError) -> Option<CodeMeaning> {
-        let message = error.message.trim_start().to_ascii_lowercase();
+        self.code_meaning(error.code, &error.message)
+    }
+
+    /// What `code` with `message` means to this peer.
+    pub(crate) fn code_meaning(&self, code: ErrorCode, message: &str) -> Option<CodeMeaning> {
+        let message = message.trim_start().to_ascii_lowercase();
         self.entries
             .iter()
             .find(|entry| {
-                entry.code == error.code
+                entry.code == code
                     && entry
                         .message
                         .as_deref()

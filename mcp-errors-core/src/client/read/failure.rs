@@ -1,0 +1,181 @@
+//! [`Description`]: what an [`Outcome`] comes to for a decision, and [`Failure`], one failure
+//! described alike whatever channel it came on. The policy decides from these and reads
+//! nothing else.
+
+use std::time::Duration;
+
+use super::outcome::{Evidence, ExecutionError, Outcome};
+use super::peer::{CodeMeaning, PeerProfile};
+use super::protocol::{KeyRefusal, ProtocolError};
+use crate::category::{Category, FailureClass};
+use crate::wire::jsonrpc::ErrorCode;
+
+/// What an outcome comes to, read with one peer's profile.
+#[derive(Debug)]
+pub(crate) enum Description<'a> {
+    /// A success that does not read as a failure.
+    Success,
+    /// A failure, on whatever channel.
+    Failed(Failure<'a>),
+    /// A result that asks for input; `request_state` when it asks for nothing but the state
+    /// sent back.
+    InputRequired { request_state: Option<String> },
+    /// A response that fits no known shape.
+    Invalid,
+}
+
+/// One failure as reading describes it.
+#[derive(Debug)]
+pub(crate) struct Failure<'a> {
+    /// Where it came.
+    pub(crate) channel: Channel<'a>,
+    /// The stable code, when the server sent one.
+    pub(crate) code: Option<&'a str>,
+    /// The category, when anything named one.
+    pub(crate) category: Option<Category>,
+    /// Who named the category.
+    pub(crate) named_by: NamedBy,
+    /// Whether the same call may succeed later, by the server's word (an execution error's
+    /// falls back to its category's default).
+    pub(crate) retryable: Option<bool>,
+    /// The wait the server asks for.
+    pub(crate) retry_after: Option<Duration>,
+    /// The draft entry's earliest time to call again, in milliseconds since the Unix epoch.
+    pub(crate) retry_not_before: Option<u64>,
+    /// The draft's failure class.
+    pub(crate) failure_class: Option<FailureClass>,
+    /// The text says the tool does not exist or is disabled.
+    pub(crate) tool_unavailable: bool,
+}
+
+/// The channel a failure came on, with what is particular to it.
+#[derive(Debug)]
+pub(crate) enum Channel<'a> {
+    /// A result with `isError: true`.
+    Execution,
+    /// A JSON-RPC error.
+    Protocol {
+        code: ErrorCode,
+        /// What the peer's profile says the code means.
+        meaning: Option<CodeMeaning>,
+        key_refusal: Option<KeyRefusal>,
+        error: &'a ProtocolError,
+    },
+    /// A success whose text reads as a failure.
+    Success,
+    /// No answer: the call may have run.
+    NoAnswer,
+}
+
+/// Who named a failure's category.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NamedBy {
+    /// The server, in a machine-readable description.
+    Server,
+    /// The draft tool-failure entry alone.
+    Draft,
+    /// The built-in text rules: the server's guess, not its word.
+    TextRule,
+    /// One of the peer profile's text rules.
+    Profile,
+    /// Nobody.
+    Nobody,
+}
+
+/// What `outcome` comes to, its texts read with `profile`'s rules first.
+pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Description<'a> {
+    match outcome {
+        Outcome::Ready(result) | Outcome::Empty(result) => match result.suspect() {
+            None => Description::Success,
+            Some(suspect) => {
+                let (category, named_by) = match profile.text_category(&suspect.text) {
+                    Some(mine) => (Some(mine), NamedBy::Profile),
+                    None => (suspect.category, NamedBy::TextRule),
+                };
+                Description::Failed(Failure {
+                    channel: Channel::Success,
+                    code: None,
+                    category,
+                    named_by,
+                    retryable: None,
+                    retry_after: None,
+                    retry_not_before: None,
+                    failure_class: None,
+                    tool_unavailable: suspect.tool_unavailable,
+                })
+            }
+        },
+        Outcome::InputRequired(result) => Description::InputRequired {
+            request_state: result.state_only(),
+        },
+        Outcome::Invalid(_) => Description::Invalid,
+        Outcome::Unknown(_) => Description::Failed(Failure {
+            channel: Channel::NoAnswer,
+            code: None,
+            category: None,
+            named_by: NamedBy::Nobody,
+            retryable: None,
+            retry_after: None,
+            retry_not_before: None,
+            failure_class: None,
+            tool_unavailable: false,
+        }),
+        Outcome::ExecutionError(error) => Description::Failed(execution(error, profile)),
+        Outcome::ProtocolError(error) => Description::Failed(protocol(error, profile)),
+    }
+}
+
+fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a> {
+    let named_by = match error.evidence {
+        Evidence::DraftToolFailure => NamedBy::Draft,
+        Evidence::TextRule => NamedBy::TextRule,
+        Evidence::PlainText => NamedBy::Nobody,
+        _ => NamedBy::Server,
+    };
+    let by_text = matches!(named_by, NamedBy::TextRule | NamedBy::Nobody);
+    let (category, named_by) = match profile.text_category(&error.text) {
+        Some(mine) if by_text => (Some(mine), NamedBy::Profile),
+        _ => (error.category, named_by),
+    };
+    Failure {
+        channel: Channel::Execution,
+        code: error.code.as_deref(),
+        category,
+        named_by,
+        retryable: Some(error.retryable),
+        retry_after: error.retry_after,
+        retry_not_before: error.retry_not_before,
+        failure_class: error.failure_class,
+        tool_unavailable: error.tool_unavailable,
+    }
+}
+
+fn protocol<'a>(error: &'a ProtocolError, profile: &PeerProfile) -> Failure<'a> {
+    let (category, named_by) = match profile.text_category(&error.message) {
+        Some(mine) => (Some(mine), NamedBy::Profile),
+        None => (
+            error.category,
+            match error.evidence {
+                Evidence::ErrorData => NamedBy::Server,
+                Evidence::TextRule | Evidence::ErrorCode => NamedBy::TextRule,
+                _ => NamedBy::Nobody,
+            },
+        ),
+    };
+    Failure {
+        channel: Channel::Protocol {
+            code: error.code,
+            meaning: profile.code_meaning(error.code, &error.message),
+            key_refusal: error.key_refusal,
+            error,
+        },
+        code: error.stable_code.as_deref(),
+        category,
+        named_by,
+        retryable: error.retryable,
+        retry_after: error.retry_after,
+        retry_not_before: None,
+        failure_class: None,
+        tool_unavailable: error.tool_unavailable,
+    }
+}

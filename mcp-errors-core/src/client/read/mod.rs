@@ -1,0 +1,33 @@
+//! Reading: a `tools/call` response to one [`Outcome`], and each failure in it to one
+//! description, whatever channel it came on. Nothing here decides what to do next.
+//!
+//! - `classify`: the entry points, over the envelope and the result.
+//! - `lenient`: borrowed views of JSON read member by member.
+//! - `described`: the error descriptions an execution error may carry.
+//! - `text`: the rules that read a category from plain text; `known`: the texts of a tool
+//!   that cannot be called.
+//! - `clean`: what is read, cleaned and cut before it is handed on.
+//! - `outcome`: the [`Outcome`] and the execution error it may hold; `protocol`: a protocol
+//!   error read from its `data` and message.
+//! - `failure`: what an outcome comes to for a decision, one description of a failure
+//!   whatever its channel, the only thing the policy reads.
+//! - `peer`: what one peer's codes and texts mean; `idempotency`: whether an `initialize`
+//!   result advertises idempotency keys.
+
+pub(crate) mod classify;
+pub(crate) mod clean;
+mod described;
+pub(crate) mod failure;
+mod idempotency;
+mod known;
+mod lenient;
+mod outcome;
+mod peer;
+pub(crate) mod protocol;
+pub(crate) mod text;
+
+pub use classify::{classify, classify_bytes, classify_result};
+pub use idempotency::advertises_idempotency;
+pub use outcome::{Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause};
+pub use peer::{CodeMeaning, PeerProfile};
+pub use protocol::ProtocolError;

@@ -1,0 +1,161 @@
+//! [`ProtocolError`]: a JSON-RPC error response as reading describes it, from its `data` and
+//! the text rules on its message.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::known::says_tool_unavailable;
+use super::outcome::Evidence;
+use super::text;
+use crate::category::Category;
+use crate::idempotency::{CONFLICT, IN_PROGRESS};
+use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
+
+/// A JSON-RPC `error` response to `tools/call`, with what could be read of it.
+///
+/// [`code`](Self::code), [`message`](Self::message) and [`data`](Self::data) are the error as
+/// it came, its message and `data` cleaned (see [`ExecutionError`](super::ExecutionError));
+/// the other fields are read from it once, when it is built: from `data` as this crate's servers (and others) fill it
+/// (`{code, category, retryable, retryAfterMs}`), else from the message by the
+/// [text rules](crate::client#reading-plain-text), else from the code alone (`-32602` is
+/// `validation`, `-32002` `not_found`).
+///
+/// It is written and read as the JSON-RPC error alone, so a report that holds one keeps the
+/// wire's shape; reading it back reads it again.
+///
+/// ```
+/// use mcp_errors_core::{Category, JsonRpcError};
+/// use mcp_errors_core::client::{Evidence, Outcome, ProtocolError};
+///
+/// let refused = ProtocolError::from(JsonRpcError::new(-32603, "connect ECONNREFUSED 127.0.0.1:5432"));
+/// assert_eq!((refused.category, refused.evidence), (Some(Category::Transient), Evidence::TextRule));
+///
+/// let outcome = Outcome::from(JsonRpcError::new(-32602, "bad arguments"));
+/// assert_eq!(outcome.category(), Some(Category::Validation));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "JsonRpcError", into = "JsonRpcError")]
+#[non_exhaustive]
+pub struct ProtocolError {
+    /// The JSON-RPC error code.
+    pub code: ErrorCode,
+    /// The message, cleaned.
+    pub message: String,
+    /// The `data`, cleaned.
+    pub data: Option<Value>,
+    /// The stable code in `data.code`, when the server sent one.
+    pub stable_code: Option<String>,
+    /// The category: `data.category` when it names one, else what the message or the code
+    /// reads as; `None` for the other codes JSON-RPC reserves, which are faults of the
+    /// exchange, not of the tool.
+    pub category: Option<Category>,
+    /// `data.retryable`, when the server said.
+    pub retryable: Option<bool>,
+    /// How long the server asks to wait: `data.retryAfterMs`, else a wait the message asks for.
+    pub retry_after: Option<Duration>,
+    /// What the category was read from: [`Evidence::ErrorData`], [`Evidence::TextRule`],
+    /// [`Evidence::ErrorCode`], or [`Evidence::PlainText`] when nothing named one.
+    pub evidence: Evidence,
+    /// The message says the tool does not exist or is disabled, in the words of an SDK.
+    pub tool_unavailable: bool,
+    /// The refusal of an idempotency key, from `data.type`.
+    pub(crate) key_refusal: Option<KeyRefusal>,
+    /// `data.requiredCapabilities` of a `-32021`.
+    pub(crate) required_capabilities: Option<Map<String, Value>>,
+    /// `data.supported` of a `-32022`.
+    pub(crate) supported_versions: Vec<String>,
+}
+
+/// Why a server that honors idempotency keys refused one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyRefusal {
+    /// The first call with the key still runs ([`IN_PROGRESS`]).
+    InProgress,
+    /// The key was used with other arguments ([`CONFLICT`]).
+    Conflict,
+}
+
+impl From<JsonRpcError> for ProtocolError {
+    fn from(error: JsonRpcError) -> Self {
+        let data = error.data.as_ref().and_then(Value::as_object);
+        let field = |key: &str| data.and_then(|d| d.get(key));
+        let named = field("category")
+            .and_then(Value::as_str)
+            .and_then(|c| c.parse::<Category>().ok());
+        let reading = read_message(&error);
+        let (category, evidence) = match (named, reading) {
+            (Some(category), _) => (Some(category), Evidence::ErrorData),
+            (None, Some(reading)) => (Some(reading.category), Evidence::TextRule),
+            (None, None) => match error.code {
+                ErrorCode::INVALID_PARAMS => (Some(Category::Validation), Evidence::ErrorCode),
+                ErrorCode::RESOURCE_NOT_FOUND => (Some(Category::NotFound), Evidence::ErrorCode),
+                _ => (None, Evidence::PlainText),
+            },
+        };
+        let retry_after = field("retryAfterMs")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis)
+            .or(reading.and_then(|r| r.retry_after));
+        let key_refusal = match field("type").and_then(Value::as_str) {
+            Some(IN_PROGRESS) => Some(KeyRefusal::InProgress),
+            Some(CONFLICT) => Some(KeyRefusal::Conflict),
+            _ => None,
+        };
+        let required_capabilities = (error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
+            .then(|| {
+                field("requiredCapabilities")
+                    .and_then(Value::as_object)
+                    .cloned()
+            })
+            .flatten();
+        let supported_versions = match field("supported").and_then(Value::as_array) {
+            Some(versions) if error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => versions
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        };
+        ProtocolError {
+            stable_code: field("code").and_then(Value::as_str).map(str::to_owned),
+            category,
+            retryable: field("retryable").and_then(Value::as_bool),
+            retry_after,
+            evidence,
+            tool_unavailable: says_tool_unavailable(&error.message),
+            key_refusal,
+            required_capabilities,
+            supported_versions,
+            code: error.code,
+            message: error.message,
+            data: error.data,
+        }
+    }
+}
+
+impl From<ProtocolError> for JsonRpcError {
+    fn from(error: ProtocolError) -> Self {
+        JsonRpcError {
+            code: error.code,
+            message: error.message,
+            data: error.data,
+        }
+    }
+}
+
+/// What the message of a protocol error reads as: the text rules for `-32602`, `-32603`, the
+/// codes left to implementations (-32000..=-32019) and codes outside JSON-RPC's reserved
+/// range. The other reserved codes are faults of the exchange, not of the tool.
+fn read_message(error: &JsonRpcError) -> Option<text::Reading> {
+    let code = error.code;
+    let read = matches!(code, ErrorCode::INVALID_PARAMS | ErrorCode::INTERNAL_ERROR)
+        || code.is_implementation_defined()
+        || !(-32768..=-32000).contains(&code.0);
+    if read {
+        text::read(&error.message)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,22 @@
+//! Deciding and running: a [`RetryPolicy`] decides from the description reading made of an
+//! outcome, and a [`Retrier`] runs a call under it. Nothing here parses JSON or reads text.
+//!
+//! - `policy`: the table from a description to a [`Decision`]; `decision`: the decisions.
+//! - `budget`, `backoff`: the shared retry budget and the jitter.
+//! - `call`: the call and the attempt; `run`: the loop; `report`, `trace`: what a run leaves.
+
+mod backoff;
+mod budget;
+mod call;
+mod decision;
+mod policy;
+mod report;
+mod run;
+mod trace;
+
+pub use budget::RetryBudget;
+pub use call::{Attempt, ToolCall};
+pub use decision::{Decision, EscalationReason};
+pub use policy::RetryPolicy;
+pub use report::{AttemptRecord, StopReport};
+pub use run::{Retrier, RunSuccess};
