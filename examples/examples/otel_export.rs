@@ -70,7 +70,7 @@ fn main() {
         let run = retrier.run(
             &call,
             |attempt| async move {
-                Ok::<_, UnknownCause>(if attempt == 1 {
+                Ok::<_, UnknownCause>(if attempt.number == 1 {
                     json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
                         "content": [{"type": "text", "text": "Error BUSY: order service busy. Retryable."}],
                         "_meta": {"rs.mcp-errors/error": {"code": "BUSY", "category": "transient",

@@ -52,11 +52,11 @@ fn run(retrier: Retrier, honored: bool, call: &ToolCall, answers: Vec<Answer>) -
     let sent_keys = RefCell::new(Vec::new());
     let slept = RefCell::new(Vec::new());
     let retrier = retrier.with_idempotency_keys(honored).with_jitter(1.0);
-    let result = block_on(retrier.run_keyed(
+    let result = block_on(retrier.run(
         call,
-        |_attempt, key: Option<String>, _state| {
+        |attempt| {
             let mut params = json!({"name": call.name, "arguments": call.arguments});
-            if let Some(key) = key {
+            if let Some(key) = attempt.idempotency_key {
                 params[KEY_PARAM] = json!(key);
             }
             sent_keys
@@ -482,23 +482,21 @@ fn without_support_no_key_is_sent_after_an_answered_failure_either() {
 }
 
 #[test]
-fn run_and_run_with_state_hand_out_no_key_and_decide_as_without_keys() {
-    let retrier = Retrier::new(policy()).with_idempotency_keys(true);
+fn without_keys_run_hands_out_no_key_and_decides_as_without_keys() {
+    let retrier = Retrier::new(policy());
     let call = refund();
+    let mut keys = Vec::new();
     let report = block_on(retrier.run(
         &call,
-        |_| async { Err(UnknownCause::Timeout) },
+        |attempt| {
+            keys.push(attempt.idempotency_key);
+            async { Err(UnknownCause::ConnectionLost) }
+        },
         |_| async {},
     ))
     .unwrap_err();
+    assert_eq!(keys, [None]);
     assert_eq!(report.decision, Decision::CheckState);
     assert_eq!(report.idempotency_key, None);
-    let report = block_on(retrier.run_with_state(
-        &call,
-        |_, _| async { Err(UnknownCause::ConnectionLost) },
-        |_| async {},
-    ))
-    .unwrap_err();
-    assert_eq!(report.decision, Decision::CheckState);
     assert_eq!(report.attempts[0].idempotency_key, None);
 }

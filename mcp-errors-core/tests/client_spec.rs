@@ -701,15 +701,15 @@ fn shed_then_done(state: Option<String>) -> Result<Value, mcp_errors_core::clien
 }
 
 #[test]
-fn run_with_state_sends_the_state_back_and_run_stops_on_it() {
+fn run_sends_the_state_back() {
     let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
-    let success = block_on(retrier.run_with_state(
+    let success = block_on(retrier.run(
         &call,
-        |_, state| {
-            sent.push(state.clone());
-            std::future::ready(shed_then_done(state))
+        |attempt| {
+            sent.push(attempt.request_state.clone());
+            std::future::ready(shed_then_done(attempt.request_state))
         },
         |_| async {},
     ))
@@ -717,17 +717,6 @@ fn run_with_state_sends_the_state_back_and_run_stops_on_it() {
     assert_eq!(sent, [None, Some("s-1".to_owned())]);
     assert_eq!(success.attempts.len(), 2);
     assert!(success.result().unwrap().get().contains("s-1"));
-
-    let stopped = block_on(retrier.run(
-        &call,
-        |_| std::future::ready(shed_then_done(None)),
-        |_| async {},
-    ))
-    .unwrap_err();
-    assert_eq!(stopped.attempts.len(), 1);
-    assert!(
-        matches!(stopped.decision, Decision::RetryWithState { ref request_state, .. } if request_state == "s-1")
-    );
 }
 
 #[test]
@@ -761,10 +750,10 @@ fn a_request_state_over_the_cap_is_invalid_and_never_sent_back() {
     let retrier = Retrier::new(RetryPolicy::default()).with_jitter(1.0);
     let call = ToolCall::new("report", json!({}));
     let mut sent = Vec::new();
-    let stopped = block_on(retrier.run_with_state(
+    let stopped = block_on(retrier.run(
         &call,
-        |_, state| {
-            sent.push(state);
+        |attempt| {
+            sent.push(attempt.request_state);
             std::future::ready(Ok::<_, mcp_errors_core::client::UnknownCause>(shed(
                 "s".repeat(MAX_REQUEST_STATE_BYTES + 1),
             )))

@@ -77,10 +77,10 @@ fn run(response: &[u8], shed_attempts: u32) -> Result<usize, Decision> {
     let retrier = Retrier::new(RetryPolicy::default()).with_jitter(0.0);
     let call = ToolCall::new("report", json!({}));
     let done = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
-    block_on(retrier.run_with_state(
+    block_on(retrier.run(
         &call,
-        |attempt, _state| {
-            let outcome: Outcome = if attempt <= shed_attempts {
+        |attempt| {
+            let outcome: Outcome = if attempt.number <= shed_attempts {
                 classify_bytes(response)
             } else {
                 classify_bytes(done)

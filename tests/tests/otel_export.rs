@@ -123,7 +123,7 @@ fn a_client_run_is_a_span_and_each_retry_an_event_on_it() {
         let run = retrier.run(
             &call,
             |attempt| async move {
-                Ok::<_, UnknownCause>(match attempt {
+                Ok::<_, UnknownCause>(match attempt.number {
                     1 => busy(),
                     _ => json!({"jsonrpc": "2.0", "id": 2,
                                 "result": {"content": [{"type": "text", "text": "shipped"}]}}),

@@ -54,7 +54,7 @@
 //! [`rmcp::call_tool`](crate::rmcp::call_tool) reads the capability from rmcp's record of the
 //! server; with another client, read the `initialize` result with [`advertises_idempotency`],
 //! tell the [`Retrier`] ([`Retrier::with_idempotency_keys`]), and send the key
-//! [`Retrier::run_keyed`] hands `call_fn` for each attempt.
+//! [`Retrier::run`] hands `call_fn` for each attempt ([`AttemptContext::idempotency_key`]).
 //! The policy alone decides with [keyed](Attempt#structfield.keyed) attempts:
 //!
 //! ```
@@ -159,8 +159,8 @@ pub use read::{
     RawResult, UnknownCause, advertises_idempotency, classify, classify_bytes, classify_result,
 };
 pub use retry::{
-    Attempt, AttemptRecord, Decision, EscalationReason, Retrier, RetryBudget, RetryPolicy,
-    RunSuccess, StopReport, ToolCall,
+    Attempt, AttemptContext, AttemptRecord, Decision, EscalationReason, Retrier, RetryBudget,
+    RetryPolicy, RunSuccess, StopReport, ToolCall,
 };
 
 /// Durations on the wire of reports, in whole milliseconds.

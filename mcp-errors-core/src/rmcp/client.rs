@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::client::read::classify::MAX_REQUEST_STATE_BYTES;
 use crate::client::read::clean;
 use crate::client::{
-    InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall, UnknownCause,
-    advertises_idempotency, classify_result,
+    AttemptContext, InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall,
+    UnknownCause, advertises_idempotency, classify_result,
 };
 use crate::idempotency::{KEY_PARAM, MAX_KEY_BYTES};
 use crate::wire::jsonrpc::ErrorCode;
@@ -51,7 +51,7 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// call not declared idempotent is sent again, and the server answers with the outcome of the
 /// first) or a refusal of the key as in progress, and a new key after a failure the server
 /// answered and the policy retries (the server would replay that failure under the old key);
-/// see [`Retrier::run_keyed`] and [`Retrier::with_idempotency_keys`] for what else changes. rmcp's `CallToolRequestParams`
+/// see [`Retrier::run`] and [`Retrier::with_idempotency_keys`] for what else changes. rmcp's `CallToolRequestParams`
 /// has no field for the key, so such an attempt goes out as a `tools/call` request of
 /// rmcp's own JSON, cancelled like any other when dropped. Elsewhere no key is sent, and a
 /// key that is empty or longer than [`MAX_KEY_BYTES`] is refused before anything is sent.
@@ -77,9 +77,14 @@ pub async fn call_tool(
 ) -> Result<RunSuccess, StopReport> {
     let keyed = retrier.idempotency_keys() || peer_advertises_idempotency(peer);
     retrier
-        .run_inner(
+        .run_with(
             call,
-            |_attempt, key: Option<String>, request_state| async move {
+            |attempt| async move {
+                let AttemptContext {
+                    idempotency_key: key,
+                    request_state,
+                    ..
+                } = attempt;
                 match (request_params(call, key.is_some()), key) {
                     (Ok(mut params), Some(key)) => {
                         params.request_state = request_state;
@@ -93,7 +98,6 @@ pub async fn call_tool(
                 }
             },
             tokio::time::sleep,
-            true,
             keyed,
         )
         .await

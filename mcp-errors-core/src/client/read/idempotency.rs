@@ -17,7 +17,7 @@ use crate::idempotency::{CAPABILITY, TOOLS_CAPABILITY};
 ///
 /// Where it is `true`, tell the [`Retrier`](super::Retrier) so
 /// ([`with_idempotency_keys`](super::Retrier::with_idempotency_keys)) and send the key
-/// [`run_keyed`](super::Retrier::run_keyed) hands each attempt; [`rmcp::call_tool`](crate::rmcp::call_tool) reads rmcp's record of the
+/// [`run`](crate::client::Retrier::run) hands each attempt; [`rmcp::call_tool`](crate::rmcp::call_tool) reads rmcp's record of the
 /// server's capabilities by itself.
 ///
 /// ```

@@ -1,5 +1,5 @@
-//! The call as the caller describes it ([`ToolCall`]) and where it stands when a decision is
-//! made ([`Attempt`]).
+//! The call as the caller describes it ([`ToolCall`]), what one attempt of it is sent with
+//! ([`AttemptContext`]), and where it stands when a decision is made ([`Attempt`]).
 
 use std::time::Duration;
 
@@ -104,7 +104,7 @@ impl Attempt {
 /// unknown may be sent again even when it is not idempotent. An attempt after a failure the
 /// server answered and the policy retries (a transient error, a rate limit) sends a new,
 /// random key: under the old one the server would replay the failure, and a new attempt of
-/// the operation is what a new key is for (see [`Retrier::run_keyed`](super::Retrier::run_keyed)).
+/// the operation is what a new key is for (see [`Retrier::run`](super::Retrier::run)).
 /// Elsewhere no key is ever sent. The wire may still change with the draft.
 ///
 /// ```
@@ -138,6 +138,23 @@ pub struct ToolCall {
 }
 
 /// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
+/// What a [`Retrier`](super::Retrier) hands `call_fn` for one attempt: its number and what
+/// the attempt is to send besides the call itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AttemptContext {
+    /// The attempt's number, from 1.
+    pub number: u32,
+    /// The idempotency key to send at `params.idempotencyKey`: `Some` only when the retrier
+    /// takes the server to honor keys ([`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys)),
+    /// and then it must be sent, since the policy retries a call that may have run on the
+    /// strength of it.
+    pub idempotency_key: Option<String>,
+    /// The `requestState` to send at `params.requestState`: `Some` after an `input_required`
+    /// result that asked for nothing but the state sent back.
+    pub request_state: Option<String>,
+}
+
 pub(super) fn new_key() -> String {
     uuid::Uuid::new_v4().to_string()
 }

@@ -15,7 +15,7 @@ mod run;
 mod trace;
 
 pub use budget::RetryBudget;
-pub use call::{Attempt, ToolCall};
+pub use call::{Attempt, AttemptContext, ToolCall};
 pub use decision::{Decision, EscalationReason};
 pub use policy::RetryPolicy;
 pub use report::{AttemptRecord, StopReport};

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
-use super::call::{Attempt, ToolCall, new_key};
+use super::call::{Attempt, AttemptContext, ToolCall, new_key};
 use super::decision::Decision;
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
@@ -45,7 +45,7 @@ impl RunSuccess {
 /// Runs tool calls under a [`RetryPolicy`] with a jitter source of its own, charging a shared
 /// [`RetryBudget`] when it is given one.
 ///
-/// `call_fn(attempt)` performs attempt `attempt` (from 1) and returns anything that becomes
+/// `call_fn(attempt)` performs one attempt ([`AttemptContext`]) and returns anything that becomes
 /// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](super::classify_bytes), say) or a
 /// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` returns
 /// a future that waits `delay`; pass your runtime's sleep (`tokio::time::sleep`, …), whose
@@ -63,7 +63,7 @@ impl RunSuccess {
 /// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
 /// the call may have run, so a call not declared idempotent is not sent again
 /// ([`Decision::CheckState`]), unless its attempts carry an idempotency key the server honors
-/// ([`with_idempotency_keys`](Self::with_idempotency_keys), [`run_keyed`](Self::run_keyed)):
+/// ([`with_idempotency_keys`](Self::with_idempotency_keys)):
 /// then it is sent again with the same key, and the server answers with the outcome of the
 /// first. A retry after an answered failure goes out with a new key, since the server would
 /// replay the failure under the old one. An attempt's future that
@@ -94,10 +94,10 @@ impl RunSuccess {
 /// let run = retrier.run(
 ///     &call,
 ///     |attempt| async move {
-///         if attempt == 1 {
+///         if attempt.number == 1 {
 ///             Err(UnknownCause::Timeout)
 ///         } else {
-///             Ok(json!({"jsonrpc": "2.0", "id": attempt,
+///             Ok(json!({"jsonrpc": "2.0", "id": attempt.number,
 ///                       "result": {"content": [{"type": "text", "text": "shipped"}]}}))
 ///         }
 ///     },
@@ -181,18 +181,17 @@ impl Retrier {
     /// The same retrier taking the server to honor idempotency keys (the SEP-3182 draft) or
     /// not. `false` by default.
     ///
-    /// With `true`, [`run_keyed`](Self::run_keyed) hands `call_fn` each attempt's key to send
+    /// With `true`, [`run`](Self::run) hands `call_fn` each attempt's key to send
     /// at `params.idempotencyKey` (the call's own [key](ToolCall::idempotency_key) first, the
     /// same again after an unknown outcome, a new one after an answered failure; see
-    /// [`run_keyed`](Self::run_keyed)), and the policy decides with
+    /// [`AttemptContext::idempotency_key`]), and the policy decides with
     /// [keyed](Attempt#structfield.keyed) attempts: an unknown outcome of a call not declared
     /// idempotent is retried with the same key (within the attempts, the deadline and the
     /// budget) instead of [`Decision::CheckState`], a refusal of the key as still in progress
     /// is retried after a delay with the same key, a refusal of the key as used with other
     /// arguments is [`Decision::FixInput`], and a [`StopReport`] records the last key sent.
     /// Set it only for a server that honors keys: another would run a repeat again.
-    /// [`run`](Self::run) and [`run_with_state`](Self::run_with_state) hand `call_fn` no key
-    /// and decide as without keys. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
+    /// With `false`, `call_fn` gets no key and the policy decides as without keys. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
     /// that advertises the feature, as far as rmcp's record of the server's capabilities shows
     /// it (rmcp's `ToolsCapability` has no field for it, so it is there only through this
     /// crate's wire adapter); this switch is for a server whose support the record cannot show,
@@ -219,23 +218,23 @@ impl Retrier {
     /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
     /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
     /// let mut sent = Vec::new();
-    /// let run = retrier.run_keyed(
+    /// let run = retrier.run(
     ///     &call,
-    ///     |attempt, key: Option<String>, _state| {
+    ///     |attempt| {
     ///         let mut params = json!({"name": call.name, "arguments": call.arguments});
-    ///         if let Some(key) = key {
+    ///         if let Some(key) = &attempt.idempotency_key {
     ///             params["idempotencyKey"] = json!(key);
     ///         }
-    ///         let request = json!({"jsonrpc": "2.0", "id": attempt, "method": "tools/call",
+    ///         let request = json!({"jsonrpc": "2.0", "id": attempt.number, "method": "tools/call",
     ///                              "params": params});
     ///         sent.push(request);
     ///         async move {
-    ///             if attempt == 1 {
+    ///             if attempt.number == 1 {
     ///                 // The server ran the refund; its answer was lost.
     ///                 Err(UnknownCause::ConnectionLost)
     ///             } else {
     ///                 // The same key again: the server replays the first answer.
-    ///                 Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
+    ///                 Ok(json!({"jsonrpc": "2.0", "id": attempt.number, "result": {
     ///                     "content": [{"type": "text", "text": "refunded"}]}}))
     ///             }
     ///         }
@@ -267,12 +266,14 @@ impl Retrier {
         self.budget.as_ref()
     }
 
-    /// Runs `call` until the policy says anything but [`Decision::Retry`]. A
-    /// [`Decision::Done`] is a [`RunSuccess`]; any other decision comes back as an
-    /// [`StopReport`] whose `decision` says what the caller should do next.
+    /// Runs `call` until the policy says anything but a retry. A [`Decision::Done`] is a
+    /// [`RunSuccess`]; any other decision comes back as a [`StopReport`] whose `decision` says
+    /// what the caller should do next.
     ///
-    /// `call_fn` cannot send a `requestState`, so a [`Decision::RetryWithState`] stops the run
-    /// too; [`run_with_state`](Self::run_with_state) follows it.
+    /// `call_fn` gets each attempt's [`AttemptContext`]: its number, the idempotency key to
+    /// send when the retrier takes the server to honor keys
+    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)), and the `requestState` to
+    /// send back after a [`Decision::RetryWithState`].
     ///
     /// With the `tracing` feature the run is a span (target `mcp_errors::call`, name
     /// `tools/call`) whose fields follow OpenTelemetry's MCP conventions (see
@@ -281,34 +282,6 @@ impl Retrier {
     /// `rpc.response.status_code`, `code`, `category`, `retryable`, `attempts` and `decision`.
     /// Each retry is an event on it (`retry`, with `attempt`, `after_ms` and the attempt's
     /// fields), and `call_fn`'s futures run inside it.
-    pub async fn run<C, CF, R, S, SF>(
-        &self,
-        call: &ToolCall,
-        mut call_fn: C,
-        sleep_fn: S,
-    ) -> Result<RunSuccess, StopReport>
-    where
-        C: FnMut(u32) -> CF,
-        CF: Future<Output = R>,
-        R: Into<Outcome>,
-        S: FnMut(Duration) -> SF,
-        SF: Future<Output = ()>,
-    {
-        self.run_inner(
-            call,
-            |number, _: Option<String>, _: Option<String>| call_fn(number),
-            sleep_fn,
-            false,
-            false,
-        )
-        .await
-    }
-
-    /// [`run`](Self::run), where `call_fn(attempt, request_state)` also receives the
-    /// `requestState` to send: `None` on the first attempt and after an ordinary retry, the
-    /// server's own after a [`Decision::RetryWithState`] (an `input_required` result with
-    /// nothing to answer but its `requestState`, as under load shedding), which the run then
-    /// follows like a retry.
     ///
     /// ```
     /// use std::future::Future;
@@ -327,149 +300,45 @@ impl Retrier {
     ///     }
     /// }
     ///
-    /// let retrier = Retrier::new(RetryPolicy::default()).with_jitter(0.0);
-    /// let call = ToolCall::new("report", json!({}));
-    /// let mut sent = Vec::new();
-    /// let run = retrier.run_with_state(
+    /// // The server asks for its state back once, then answers.
+    /// let call = ToolCall::new("plan_trip", json!({"to": "Lisbon"}));
+    /// let run = Retrier::new(RetryPolicy::default()).run(
     ///     &call,
-    ///     |attempt, state: Option<String>| {
-    ///         sent.push(state.clone());
-    ///         async move {
-    ///             let result = match state {
-    ///                 None => json!({"resultType": "input_required", "requestState": "step-2"}),
-    ///                 Some(_) => json!({"content": [{"type": "text", "text": "done"}]}),
-    ///             };
-    ///             Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": result}))
+    ///     |attempt| async move {
+    ///         match attempt.request_state {
+    ///             None => json!({"jsonrpc": "2.0", "id": attempt.number, "result": {
+    ///                 "resultType": "input_required", "requestState": "step-2"}}),
+    ///             Some(state) => json!({"jsonrpc": "2.0", "id": attempt.number, "result": {
+    ///                 "content": [{"type": "text", "text": format!("planned after {state}")}]}}),
     ///         }
     ///     },
     ///     |_| async {},
     /// );
-    /// assert!(block_on(run).is_ok());
-    /// assert_eq!(sent, [None, Some("step-2".to_owned())]);
+    /// let success = block_on(run).unwrap();
+    /// assert_eq!(success.attempts.len(), 2);
     /// ```
-    pub async fn run_with_state<C, CF, R, S, SF>(
+    pub async fn run<R: Into<Outcome>, CF: Future<Output = R>, SF: Future<Output = ()>>(
         &self,
         call: &ToolCall,
-        mut call_fn: C,
-        sleep_fn: S,
-    ) -> Result<RunSuccess, StopReport>
-    where
-        C: FnMut(u32, Option<String>) -> CF,
-        CF: Future<Output = R>,
-        R: Into<Outcome>,
-        S: FnMut(Duration) -> SF,
-        SF: Future<Output = ()>,
-    {
-        self.run_inner(
-            call,
-            |number, _: Option<String>, state| call_fn(number, state),
-            sleep_fn,
-            true,
-            false,
-        )
-        .await
-    }
-
-    /// [`run_with_state`](Self::run_with_state), where `call_fn(attempt, key, request_state)`
-    /// also receives the idempotency key the attempt sends at `params.idempotencyKey`: `None`
-    /// unless the retrier takes the server to honor keys
-    /// ([`with_idempotency_keys`](Self::with_idempotency_keys)), and then:
-    ///
-    /// - on the first attempt, the call's own [key](ToolCall::idempotency_key);
-    /// - after an attempt whose outcome is unknown (a timeout, a lost connection, an error
-    ///   that says nothing of whether the call ran) and after a refusal of the key as still in
-    ///   progress, the same key: the server runs the call at most once under it and answers
-    ///   with its outcome;
-    /// - after an attempt the server answered (a retryable execution error, a rate limit, a
-    ///   JSON-RPC error the policy retries), a new key: the server replays a recorded outcome,
-    ///   errors included, so the same key would bring back the same failure, and a new attempt
-    ///   of the operation is what a new key is for;
-    /// - with a `requestState` (an `input_required` result, not an outcome yet), the same key.
-    ///
-    /// Each attempt's key is in its [`AttemptRecord`], and a [`StopReport`] holds the last
-    /// one sent. ([`run`](Self::run) and [`run_with_state`](Self::run_with_state) send no key,
-    /// and decide as for a server that does not honor keys.)
-    ///
-    /// ```
-    /// use std::future::Future;
-    /// use std::pin::pin;
-    /// use std::task::{Context, Poll, Waker};
-    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
-    /// use serde_json::json;
-    ///
-    /// fn block_on<F: Future>(future: F) -> F::Output {
-    ///     let mut future = pin!(future);
-    ///     let mut cx = Context::from_waker(Waker::noop());
-    ///     loop {
-    ///         if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-    ///             return out;
-    ///         }
-    ///     }
-    /// }
-    ///
-    /// let call = ToolCall::new("refund_order", json!({"order_id": "A-1"}));
-    /// let retrier = Retrier::new(RetryPolicy::default()).with_idempotency_keys(true);
-    /// let mut sent = Vec::new();
-    /// let run = retrier.run_keyed(
-    ///     &call,
-    ///     |attempt, key: Option<String>, _state| {
-    ///         sent.push(key.clone());
-    ///         async move {
-    ///             match attempt {
-    ///                 // The answer to the first attempt was lost.
-    ///                 1 => Err(UnknownCause::ConnectionLost),
-    ///                 // The server answered: busy, try again.
-    ///                 2 => Ok(json!({"jsonrpc": "2.0", "id": 2, "result": {"isError": true,
-    ///                     "content": [{"type": "text", "text": "Error BUSY: busy"}],
-    ///                     "_meta": {"rs.mcp-errors/error": {"code": "BUSY",
-    ///                         "category": "transient", "retryable": true, "message": "busy"}}}})),
-    ///                 _ => Ok(json!({"jsonrpc": "2.0", "id": attempt, "result": {
-    ///                     "content": [{"type": "text", "text": "refunded"}]}})),
-    ///             }
-    ///         }
-    ///     },
-    ///     |_| async {},
-    /// );
-    /// assert_eq!(block_on(run).unwrap().attempts.len(), 3);
-    /// let own = Some(call.idempotency_key().to_owned());
-    /// assert_eq!(sent[0], own);
-    /// assert_eq!(sent[1], own); // the outcome of the first attempt was unknown
-    /// assert_ne!(sent[2], own); // the second was answered
-    /// ```
-    pub async fn run_keyed<C, CF, R, S, SF>(
-        &self,
-        call: &ToolCall,
-        call_fn: C,
-        sleep_fn: S,
-    ) -> Result<RunSuccess, StopReport>
-    where
-        C: FnMut(u32, Option<String>, Option<String>) -> CF,
-        CF: Future<Output = R>,
-        R: Into<Outcome>,
-        S: FnMut(Duration) -> SF,
-        SF: Future<Output = ()>,
-    {
-        self.run_inner(call, call_fn, sleep_fn, true, self.idempotency_keys)
+        call_fn: impl FnMut(AttemptContext) -> CF,
+        sleep_fn: impl FnMut(Duration) -> SF,
+    ) -> Result<RunSuccess, StopReport> {
+        self.run_with(call, call_fn, sleep_fn, self.idempotency_keys)
             .await
     }
 
-    /// The loop of [`run_keyed`](Self::run_keyed); `keyed` says whether the server honors
-    /// idempotency keys, and so whether `call_fn` gets a key to send.
-    pub(crate) async fn run_inner<C, CF, R, S, SF>(
+    /// [`run`](Self::run), sending keys when `keyed`.
+    pub(crate) async fn run_with<
+        R: Into<Outcome>,
+        CF: Future<Output = R>,
+        SF: Future<Output = ()>,
+    >(
         &self,
         call: &ToolCall,
-        mut call_fn: C,
-        mut sleep_fn: S,
-        sends_state: bool,
+        mut call_fn: impl FnMut(AttemptContext) -> CF,
+        mut sleep_fn: impl FnMut(Duration) -> SF,
         keyed: bool,
-    ) -> Result<RunSuccess, StopReport>
-    where
-        C: FnMut(u32, Option<String>, Option<String>) -> CF,
-        CF: Future<Output = R>,
-        R: Into<Outcome>,
-        S: FnMut(Duration) -> SF,
-        SF: Future<Output = ()>,
-    {
+    ) -> Result<RunSuccess, StopReport> {
         let span = CallSpan::new(call);
         let mut jitter = self
             .jitter
@@ -483,7 +352,11 @@ impl Retrier {
         loop {
             let began = start.elapsed().max(slept);
             let limit = self.policy.attempt_limit(began);
-            let attempt = span.instrument(call_fn(number, key.clone(), request_state.take()));
+            let attempt = span.instrument(call_fn(AttemptContext {
+                number,
+                idempotency_key: key.clone(),
+                request_state: request_state.take(),
+            }));
             let outcome: Outcome = match within(attempt, limit, &mut sleep_fn).await {
                 Some(response) => response.into(),
                 None => {
@@ -509,7 +382,7 @@ impl Retrier {
                 Decision::RetryWithState {
                     after,
                     request_state,
-                } if sends_state => Some((*after, Some(request_state.clone()))),
+                } => Some((*after, Some(request_state.clone()))),
                 _ => None,
             };
             let done = decision == Decision::Done;
