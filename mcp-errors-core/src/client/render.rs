@@ -288,7 +288,7 @@ fn structured(result: &CallToolResult) -> Option<Value> {
 fn openai_function_call_output(call_id: &str, result: &CallToolResult) -> Value {
     let mut output = model_texts(result).join("\n");
     let says_so = output.starts_with(OPENAI_ERROR_PREFIX)
-        || super::read::text::failure_code(&output).is_some();
+        || super::read::unwrap::failure_code(&output).is_some();
     if result.is_error == Some(true) && !says_so {
         output.insert_str(0, OPENAI_ERROR_PREFIX);
     }

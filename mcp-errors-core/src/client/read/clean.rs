@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::outcome::ExecutionError;
+use super::execution::ExecutionError;
 use super::protocol::ProtocolError;
 use crate::mask::{self, MAX_HINT_CHARS, MAX_MESSAGE_CHARS, is_valid_correlation_id};
 use crate::wire::jsonrpc::ErrorCode;
@@ -12,9 +12,7 @@ use crate::wire::jsonrpc::JsonRpcError;
 #[cfg(feature = "render")]
 use crate::wire::payload::ErrorPayload;
 
-/// The longest code kept, in characters: twice what `#[derive(ToolError)]` allows, for the
-/// codes of other implementations.
-pub(crate) const MAX_CODE_CHARS: usize = 128;
+pub(crate) use super::unwrap::MAX_CODE_CHARS;
 
 /// The longest text of a failure kept, in characters: room for the code, the retry advice and
 /// the correlation id around the longest message and hint, as

@@ -10,8 +10,8 @@ use serde::de::MapAccess;
 use serde_json::{Map, Value};
 
 use super::clean;
+use super::execution::{Evidence, ExecutionError};
 use super::lenient::{Member, Millis, Node, Obj, ObjectView, Text};
-use super::outcome::{Evidence, ExecutionError};
 use crate::category::Category;
 use crate::category::FailureClass;
 use crate::wire::{ARGUMENT_ERROR_CODE, RMCP_ARGUMENT_ERROR_PREFIX};
@@ -113,9 +113,23 @@ pub(super) fn read_execution_error<'a, N: Node<'a>>(
     clean::execution_error(as_sent(texts, meta_error, draft, structured))
 }
 
-/// A failure known only by `text`, read as the one text block of an `isError` result.
-pub(super) fn read_text(text: &str) -> ExecutionError {
-    read_execution_error::<&Value>(&[Some(Cow::Borrowed(text))], None, None, None)
+impl ExecutionError {
+    /// A failure known only by its text, read as [`classify`](super::classify) reads an
+    /// `isError` result with that one text block: by the
+    /// [text rules](crate::client#reading-plain-text), and as a description when the text is
+    /// one (`{"errorCategory": "transient", ...}`). Its texts are cleaned and cut.
+    ///
+    /// ```
+    /// use mcp_errors_core::Category;
+    /// use mcp_errors_core::client::{Evidence, ExecutionError};
+    ///
+    /// let refused = ExecutionError::read_text("connect ECONNREFUSED 127.0.0.1:5432");
+    /// assert_eq!((refused.category, refused.evidence), (Some(Category::Transient), Evidence::TextRule));
+    /// assert_eq!(ExecutionError::read_text("boom").category, None);
+    /// ```
+    pub fn read_text(text: &str) -> Self {
+        read_execution_error::<&Value>(&[Some(Cow::Borrowed(text))], None, None, None)
+    }
 }
 
 fn as_sent<'a, N: Node<'a>>(
@@ -161,7 +175,7 @@ fn as_sent<'a, N: Node<'a>>(
     }
     // A text in this crate's form (`Error CODE: ...`) whose description was dropped on the
     // way still names its code.
-    let code = super::text::failure_code(&text).map(str::to_owned);
+    let code = super::unwrap::failure_code(&text).map(str::to_owned);
     let mut error = match super::text::read(&text) {
         Some(reading) => {
             let mut error = ExecutionError::from_text(text).with_category(reading.category);

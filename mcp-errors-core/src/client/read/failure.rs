@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use super::outcome::{Evidence, ExecutionError, Outcome};
+use super::execution::{Evidence, ExecutionError};
+use super::outcome::Outcome;
 use super::peer::{CodeMeaning, PeerProfile};
 use super::protocol::{KeyRefusal, ProtocolError};
 use crate::category::{Category, FailureClass};

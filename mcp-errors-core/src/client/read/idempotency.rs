@@ -1,4 +1,6 @@
-//! Whether a server advertises request idempotency keys (the SEP-3182 draft).
+//! What a server says of itself that decides how its calls may be repeated: whether its
+//! `initialize` result advertises idempotency keys (the SEP-3182 draft), and whether a tool's
+//! annotations call it idempotent.
 
 use serde_json::Value;
 
@@ -46,6 +48,13 @@ pub fn advertises_idempotency(server: &Value) -> bool {
             .is_some_and(Value::is_object)
     };
     declared("experimental", CAPABILITY) || declared("tools", TOOLS_CAPABILITY)
+}
+
+/// Whether a `Tool` object from `tools/list` says `readOnlyHint: true` or
+/// `idempotentHint: true` in its `annotations`.
+pub(crate) fn hints_idempotent(tool: &Value) -> bool {
+    let hint = |key: &str| tool.get("annotations")?.get(key)?.as_bool();
+    hint("readOnlyHint") == Some(true) || hint("idempotentHint") == Some(true)
 }
 
 #[cfg(test)]

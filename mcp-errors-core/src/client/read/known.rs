@@ -21,7 +21,7 @@
 /// Whether `text` says, the way an SDK writes it, that the named tool does not exist or is
 /// disabled. Case and surrounding whitespace do not count.
 pub(crate) fn says_tool_unavailable(text: &str) -> bool {
-    let text = super::text::unwrap(text).1.to_ascii_lowercase();
+    let text = super::unwrap::unwrap(text).1.to_ascii_lowercase();
     let text = text.as_str();
     if text.starts_with("unknown tool")
         || text.starts_with("tool unavailable:")

@@ -10,7 +10,7 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::outcome::RawResult;
+use super::raw::RawResult;
 use crate::wire::jsonrpc::ErrorCode;
 
 /// A view of a JSON object, read member by member by [`Obj`].

@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::execution::Evidence;
 use super::known::says_tool_unavailable;
-use super::outcome::Evidence;
 use super::text;
 use crate::category::Category;
 use crate::idempotency::{CONFLICT, IN_PROGRESS};

@@ -236,7 +236,6 @@ impl ToolCall {
     /// assert!(!ToolCall::hints_idempotent(&json!({"name": "x", "annotations": {"readOnlyHint": "yes"}})));
     /// ```
     pub fn hints_idempotent(tool: &Value) -> bool {
-        let hint = |key: &str| tool.get("annotations")?.get(key)?.as_bool();
-        hint("readOnlyHint") == Some(true) || hint("idempotentHint") == Some(true)
+        crate::client::read::hints_idempotent(tool)
     }
 }

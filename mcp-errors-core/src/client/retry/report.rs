@@ -142,7 +142,7 @@ impl StopReport {
         let mut suggested_alternatives: Vec<String> = Vec::new();
         for attempt in &attempts {
             if let Outcome::ExecutionError(error) = &attempt.outcome {
-                collect(error, &mut partial_results, &mut suggested_alternatives);
+                error.collect(&mut partial_results, &mut suggested_alternatives);
             }
         }
         StopReport {
@@ -163,32 +163,6 @@ impl StopReport {
         match &self.last_error {
             Some(Outcome::ExecutionError(e)) => Some(e),
             _ => None,
-        }
-    }
-}
-
-fn collect(error: &ExecutionError, partial: &mut Vec<Value>, alternatives: &mut Vec<String>) {
-    let mut suggest = |s: &str| {
-        if !s.is_empty() && !alternatives.iter().any(|a| a == s) {
-            alternatives.push(s.to_owned());
-        }
-    };
-    if let Some(hint) = &error.hint {
-        suggest(hint);
-    }
-    let Some(details) = &error.details else {
-        return;
-    };
-    match details.get("alternatives") {
-        Some(Value::String(s)) => suggest(s),
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).for_each(suggest),
-        _ => {}
-    }
-    for key in ["partialResults", "partial"] {
-        match details.get(key) {
-            Some(Value::Array(items)) => partial.extend(items.iter().cloned()),
-            Some(Value::Null) | None => {}
-            Some(other) => partial.push(other.clone()),
         }
     }
 }
