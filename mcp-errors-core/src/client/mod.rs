@@ -114,7 +114,7 @@
 //! The wrappers SDKs put around a tool's message are read through: `MCP error CODE: `
 //! (TypeScript SDK), `Error executing tool NAME: ` (Python SDK), `Error calling tool 'NAME': `
 //! (FastMCP), `Error: `, `Error - `, and the stable code this crate's servers open a failure
-//! with: `Error CODE: ` (a tool error's text), `CODE: ` (a JSON-RPC error's message, and the
+//! with: `Error CODE: ` (an execution error's text), `CODE: ` (a JSON-RPC error's message, and the
 //! text of older servers). A text that opens `Error CODE: ` names its code
 //! ([`ExecutionError::code`]) even when its description was dropped on the way. A wait the text asks for (`Retry-After: 30`,
 //! `retry after 2 seconds`, `retry in 500ms`, `try again in 3 minutes`) becomes the

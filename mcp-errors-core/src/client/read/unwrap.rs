@@ -50,7 +50,7 @@ fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 /// The stable code a failure's text opens with, and the text after it: `Error CODE: message`
-/// as this crate's servers write a tool error's text ([`FAILURE_WORD`] then the code), or
+/// as this crate's servers write an execution error's text ([`FAILURE_WORD`] then the code), or
 /// `CODE: message` as older servers wrote it and as a JSON-RPC error's message starts. A code
 /// is UPPER_SNAKE_CASE (`A-Z`, digits, `_`, starting with a letter), two to
 /// [`MAX_CODE_CHARS`](MAX_CODE_CHARS) characters; `ERROR` itself is a marker,
@@ -71,7 +71,7 @@ pub(crate) fn leading_code(text: &str) -> Option<(&str, &str)> {
     is_code.then_some((code, rest))
 }
 
-/// The stable code of a text in the form this crate's servers write a tool error's text:
+/// The stable code of a text in the form this crate's servers write an execution error's text:
 /// [`FAILURE_WORD`], a space, the code, `: `.
 pub(crate) fn failure_code(text: &str) -> Option<&str> {
     let rest = text
