@@ -287,7 +287,7 @@ impl Retrier {
     /// use std::future::Future;
     /// use std::pin::pin;
     /// use std::task::{Context, Poll, Waker};
-    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall};
+    /// use mcp_errors_core::client::{Retrier, RetryPolicy, ToolCall, UnknownCause};
     /// use serde_json::json;
     ///
     /// fn block_on<F: Future>(future: F) -> F::Output {
@@ -305,12 +305,12 @@ impl Retrier {
     /// let run = Retrier::new(RetryPolicy::default()).run(
     ///     &call,
     ///     |attempt| async move {
-    ///         match attempt.request_state {
+    ///         Ok::<_, UnknownCause>(match attempt.request_state {
     ///             None => json!({"jsonrpc": "2.0", "id": attempt.number, "result": {
     ///                 "resultType": "input_required", "requestState": "step-2"}}),
     ///             Some(state) => json!({"jsonrpc": "2.0", "id": attempt.number, "result": {
     ///                 "content": [{"type": "text", "text": format!("planned after {state}")}]}}),
-    ///         }
+    ///         })
     ///     },
     ///     |_| async {},
     /// );
