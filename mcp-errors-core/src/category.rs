@@ -1,11 +1,11 @@
-//! The nine categories of a tool-execution failure and what each one means to a client.
+//! The nine categories of an execution error and what each one means to a client.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// What kind of failure a tool-execution error is.
+/// What kind of failure an execution error is.
 ///
 /// The category fixes the default retryability and masking, the failure class of the
 /// SEP-3313 draft, and what a client's retry policy decides (the policy's table is the one

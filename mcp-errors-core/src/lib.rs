@@ -313,6 +313,7 @@ macro_rules! __impl_rmcp {
 #[cfg(feature = "rmcp")]
 macro_rules! __impl_rmcp {
     (impl [$($generics:tt)*] for $ty:ty where [$($predicates:tt)*]) => {
+        #[automatically_derived]
         impl $($generics)* $crate::__private::rmcp::handler::server::tool::IntoCallToolResult
             for $ty
         where

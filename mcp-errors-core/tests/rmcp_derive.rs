@@ -207,3 +207,22 @@ async fn the_tool_list_keeps_the_output_schema_and_publishes_a_derived_catalog()
     assert_eq!(SeatError::catalog().errors.len(), 3);
     client.cancel().await.unwrap();
 }
+
+/// The impl `__impl_rmcp!` writes for a derived type is marked `#[automatically_derived]`, as
+/// the impls the derive writes itself are (the derive's own tests check those).
+#[test]
+fn the_rmcp_glue_is_automatically_derived() {
+    let lib = include_str!("../src/lib.rs");
+    let mut impls = 0;
+    for definition in lib.split("macro_rules! __impl_rmcp").skip(1) {
+        let body = &definition[..definition.find("\n}\n").expect("the end of the macro")];
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.starts_with("impl ") {
+                impls += 1;
+                assert_eq!(lines[i - 1], "#[automatically_derived]", "before `{line}`");
+            }
+        }
+    }
+    assert_eq!(impls, 1, "one impl, IntoCallToolResult");
+}

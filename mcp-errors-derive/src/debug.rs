@@ -128,6 +128,7 @@ pub fn stub(input: &DeriveInput, sensitive: Span) -> TokenStream {
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
     let predicates = generics::own_predicates(&input.generics);
     quote_spanned! {sensitive=>
+        #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #ident #ty_generics
         where
             #(#predicates,)*

@@ -690,7 +690,7 @@ fn inferred_bounds(input: &Input, resolved: &[Resolved]) -> InferredBounds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proc_macro2::TokenTree;
+    use proc_macro2::{Delimiter, TokenTree};
     use syn::parse_quote;
 
     fn idents(tokens: TokenStream, out: &mut Vec<String>) {
@@ -699,6 +699,67 @@ mod tests {
                 TokenTree::Ident(ident) => out.push(ident.to_string()),
                 TokenTree::Group(group) => idents(group.stream(), out),
                 _ => {}
+            }
+        }
+    }
+
+    /// The `impl` items of `tokens`, at any depth but inside a macro call (`name! { ... }`,
+    /// whose `impl` is the macro's input), each with whether `#[automatically_derived]`
+    /// stands right before it.
+    fn impls(tokens: TokenStream, out: &mut Vec<(String, bool)>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let punct =
+            |token: &TokenTree, c: char| matches!(token, TokenTree::Punct(p) if p.as_char() == c);
+        for (i, token) in tokens.iter().enumerate() {
+            let before = &tokens[..i];
+            match token {
+                TokenTree::Ident(ident) if ident == "impl" => {
+                    let marked = match before {
+                        [.., hash, TokenTree::Group(attr)] => {
+                            punct(hash, '#') && attr.stream().to_string() == "automatically_derived"
+                        }
+                        _ => false,
+                    };
+                    let body = |t: &&TokenTree| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
+                    let head: TokenStream = tokens[i..]
+                        .iter()
+                        .take_while(|t| !body(t))
+                        .cloned()
+                        .collect();
+                    out.push((head.to_string(), marked));
+                }
+                TokenTree::Group(group) if !before.last().is_some_and(|t| punct(t, '!')) => {
+                    impls(group.stream(), out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Every impl the derive writes, real or stub, is marked `#[automatically_derived]`, so
+    /// lints and coverage tools treat it as generated code.
+    #[test]
+    fn every_impl_is_automatically_derived() {
+        let valid: DeriveInput = parse_quote! {
+            #[category(validation)]
+            enum E<K> {
+                #[error("a")]
+                A { #[detail] k: K, #[sensitive] secret: String },
+            }
+        };
+        let broken: DeriveInput = parse_quote! {
+            #[error("s")]
+            #[category(transiant)]
+            struct S { #[sensitive] secret: String }
+        };
+        for input in [valid, broken] {
+            let expanded = derive(&input);
+            let mut found = Vec::new();
+            impls(expanded.clone(), &mut found);
+            // `ToolError`, `From<_> for ToolFailure` and the redacting `Debug`.
+            assert_eq!(found.len(), 3, "{expanded}");
+            for (head, marked) in found {
+                assert!(marked, "not #[automatically_derived]: {head}");
             }
         }
     }

@@ -26,6 +26,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
         const _: () = {
             use #core as __mcp_errors_core;
 
+            #[automatically_derived]
             impl #impl_generics __mcp_errors_core::ToolError for #self_ty
             where
                 #(#predicates,)*
@@ -60,6 +61,7 @@ pub fn expand(input: &DeriveInput, core: &TokenStream) -> TokenStream {
                 }
             }
 
+            #[automatically_derived]
             impl #impl_generics ::core::convert::From<#self_ty> for __mcp_errors_core::ToolFailure
             where
                 #(#predicates_in_from,)*

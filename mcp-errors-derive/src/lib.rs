@@ -39,7 +39,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Each variant is mapped, at compile time, to one of two channels:
 ///
-/// - a **tool-execution error** (`#[category(...)]`): a `CallToolResult` with `isError: true`
+/// - an **execution error** (`#[category(...)]`): a `CallToolResult` with `isError: true`
 ///   that the model reads, carrying a stable code, a category, retry advice and a hint;
 /// - a **protocol error** (`#[protocol(...)]`): a JSON-RPC error that the client handles.
 ///
@@ -146,7 +146,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// `#[error("...")]`, only to check that `Display` does not show a `#[sensitive]` field; any
 /// other `Display` works too.
 ///
-/// # `#[category(NAME)]`: a tool-execution error
+/// # `#[category(NAME)]`: an execution error
 ///
 /// The variant becomes a `CallToolResult` with `isError: true`. Its text is what a model
 /// understands alone, and says on its own that the call failed
@@ -174,7 +174,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// # `#[protocol(CODE | NAME)]`: a JSON-RPC error
 ///
 /// The variant becomes a JSON-RPC error `{code, message, data}`. Its message tells what the
-/// text of a tool-execution error tells, starting with the stable code (`CODE: message. Not
+/// text of an execution error tells, starting with the stable code (`CODE: message. Not
 /// retryable. Hint: hint`): many hosts drop `data`, and some agent frameworks show the model
 /// nothing else. `data` holds the stable code (`"code"`), the retry advice when the variant
 /// gives some (`"retryable"`, `"retryAfterMs"`: see [`#[retryable]`](#retryable-retryablefalse)),
@@ -240,7 +240,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// On a protocol variant it is the retry advice of its JSON-RPC error: `data` gets `retryable`
 /// (and `retryAfterMs` from a [`#[retry_after]`](#retry_after) field), named as in the payload
-/// of a tool-execution error, and the message the same words as that error's text (`Not
+/// of an execution error, and the message the same words as that error's text (`Not
 /// retryable.`, `Retryable after 2s.`). A protocol variant without `#[retryable]` (its own or
 /// the enum's) says nothing of retrying: no `retryable` in `data`, no retry words in the
 /// message, and a client decides by the JSON-RPC code ([retry_advice_on_protocol_errors]).
@@ -412,7 +412,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// do not go together ([enum-mask-and-transparent-variant]); an enum-level `#[expose]` does not
 /// reach it either, and a wrapped variant that is masked stays masked.
 ///
-/// What a masked error shows: on a tool-execution error, the stable code, the category, the
+/// What a masked error shows: on an execution error, the stable code, the category, the
 /// retry advice (with the retry-after), a generic message (`internal error; the details were
 /// logged under the correlation id`) and a correlation id; no hint and no details. On a protocol
 /// error, the same generic message, its retry advice if it gives some, and the correlation id,
@@ -457,7 +457,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// ## `#[detail]`
 ///
-/// The field goes into the payload's `details` (tool-execution error) or the JSON-RPC `data`
+/// The field goes into the payload's `details` (execution error) or the JSON-RPC `data`
 /// (protocol error), keyed by the field's name (without `r#`) or a tuple field's index, in
 /// declaration order. Its type implements `serde::Serialize` (a generic one gets the bound):
 /// a foreign error such as `std::io::Error` or `sqlx::Error` is not, and is refused
@@ -468,7 +468,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// ADK, LlamaIndex) show the model the whole payload, `details` included, so write a detail
 /// as if the model reads it; a value that must not reach it is `#[sensitive]`.
 ///
-/// A tool-execution error's details are an object of their own, so any name works. A protocol
+/// An execution error's details are an object of their own, so any name works. A protocol
 /// error's details share `data` with the keys the library writes there, so on a protocol variant
 /// no `#[detail]` field is named `code` (the stable code), `retryable` or `retryAfterMs` (the
 /// retry advice), `hint` or `correlationId` (the correlation id). Nor `retry_after_ms` or
@@ -525,7 +525,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `#[retryable]`, `#[mask]` and `#[expose]` written on the variant win over the value.
 /// - A `#[retry_after]` field gives the wait when the value makes the failure retryable and
 ///   gives none itself (a `reqwest::Error` keeps the status, not the `Retry-After` header).
-/// - One field per variant, on a tool-execution variant only.
+/// - One field per variant, on an execution-error variant only.
 ///
 /// ```
 /// use std::io;
@@ -871,7 +871,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// Channels:
 ///
 /// - Every variant is mapped ([unmapped-variant]): ``variant `V` is not mapped to a channel: add
-///   `#[category(...)]` (a tool-execution error the model reads, e.g. `#[category(validation)]`)
+///   `#[category(...)]` (an execution error the model reads, e.g. `#[category(validation)]`)
 ///   or `#[protocol(...)]` (a JSON-RPC error, e.g. `#[protocol(invalid_params)]`), or put one on
 ///   the enum to cover every variant`` (for a struct: ``struct `V` is not mapped ...``, without
 ///   the last clause). When a field's type is one the core classifies (`io::Error`,
@@ -880,7 +880,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///   went wrong: mark it `#[classify]` to take the category from it at run time``
 ///   ([unmapped-variant-with-classify-field]).
 /// - A variant is one channel ([category-and-protocol-together]): `` `V` has both `#[category]`
-///   and `#[protocol]`: a failure is either a tool-execution error the model reads
+///   and `#[protocol]`: a failure is either an execution error the model reads
 ///   (`#[category]`) or a JSON-RPC error the client handles (`#[protocol]`); keep one ``.
 /// - So is the enum's default: `` `#[category]` and `#[protocol]` cannot both be enum-wide
 ///   defaults: keep the one most variants need and set the other on the variants that differ ``.

@@ -73,7 +73,7 @@ pub struct Classified {
     pub with: Option<syn::Path>,
 }
 
-/// Where a variant goes: a tool-execution error of a category, or a JSON-RPC error.
+/// Where a variant goes: an execution error of a category, or a JSON-RPC error.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Channel {
     Execution(Category),

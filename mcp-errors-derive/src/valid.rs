@@ -81,7 +81,7 @@ pub fn check_field_flags(field: &Field, errors: &mut Errors) {
     }
 }
 
-/// Rules of `#[classify]`: on one field of a variant, and only on a tool-execution variant
+/// Rules of `#[classify]`: on one field of a variant, and only on an execution-error variant
 /// (a protocol error has no category to pick). Returns the index of the first such field.
 pub fn check_classify(variant: &Variant, is_protocol: bool, errors: &mut Errors) -> Option<usize> {
     let mut fields = variant
@@ -505,7 +505,7 @@ fn member_name(member: &Member) -> String {
 
 /// Rules of `#[retry_after]`: one per variant, on a retryable variant; on a protocol variant,
 /// one that says so with `#[retryable]` (it gives no retry advice otherwise). Whether a
-/// tool-execution variant that takes its category's default is retryable is known to the core
+/// execution-error variant that takes its category's default is retryable is known to the core
 /// only, so that rule becomes an assertion in the generated code, with the message of
 /// [`retry_after_not_retryable`]; whether the field is a `Duration` is the type checker's,
 /// through the core's `RetryAfter`.

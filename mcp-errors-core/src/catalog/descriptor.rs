@@ -81,7 +81,7 @@ pub struct ErrorDescriptor {
 }
 
 impl ErrorDescriptor {
-    /// A tool-execution variant of `category`, retryable and masked as the category is by
+    /// An execution-error variant of `category`, retryable and masked as the category is by
     /// default.
     pub const fn execution(variant: &'static str, code: &'static str, category: Category) -> Self {
         ErrorDescriptor {
@@ -121,7 +121,7 @@ impl ErrorDescriptor {
 
     /// The same descriptor, retryable or not. On a protocol variant this is the retry advice
     /// its JSON-RPC error carries: `retryable` (and `retryAfterMs`) in `data`, and the same
-    /// words as a tool-execution error's text in the message.
+    /// words as an execution error's text in the message.
     pub const fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
         self.retryable_set = true;
@@ -135,7 +135,7 @@ impl ErrorDescriptor {
         self
     }
 
-    /// The same descriptor, for a tool-execution variant whose category is decided at run
+    /// The same descriptor, for an execution-error variant whose category is decided at run
     /// time (`#[classify]`) among `categories`; its own category is the declared default,
     /// the one a failure takes when its value does not say. The catalog lists both, and
     /// neither as the code's category: see the wire form above.
@@ -278,7 +278,7 @@ impl ErrorDescriptor {
         self.masked
     }
 
-    /// The category of a tool-execution variant; for one classified at run time, the declared
+    /// The category of an execution-error variant; for one classified at run time, the declared
     /// default (the catalog's `defaultCategory`), and
     /// [`runtime_categories`](Self::runtime_categories) lists the others.
     pub const fn category(&self) -> Option<Category> {

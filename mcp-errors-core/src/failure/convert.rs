@@ -289,7 +289,7 @@ fn within<T: serde::Serialize>(
 
 /// The channel of the failure: the variant's, except for an `invalid_params` protocol variant
 /// converted with [`FailureOptions::with_invalid_params_as_execution`] on, which becomes a
-/// `validation` execution failure.
+/// `validation` execution error.
 fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
     match descriptor.channel() {
         Channel::Protocol(code)
@@ -381,7 +381,7 @@ fn protocol_error(
         details: mut data,
         sizes,
     } = Written::within(written, limits);
-    // The message tells what the text of a tool error tells, starting with the stable code:
+    // The message tells what the text of an execution error tells, starting with the stable code:
     // clients, relays and agent SDKs that drop `data` still show it.
     let sentence = Sentence {
         code: descriptor.code(),

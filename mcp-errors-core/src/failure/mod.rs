@@ -23,14 +23,14 @@ pub use tool_error::ToolError;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ToolFailure {
-    /// A tool-execution error: a result with `isError: true`, which the model reads.
+    /// An execution error: a result with `isError: true`, which the model reads.
     Execution(CallToolResult),
     /// A protocol error: a JSON-RPC error, which the client handles.
     Protocol(JsonRpcError),
 }
 
 impl ToolFailure {
-    /// The result, for a tool-execution failure.
+    /// The result, for an execution error.
     pub fn as_execution(&self) -> Option<&CallToolResult> {
         match self {
             ToolFailure::Execution(result) => Some(result),

@@ -236,10 +236,10 @@ impl FailureOptions {
         self
     }
 
-    /// Send the `invalid_params` (-32602) protocol variants as tool execution errors: an
+    /// Send the `invalid_params` (-32602) protocol variants as execution errors: an
     /// `isError` result of category `validation`, with the same code, message, hint, details
     /// and correlation id, which the model reads and can correct its arguments from (MCP
-    /// 2025-11-25 calls input validation errors tool execution errors, SEP-1303). Off, they
+    /// 2025-11-25 returns input validation errors as execution errors, SEP-1303). Off, they
     /// stay JSON-RPC errors, as declared.
     ///
     /// Unset, a conversion keeps the channel declared; `rmcp::ErrorBoundary` then follows the
@@ -269,7 +269,7 @@ impl FailureOptions {
     }
 
     /// The largest failure written, in bytes of compact JSON: the whole `CallToolResult` of a
-    /// tool execution error (its text, `_meta`, `structuredContent` and the draft entry), or
+    /// execution error (its text, `_meta`, `structuredContent` and the draft entry), or
     /// the whole error object of a JSON-RPC error. 16 KiB by default; a value under 2 KiB is
     /// taken as 2 KiB.
     ///
@@ -310,7 +310,7 @@ impl FailureOptions {
         self.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)
     }
 
-    /// Whether `invalid_params` protocol variants go out as tool execution errors, as set by
+    /// Whether `invalid_params` protocol variants go out as execution errors, as set by
     /// [`with_invalid_params_as_execution`](Self::with_invalid_params_as_execution); `None`
     /// when it was not set.
     pub fn invalid_params_as_execution(&self) -> Option<bool> {

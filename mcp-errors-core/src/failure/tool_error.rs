@@ -108,7 +108,7 @@ pub trait ToolError: Error {
     /// What this value's `#[classify]` field says the failure is, decided at run time; none
     /// unless a hand-written impl says.
     ///
-    /// When there is one, it decides the category of a tool-execution variant, its
+    /// When there is one, it decides the category of an execution-error variant, its
     /// retryability and its wait (before the `#[retry_after]` field's), and whether it is
     /// masked (an `internal` failure is); a `#[retryable]`, `#[mask]` or `#[expose]` written
     /// on the variant still wins. Protocol variants ignore it.
