@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use common::{HOSTILE, HOSTILE_CLEANED, both, model_safe, ok};
 use mcp_errors_core::client::{
-    Evidence, ExecutionError, InvalidReason, Outcome, RawResult, UnknownCause, classify,
-    classify_bytes, classify_result,
+    Evidence, ExecutionError, InvalidReason, Outcome, ProtocolError, RawResult, UnknownCause,
+    classify, classify_bytes, classify_result,
 };
 use mcp_errors_core::{
     CallToolResult, Category, EMPTY_META_KEY, ErrorCode, ErrorPayload, JsonRpcError, META_KEY,
@@ -1287,4 +1287,53 @@ fn json_that_serde_json_holds_as_a_value_classifies_alike_from_bytes() {
             );
         }
     }
+}
+
+#[test]
+fn a_protocol_error_is_read_once_from_its_data_then_its_message_then_its_code() {
+    let read = |error: Value| {
+        let Outcome::ProtocolError(error) =
+            both(&json!({"jsonrpc": "2.0", "id": 1, "error": error}))
+        else {
+            panic!("not a protocol error")
+        };
+        error
+    };
+    let advised = read(json!({"code": -32603, "message": "connection refused",
+        "data": {"code": "DB_DOWN", "category": "transient", "retryable": true, "retryAfterMs": 1500}}));
+    assert_eq!(advised.stable_code.as_deref(), Some("DB_DOWN"));
+    assert_eq!(
+        (advised.category, advised.evidence),
+        (Some(Category::Transient), Evidence::ErrorData)
+    );
+    assert_eq!(advised.retryable, Some(true));
+    assert_eq!(advised.retry_after, Some(Duration::from_millis(1500)));
+
+    let by_text =
+        read(json!({"code": -32603, "message": "permission denied; retry after 2 seconds"}));
+    assert_eq!(
+        (by_text.category, by_text.evidence, by_text.retryable),
+        (Some(Category::Permission), Evidence::TextRule, None)
+    );
+    assert_eq!(by_text.retry_after, Some(Duration::from_secs(2)));
+
+    let by_code = read(json!({"code": -32602, "message": "nope"}));
+    assert_eq!(
+        (by_code.category, by_code.evidence),
+        (Some(Category::Validation), Evidence::ErrorCode)
+    );
+    let exchange = read(json!({"code": -32600, "message": "permission denied"}));
+    assert_eq!(
+        (exchange.category, exchange.evidence),
+        (None, Evidence::PlainText)
+    );
+    let gone = read(json!({"code": -32602, "message": "Unknown tool: drop_table"}));
+    assert!(gone.tool_unavailable);
+
+    // Written as the JSON-RPC error it is, and read again when read back.
+    let written = serde_json::to_value(&advised).unwrap();
+    assert_eq!(written["data"]["code"], "DB_DOWN");
+    assert!(written.get("category").is_none(), "{written}");
+    let back: ProtocolError = serde_json::from_value(written).unwrap();
+    assert_eq!(back, advised);
 }

@@ -302,7 +302,8 @@ impl Retrier {
     ///
     /// // The server asks for its state back once, then answers.
     /// let call = ToolCall::new("plan_trip", json!({"to": "Lisbon"}));
-    /// let run = Retrier::new(RetryPolicy::default()).run(
+    /// let retrier = Retrier::new(RetryPolicy::default());
+    /// let run = retrier.run(
     ///     &call,
     ///     |attempt| async move {
     ///         Ok::<_, UnknownCause>(match attempt.request_state {
