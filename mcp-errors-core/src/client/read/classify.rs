@@ -63,10 +63,10 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// ([`InvalidReason::MalformedResult`]): the client would hold the state for the whole call
 /// and send it again with each attempt, a cost a server should not decide alone, so it is
 /// neither kept nor sent back, and the policy escalates
-/// ([`EscalationReason::InvalidResponse`](super::EscalationReason::InvalidResponse)).
+/// ([`EscalationReason::InvalidResponse`](crate::client::EscalationReason::InvalidResponse)).
 ///
 /// The texts of a failure are cleaned and cut before they are handed on (see
-/// [`ExecutionError`](super::ExecutionError)); a successful result is kept as it came (the
+/// [`ExecutionError`](crate::client::ExecutionError)); a successful result is kept as it came (the
 /// `render` functions clean what they give a model).
 ///
 /// ```
@@ -113,7 +113,7 @@ pub fn classify(response: &Value) -> Outcome {
 ///
 /// It reads the bytes straight into borrowed typed views, without building a
 /// [`serde_json::Value`]; a successful result is kept as its raw JSON text
-/// ([`RawResult`](super::RawResult)). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
+/// ([`RawResult`](crate::client::RawResult)). Bytes that are not one JSON value are [`Outcome::Invalid`], and so are
 /// bytes that serde_json refuses to parse into a `Value` although they are JSON (a number
 /// out of the range of `f64` such as `1e400`, nesting 128 levels deep), as
 /// [`InvalidReason::NotJson`] with serde_json's message: a caller who parses them for

@@ -114,7 +114,7 @@ pub(super) fn read_execution_error<'a, N: Node<'a>>(
 }
 
 impl ExecutionError {
-    /// A failure known only by its text, read as [`classify`](super::classify) reads an
+    /// A failure known only by its text, read as [`classify`](crate::client::classify) reads an
     /// `isError` result with that one text block: by the
     /// [text rules](crate::client#reading-plain-text), and as a description when the text is
     /// one (`{"errorCategory": "transient", ...}`). Its texts are cleaned and cut.

@@ -27,7 +27,7 @@ pub enum Evidence {
     DraftToolFailure,
     /// Only text, or a description that names no category, whose category one of the client's
     /// text rules read (see
-    /// [reading plain text](super#reading-plain-text)). The server did not say it: the policy
+    /// [reading plain text](crate::client#reading-plain-text)). The server did not say it: the policy
     /// lets such a category lead to fixing the input, re-authenticating, listing the tools
     /// again or a bounded retry of a call declared idempotent, never to replaying any other
     /// call.
@@ -43,7 +43,7 @@ pub enum Evidence {
 /// Fields a shape does not carry are `None`; `retryable` then falls back to the category's
 /// default, and to `false` when the category is unknown.
 ///
-/// Read from a response ([`classify`](super::classify) and the others), whatever its shape,
+/// Read from a response ([`classify`](crate::client::classify) and the others), whatever its shape,
 /// its texts are cleaned and cut as the server side cleans and cuts its own (see
 /// [masking and limits](crate#masking-and-limits)), so a foreign server's text reaches a
 /// model no longer and no less clean than this crate's: `message` to 2048 characters, `hint`
@@ -51,7 +51,7 @@ pub enum Evidence {
 /// `code` to 128 characters, every string (and key) of `details` to 2048, `details` nested
 /// deeper than 32 levels cut to `"…(nested too deep)"`; a `correlation_id` of a shape the
 /// server side would not issue (1 to 128 ASCII letters, digits, `.`, `_`, `:` or `-`) is
-/// dropped. The `message` and `data` of a [`Outcome::ProtocolError`] are cleaned the same
+/// dropped. The `message` and `data` of a [`Outcome::ProtocolError`](crate::client::Outcome::ProtocolError) are cleaned the same
 /// way.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

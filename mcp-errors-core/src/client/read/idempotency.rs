@@ -17,8 +17,8 @@ use crate::idempotency::{CAPABILITY, TOOLS_CAPABILITY};
 /// or a capability that is not an object (`"idempotency": true`), is `false`: a client that
 /// wrongly takes a server to honor keys would send a call that may have run again.
 ///
-/// Where it is `true`, tell the [`Retrier`](super::Retrier) so
-/// ([`with_idempotency_keys`](super::Retrier::with_idempotency_keys)) and send the key
+/// Where it is `true`, tell the [`Retrier`](crate::client::Retrier) so
+/// ([`with_idempotency_keys`](crate::client::Retrier::with_idempotency_keys)) and send the key
 /// [`run`](crate::client::Retrier::run) hands each attempt; [`rmcp::call_tool`](crate::rmcp::call_tool) reads rmcp's record of the
 /// server's capabilities by itself.
 ///

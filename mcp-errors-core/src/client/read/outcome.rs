@@ -10,7 +10,7 @@ use super::raw::RawResult;
 use crate::category::Category;
 use crate::wire::jsonrpc::JsonRpcError;
 
-/// What one `tools/call` came to, as [`classify`](super::classify) reads it.
+/// What one `tools/call` came to, as [`classify`](crate::client::classify) reads it.
 ///
 /// Every response maps to exactly one variant; anything that does not fit a known shape is
 /// [`Outcome::Invalid`] (fail closed), never a guess. [`Outcome::Unknown`] is the one variant
@@ -97,7 +97,7 @@ impl Outcome {
     /// Whether the call succeeded by its flags (`isError` false or absent) while its text is
     /// plainly a failure: `Error: ...`, `Database error: ...`, `TypeError: ...`, a system
     /// call's failure as Node.js writes it (`ENOENT: no such file or directory`), or a JSON
-    /// object with an `error` member (see [reading plain text](super#reading-plain-text)).
+    /// object with an `error` member (see [reading plain text](crate::client#reading-plain-text)).
     /// An agent should not build on such a result unawares. `false` for every other outcome.
     ///
     /// The flag never makes the policy retry: it decides what the text's category asks when

@@ -50,7 +50,7 @@ struct Entry {
 /// (the Python SDK's 408). Without a profile ([`PeerProfile::standard`], the default) such a
 /// code means nothing: the call may or may not have run, and a non-idempotent call is never
 /// replayed blindly. A profile, chosen for the peer by the caller
-/// ([`RetryPolicy::with_peer_profile`](super::RetryPolicy::with_peer_profile)) or from its
+/// ([`RetryPolicy::with_peer_profile`](crate::client::RetryPolicy::with_peer_profile)) or from its
 /// `serverInfo` ([`PeerProfile::from_server_info`]), gives the codes its SDK uses their meaning.
 ///
 /// An entry may also name the start of the message (case-insensitive), for a code an SDK uses
@@ -198,11 +198,11 @@ impl PeerProfile {
 
     /// The same profile, where a failure's text holding `phrase` (ignoring case) reads as
     /// `category`, after the rules of this kind already there and before the built-in rules
-    /// (see [reading plain text](super#reading-plain-text)).
+    /// (see [reading plain text](crate::client#reading-plain-text)).
     ///
     /// It is read where the built-in rules are: the text of an execution error the server gave no
     /// category, the message of a protocol error the rules read, and a success that
-    /// [looks like a failure](super::Outcome::looks_like_failure). A category read so is
+    /// [looks like a failure](crate::client::Outcome::looks_like_failure). A category read so is
     /// weighed as any category read from text: never a replay of a call not declared
     /// idempotent.
     ///

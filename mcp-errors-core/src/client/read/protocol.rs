@@ -16,7 +16,7 @@ use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 /// A JSON-RPC `error` response to `tools/call`, with what could be read of it.
 ///
 /// [`code`](Self::code), [`message`](Self::message) and [`data`](Self::data) are the error as
-/// it came, its message and `data` cleaned (see [`ExecutionError`](super::ExecutionError));
+/// it came, its message and `data` cleaned (see [`ExecutionError`](crate::client::ExecutionError));
 /// the other fields are read from it once, when it is built: from `data` as this crate's servers (and others) fill it
 /// (`{code, category, retryable, retryAfterMs}`), else from the message by the
 /// [text rules](crate::client#reading-plain-text), else from the code alone (`-32602` is

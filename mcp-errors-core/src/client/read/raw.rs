@@ -11,14 +11,14 @@ use serde_json::{Map, Value};
 use crate::category::Category;
 
 /// A JSON value kept as the exact text it arrived in, without building a
-/// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](super::classify_bytes)
+/// [`serde_json::Value`] tree (that is what makes [`classify_bytes`](crate::client::classify_bytes)
 /// cheap on success). Parse it when you need it.
 ///
 /// Two `RawResult`s are equal when they hold the same JSON value, as two
 /// [`serde_json::Value`]s are equal: whitespace, the order of an object's keys and the
 /// spelling of a number (`1.50` or `15e-1`) do not count, an integer and a float are
-/// different numbers (`3` and `3.0`), and a key written twice counts with its last value. So the result [`classify_bytes`](super::classify_bytes) keeps from bytes
-/// equals the one [`classify`](super::classify) keeps from the same bytes parsed. Comparing
+/// different numbers (`3` and `3.0`), and a key written twice counts with its last value. So the result [`classify_bytes`](crate::client::classify_bytes) keeps from bytes
+/// equals the one [`classify`](crate::client::classify) keeps from the same bytes parsed. Comparing
 /// parses both texts. [`get`](Self::get) still gives the text as it came.
 ///
 /// ```
@@ -73,8 +73,8 @@ impl RawResult {
         }
     }
 
-    /// The JSON text, exactly as it arrived (from [`classify_bytes`](super::classify_bytes))
-    /// or as serde_json writes the `Value` (from [`classify`](super::classify)).
+    /// The JSON text, exactly as it arrived (from [`classify_bytes`](crate::client::classify_bytes))
+    /// or as serde_json writes the `Value` (from [`classify`](crate::client::classify)).
     pub fn get(&self) -> &str {
         self.raw.get()
     }
@@ -84,9 +84,9 @@ impl RawResult {
     /// # Errors
     ///
     /// When the text holds what a `Value` cannot. A `RawResult` this crate hands out never
-    /// does: [`classify_bytes`](super::classify_bytes) reads bytes serde_json refuses as a
+    /// does: [`classify_bytes`](crate::client::classify_bytes) reads bytes serde_json refuses as a
     /// `Value` (a number out of the range of `f64` such as `1e400`, nesting 128 levels deep)
-    /// as [`InvalidReason::NotJson`], and deserializing a `RawResult` goes through a
+    /// as [`InvalidReason::NotJson`](crate::client::InvalidReason::NotJson), and deserializing a `RawResult` goes through a
     /// `Value`.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_str(self.raw.get())

@@ -1,6 +1,6 @@
 //! The rules that read a category from the plain text of a failure, and tell a success whose
 //! text is plainly a failure. The texts they match are listed in the
-//! [client module's docs](super#reading-plain-text); the meaning of an HTTP status or an
+//! [client module's docs](crate::client#reading-plain-text); the meaning of an HTTP status or an
 //! `errno` name is [`Category::from_http_status`] and [`Category::from_errno`].
 //!
 //! Every rule scans one lowercase copy of the text; none allocates more.

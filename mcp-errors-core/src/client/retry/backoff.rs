@@ -1,6 +1,6 @@
 //! The random source of the full-jitter backoff.
 
-/// The random source of the full jitter a [`Retrier`](super::Retrier) draws from, seedable
+/// The random source of the full jitter a [`Retrier`](crate::client::Retrier) draws from, seedable
 /// so tests are deterministic.
 #[derive(Clone, Debug)]
 pub(crate) struct Jitter(JitterSource);
@@ -33,7 +33,7 @@ impl Jitter {
         Jitter(JitterSource::Fixed(factor))
     }
 
-    /// The source for the `run`-th run of a [`Retrier`](super::Retrier): a stream of its own,
+    /// The source for the `run`-th run of a [`Retrier`](crate::client::Retrier): a stream of its own,
     /// derived deterministically from this one's seed.
     pub(crate) fn for_run(&self, run: u64) -> Jitter {
         match &self.0 {

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 ///
 /// A retry withdraws tokens (more for a timeout, which costs the server more); a success
 /// puts a few back, one after a retry a retry's cost; with the bucket empty, retries stop
-/// ([`EscalationReason::BudgetExhausted`](super::EscalationReason::BudgetExhausted)) until
-/// successes refill it. A [`Retrier`](super::Retrier) charges the budget it is given
-/// ([`Retrier::with_budget`](super::Retrier::with_budget)); a caller deciding attempt by attempt
-/// charges it with [`RetryPolicy::decide_with_budget`](super::RetryPolicy::decide_with_budget).
+/// ([`EscalationReason::BudgetExhausted`](crate::client::EscalationReason::BudgetExhausted)) until
+/// successes refill it. A [`Retrier`](crate::client::Retrier) charges the budget it is given
+/// ([`Retrier::with_budget`](crate::client::Retrier::with_budget)); a caller deciding attempt by attempt
+/// charges it with [`RetryPolicy::decide_with_budget`](crate::client::RetryPolicy::decide_with_budget).
 ///
 /// The default follows AWS's standard retry mode: 500 tokens, a retry costs 5, a timeout
 /// retry 10, a success at the first attempt refunds 1 and one after a retry refunds 5 (AWS

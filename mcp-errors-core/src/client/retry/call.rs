@@ -95,8 +95,8 @@ impl Attempt {
 /// Each `ToolCall` is one logical call with an [idempotency key](Self::idempotency_key) of
 /// its own, a random UUID v4 made by [`ToolCall::new`]; a clone is the same call with the same
 /// key, and a new `ToolCall` is a new call. Where the server advertises the feature
-/// ([`advertises_idempotency`](super::advertises_idempotency)) or the caller says it honors it
-/// ([`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys)), every attempt
+/// ([`advertises_idempotency`](crate::client::advertises_idempotency)) or the caller says it honors it
+/// ([`Retrier::with_idempotency_keys`](crate::client::Retrier::with_idempotency_keys)), every attempt
 /// sends a key at `params.idempotencyKey`; the server runs the call once under a key and
 /// answers a repeat with the recorded outcome, errors included. The first attempt sends this
 /// key. An attempt after an unknown outcome (a timeout, a lost connection) or after the
@@ -104,7 +104,7 @@ impl Attempt {
 /// unknown may be sent again even when it is not idempotent. An attempt after a failure the
 /// server answered and the policy retries (a transient error, a rate limit) sends a new,
 /// random key: under the old one the server would replay the failure, and a new attempt of
-/// the operation is what a new key is for (see [`Retrier::run`](super::Retrier::run)).
+/// the operation is what a new key is for (see [`Retrier::run`](crate::client::Retrier::run)).
 /// Elsewhere no key is ever sent. The wire may still change with the draft.
 ///
 /// ```
@@ -138,7 +138,7 @@ pub struct ToolCall {
 }
 
 /// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
-/// What a [`Retrier`](super::Retrier) hands `call_fn` for one attempt: its number and what
+/// What a [`Retrier`](crate::client::Retrier) hands `call_fn` for one attempt: its number and what
 /// the attempt is to send besides the call itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -146,7 +146,7 @@ pub struct AttemptContext {
     /// The attempt's number, from 1.
     pub number: u32,
     /// The idempotency key to send at `params.idempotencyKey`: `Some` only when the retrier
-    /// takes the server to honor keys ([`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys)),
+    /// takes the server to honor keys ([`Retrier::with_idempotency_keys`](crate::client::Retrier::with_idempotency_keys)),
     /// and then it must be sent, since the policy retries a call that may have run on the
     /// strength of it.
     pub idempotency_key: Option<String>,

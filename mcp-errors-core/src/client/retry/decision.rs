@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 #[serde(rename_all = "snake_case", tag = "decision")]
 #[non_exhaustive]
 pub enum Decision {
-    /// The call succeeded ([`Outcome::Ready`](super::Outcome::Ready) or
-    /// [`Outcome::Empty`](super::Outcome::Empty)): use the result.
+    /// The call succeeded ([`Outcome::Ready`](crate::client::Outcome::Ready) or
+    /// [`Outcome::Empty`](crate::client::Outcome::Empty)): use the result.
     Done,
     /// Call again, unchanged, after this delay.
     Retry {
@@ -37,13 +37,13 @@ pub enum Decision {
     /// The call may have run and is not declared idempotent: find out whether it took
     /// effect before calling again. A blind replay could do it twice. (Sent with an
     /// idempotency key the server honors, such a call is retried instead; see
-    /// [`Retrier::with_idempotency_keys`](super::Retrier::with_idempotency_keys).)
+    /// [`Retrier::with_idempotency_keys`](crate::client::Retrier::with_idempotency_keys).)
     CheckState,
     /// The tool does not exist or is disabled (an `isError` result as SEP-2145 proposes, or a
     /// -32602 as SDKs write it): list the tools again, then choose one.
     RelistTools,
     /// The call did not run because the session is gone or the server was closing (a code a
-    /// [`PeerProfile`](super::PeerProfile) knows): connect and initialize again, then call
+    /// [`PeerProfile`](crate::client::PeerProfile) knows): connect and initialize again, then call
     /// again.
     Reinitialize,
     /// The request's HTTP headers do not match its body (-32020): send it again with headers

@@ -19,7 +19,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | outcome | decision |
 /// |---|---|
 /// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure) and whose text a rule reads, what that category reads as below, except that a passing fault escalates (never a retry) |
-/// | a category read from text ([`Evidence::TextRule`], a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
+/// | a category read from text ([`Evidence::TextRule`](crate::client::Evidence::TextRule), a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
 /// | `business` | `ExplainToUser` |
@@ -28,7 +28,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | `rate_limited`, `transient` (if retryable) | `Retry` after the jittered backoff, or the retry-after when longer |
 /// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent or [keyed](Attempt#structfield.keyed), else `CheckState` |
 /// | keyed: a protocol error whose `data.type` is `idempotency_key_in_progress` ([`IN_PROGRESS`](crate::idempotency::IN_PROGRESS)) | `Retry` after the jittered backoff, or `data.retryAfterMs` when longer |
-/// | keyed: a protocol error whose `data.type` is `idempotency_key_conflict` ([`CONFLICT`](crate::idempotency::CONFLICT)) | `FixInput`: the key was used for another call; send this one as a new [`ToolCall`](super::ToolCall), with a new key |
+/// | keyed: a protocol error whose `data.type` is `idempotency_key_conflict` ([`CONFLICT`](crate::idempotency::CONFLICT)) | `FixInput`: the key was used for another call; send this one as a new [`ToolCall`](crate::client::ToolCall), with a new key |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
 /// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
@@ -48,8 +48,8 @@ use crate::wire::jsonrpc::ErrorCode;
 ///
 /// Retries are bounded by the number of attempts and the overall deadline, and, when one is
 /// charged ([`decide_with_budget`](Self::decide_with_budget),
-/// [`Retrier::with_budget`](super::Retrier::with_budget)), by a [`RetryBudget`]; any of them
-/// running out turns a `Retry` into an `Escalate`. A [`Retrier`](super::Retrier) also bounds
+/// [`Retrier::with_budget`](crate::client::Retrier::with_budget)), by a [`RetryBudget`]; any of them
+/// running out turns a `Retry` into an `Escalate`. A [`Retrier`](crate::client::Retrier) also bounds
 /// each attempt by the attempt timeout and the time left before the deadline.
 ///
 /// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
@@ -61,7 +61,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// sits in an interactive agent loop where a transient fault clears quickly. An overall
 /// deadline of 60 s, the TypeScript SDK's default request timeout: long enough for a slow tool,
 /// and a call to a server that never answers still ends, as
-/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`. No
+/// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](crate::client::UnknownCause::Timeout)`)`. No
 /// attempt timeout, no catalog and [`PeerProfile::standard`] unless set.
 ///
 /// A server's retry-after (and the draft entry's `retryNotBefore`) is a floor, not a
@@ -163,17 +163,17 @@ impl RetryPolicy {
 
     /// The same policy with an overall deadline for the call, measured from the start of the
     /// first attempt: no retry is scheduled that would start after it, and a
-    /// [`Retrier`](super::Retrier) stops waiting for an attempt when it passes (the attempt
-    /// then ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`).
+    /// [`Retrier`](crate::client::Retrier) stops waiting for an attempt when it passes (the attempt
+    /// then ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](crate::client::UnknownCause::Timeout)`)`).
     /// 60 s by default; `Duration::MAX` waits without end.
     pub fn with_deadline(mut self, deadline: Duration) -> Self {
         self.deadline = Some(deadline);
         self
     }
 
-    /// The same policy with the longest a [`Retrier`](super::Retrier) waits for one attempt
+    /// The same policy with the longest a [`Retrier`](crate::client::Retrier) waits for one attempt
     /// (never past the deadline): an attempt still unanswered then is dropped, and ends as
-    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`,
+    /// [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](crate::client::UnknownCause::Timeout)`)`,
     /// since the call may have run. None by default.
     pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
         self.attempt_timeout = Some(timeout);
@@ -228,7 +228,7 @@ impl RetryPolicy {
         self.deadline
     }
 
-    /// The longest a [`Retrier`](super::Retrier) waits for one attempt, if set.
+    /// The longest a [`Retrier`](crate::client::Retrier) waits for one attempt, if set.
     pub fn attempt_timeout(&self) -> Option<Duration> {
         self.attempt_timeout
     }
@@ -270,7 +270,7 @@ impl RetryPolicy {
     /// Decides what to do after `attempt` ended in `outcome`, a retry waiting the attempt's
     /// [`jitter`](Attempt::jitter) fraction of the backoff. It reads nothing but its
     /// arguments and changes nothing; a retry budget is charged by
-    /// [`decide_with_budget`](Self::decide_with_budget), or by a [`Retrier`](super::Retrier)
+    /// [`decide_with_budget`](Self::decide_with_budget), or by a [`Retrier`](crate::client::Retrier)
     /// that holds one.
     pub fn decide(&self, outcome: &Outcome, attempt: Attempt) -> Decision {
         match describe(outcome, &self.peer) {

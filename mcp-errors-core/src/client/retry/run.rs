@@ -46,7 +46,7 @@ impl RunSuccess {
 /// [`RetryBudget`] when it is given one.
 ///
 /// `call_fn(attempt)` performs one attempt ([`AttemptContext`]) and returns anything that becomes
-/// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](super::classify_bytes), say) or a
+/// an [`Outcome`]: an `Outcome` (from [`classify_bytes`](crate::client::classify_bytes), say) or a
 /// `Result<Value, UnknownCause>` (the response, or why there is none). `sleep_fn(delay)` returns
 /// a future that waits `delay`; pass your runtime's sleep (`tokio::time::sleep`, …), whose
 /// future waits when polled, not when it is made.
@@ -60,7 +60,7 @@ impl RunSuccess {
 /// attempt's timer: an attempt that does not finish at once races `sleep_fn(limit)`, `limit`
 /// being the attempt timeout or the time left before the deadline, whichever is shorter. When
 /// the timer ends first, the attempt's future is dropped (for an async call, that is the
-/// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](super::UnknownCause::Timeout)`)`:
+/// cancellation) and the attempt ends as [`Outcome::Unknown`]`(`[`UnknownCause::Timeout`](crate::client::UnknownCause::Timeout)`)`:
 /// the call may have run, so a call not declared idempotent is not sent again
 /// ([`Decision::CheckState`]), unless its attempts carry an idempotency key the server honors
 /// ([`with_idempotency_keys`](Self::with_idempotency_keys)):
