@@ -294,12 +294,13 @@ impl<S> ErrorBoundary<S> {
     ///
     /// The boundary advertises the capability
     /// (`capabilities.experimental["rs.mcp-errors/idempotency"]`) through a stand-in that the
-    /// wire adapters of [`idempotency::wire`](crate::idempotency::wire) rename on the wire, and
+    /// transport adapters of [`idempotency::adapter`](crate::idempotency::adapter) rename on the
+    /// wire, and
     /// the adapters bring it the key that rmcp's types drop: serve the boundary through one of
     /// them.
     ///
     /// ```no_run
-    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
     /// use mcp_errors_core::rmcp::ErrorBoundary;
     /// use rmcp::ServerHandler;
     ///
@@ -310,7 +311,7 @@ impl<S> ErrorBoundary<S> {
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let idempotency = Idempotency::new(MemoryStore::new()).tools(["refund_order"]);
     /// let service = ErrorBoundary::new(Shop).with_idempotency(idempotency);
-    /// let stdio = wire::server_stream(tokio::io::stdin(), tokio::io::stdout());
+    /// let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
     /// let running = rmcp::serve_server(service, stdio).await?;
     /// running.waiting().await?;
     /// # Ok(())
