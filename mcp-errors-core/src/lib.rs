@@ -66,6 +66,12 @@
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
 //!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
 //! - `rmcp` (feature `rmcp`): the glue for rmcp servers, and (with `client`) rmcp's client.
+//! - `idempotency` (feature `idempotency`; its protocol names with `client` too): request
+//!   idempotency keys, a draft. The fingerprint of a call and the stores a server records
+//!   outcomes in (`MemoryStore`, and `RedisStore` with feature `redis`); with `rmcp`, the
+//!   `Idempotency` settings of `rmcp::ErrorBoundary` and `idempotency::adapter`, the transport
+//!   adapters (byte streams, a tower layer for Streamable HTTP) that bring rmcp the keys it
+//!   drops.
 //!
 //! [`ToolFailure`], [`Channel`], [`JsonRpcError`], [`JsonRpcErrorResponse`] and [`RequestId`]
 //! are exhaustive on purpose (MCP has two channels; JSON-RPC 2.0 fixes its error object);
@@ -167,12 +173,13 @@
 //!
 //! # Drafts
 //!
-//! Two parts follow proposals that are not part of the MCP specification yet and may change
+//! Three parts follow proposals that are not part of the MCP specification yet and may change
 //! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
-//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and unknown
+//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), unknown
 //! or disabled tools reported as execution errors (SEP-2145: read by the client, and sent by
 //! `rmcp::ErrorBoundary` unless `with_draft_unknown_tool_result(false)` asks for the
-//! specification's -32602).
+//! specification's -32602), and request idempotency keys (SEP-3182: the `idempotency` module,
+//! off unless a server opts in).
 //!
 //! # Features
 //!
@@ -183,6 +190,8 @@
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand` and `uuid`) |
 //! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
 //! | `rmcp` | no | `IntoCallToolResult` for derived types, `rmcp::ErrorBoundary` (request context, coded argument errors, panics masked), `rmcp::Json`, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
+//! | `idempotency` | no | `idempotency`: request idempotency keys (the SEP-3182 draft), the fingerprint of a call, `IdempotencyStore` and `MemoryStore`; with `rmcp`, `idempotency::Idempotency` for `rmcp::ErrorBoundary` and the transport adapters of `idempotency::adapter` (adds `sha2`, `http`, `http-body`, `http-body-util`, `bytes`, `tower-layer` and `tower-service`) |
+//! | `redis` | no | `idempotency::RedisStore`: idempotency records shared by replicas, in Redis (enables `idempotency`; adds `redis`, `getrandom` and `tokio`) |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `assert_catalog_snapshot`, a test helper for catalogs as a contract |
 //! | `http` | no | [`Classify`] for `http::StatusCode` (http 1) |

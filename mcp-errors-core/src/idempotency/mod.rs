@@ -21,7 +21,7 @@
 //! This module holds what both sides and every store share: the names the protocol uses (with
 //! feature `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`]
 //! that decides whether two calls are equivalent and the [`IdempotencyStore`] a server keeps
-//! its records in ([`MemoryStore`]; `RedisStore` with feature `redis`). With features
+//! its records in (`MemoryStore`; `RedisStore` with feature `redis`). With features
 //! `idempotency` and `rmcp`: `Idempotency`, the settings of `rmcp::ErrorBoundary`'s record and
 //! replay, and `adapter`, the transport adapters that bring rmcp the keys it drops.
 
