@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_errors_core::ToolError;
-use mcp_errors_core::idempotency::wire::{self, HttpLayer};
+use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{
     Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore, RecordKey,
     Recorded, StoreFuture,
@@ -347,13 +347,13 @@ impl Shop {
     }
 }
 
-/// Serves `shop` to one client over `io`, in this process; with keys, through the wire
+/// Serves `shop` to one client over `io`, in this process; with keys, through the transport
 /// adapter that brings the boundary each call's key.
 pub async fn serve_in_process(shop: Shop, io: tokio::io::DuplexStream) {
     let running = if shop.keys.is_some() {
         let (read, write) = tokio::io::split(io);
         shop.boundary()
-            .serve(wire::server_stream(read, write))
+            .serve(adapter::server_stream(read, write))
             .await
     } else {
         shop.boundary().serve(io).await

@@ -15,7 +15,7 @@ use mcp_errors_core::ErrorCode;
 use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
-use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
 use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
 use rmcp::model::{CallToolRequestParams, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
@@ -90,7 +90,7 @@ pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
 
 /// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
 /// takes them) over stdio, through [`ErrorBoundary`] with idempotency keys for its tools with
-/// side effects (in memory, through the wire adapter), until the client leaves.
+/// side effects (in memory, through the transport adapter), until the client leaves.
 pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
     let faults = Faults::none();
     let mut args = args;
@@ -103,14 +103,17 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
     let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
     let running = ErrorBoundary::new(DemoServer::new(faults))
         .with_idempotency(keys)
-        .serve(wire::server_stream(tokio::io::stdin(), tokio::io::stdout()))
+        .serve(adapter::server_stream(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        ))
         .await?;
     running.waiting().await?;
     Ok(())
 }
 
 /// Starts the server of `command` over stdio with these faults and connects, through the
-/// client's wire adapter, so the client sees whether the server honours idempotency keys.
+/// client's transport adapter, so the client sees whether the server honours idempotency keys.
 pub async fn connect(
     command: impl Into<ServerCommand>,
     faults: &[String],
@@ -126,7 +129,7 @@ pub async fn connect(
     };
     // Reap the child once it ends (when the client closes its stdin).
     tokio::spawn(async move { child.wait().await });
-    Ok(().serve(wire::client_stream(stdout, stdin)).await?)
+    Ok(().serve(adapter::client_stream(stdout, stdin)).await?)
 }
 
 /// How long [`call`] waits for an answer: far longer than any case takes, so a server that

@@ -2,7 +2,7 @@
 //! a `Retrier`) against `demo-server` under the `lose_response` fault, where the refund is made
 //! but its answer comes after the client's attempt timeout.
 //!
-//! - Over stdio (through the client's wire adapter, so the client sees the capability) and over
+//! - Over stdio (through the client's transport adapter, so the client sees the capability) and over
 //!   HTTP through two replicas behind one round-robin address that share their records in a
 //!   real Redis: the client retries with the same key and receives the original answer, and the
 //!   refund is made once.
@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp_errors_core::client::{Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause};
-use mcp_errors_core::idempotency::wire;
+use mcp_errors_core::idempotency::adapter;
 use mcp_errors_core::rmcp::call_tool;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -140,7 +140,7 @@ async fn over_stdio_a_lost_answer_is_recovered_with_its_key_and_the_refund_is_ma
         .spawn()
         .unwrap();
     let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    let client = ().serve(wire::client_stream(stdout, stdin)).await.unwrap();
+    let client = ().serve(adapter::client_stream(stdout, stdin)).await.unwrap();
 
     let call = refund();
     let success = call_tool(client.peer(), &call, &retrier())
@@ -189,7 +189,7 @@ async fn over_stdio_without_keys_the_client_stops_at_check_state() {
         .spawn()
         .unwrap();
     let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    let client = ().serve(wire::client_stream(stdout, stdin)).await.unwrap();
+    let client = ().serve(adapter::client_stream(stdout, stdin)).await.unwrap();
     let report = call_tool(client.peer(), &refund(), &retrier())
         .await
         .expect_err("a lost answer of a write is not replayed");

@@ -1,14 +1,16 @@
-//! Support for the code `#[derive(ToolError)]` generates, re-exported by `__private`. Not
-//! public API: no stability promise.
+//! Support for the code `#[derive(ToolError)]` generates: the items `__private` re-exports,
+//! and the `__impl_rmcp!` macro. Not public API: no stability promise.
 
 use std::fmt;
 use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::category::Category;
 use crate::classify::Classification;
 use crate::failure::ToolFailure;
+use crate::failure::request::request_options;
 use crate::failure::tool_error::ToolError;
 
 /// Every [`ToolError`]. The generated `From<T> for ToolFailure` converts through it, so when
@@ -30,11 +32,10 @@ impl<T: ToolError + ?Sized> DerivedToolError for T {}
 /// through): the options of the request an `rmcp::ErrorBoundary` is serving, else
 /// [`ToolError::to_failure`].
 pub fn tool_failure<T: DerivedToolError + ?Sized>(error: &T) -> ToolFailure {
-    #[cfg(feature = "rmcp")]
-    if let Some(options) = crate::rmcp::request_options() {
-        return error.to_failure_with(&options);
+    match request_options() {
+        Some(options) => error.to_failure_with(&options),
+        None => error.to_failure(),
     }
-    error.to_failure()
 }
 
 /// What the function of `#[classify(with = path)]` returned, as a classification.
@@ -146,6 +147,42 @@ pub trait Detail: Serialize {}
 #[diagnostic::do_not_recommend]
 impl<T: Serialize + ?Sized> Detail for T {}
 
+/// A `#[detail]` field as JSON; `null` when its `Serialize` impl fails, so one bad
+/// field never costs the whole error; cut below `mask::MAX_DETAIL_DEPTH` levels while it
+/// is serialized, so no depth of input can exhaust the stack.
+pub fn detail_value<T: Serialize + ?Sized>(value: &T) -> Value {
+    crate::mask::to_value_within_depth(value, crate::mask::MAX_DETAIL_DEPTH).unwrap_or(Value::Null)
+}
+
+/// One `#[detail]` entry: its key and [`detail_value`] of the field.
+pub fn detail<T: Detail + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
+    (key.to_owned(), detail_value(value))
+}
+
+/// The details of a variant, from its entries (inserted one by one: collecting would
+/// first gather them in a vector of its own).
+pub fn details<const N: usize>(entries: [(String, Value); N]) -> Map<String, Value> {
+    let mut details = Map::new();
+    for (key, value) in entries {
+        details.insert(key, value);
+    }
+    details
+}
+
+/// `Display` of `value` into a string sized for a typical message (`to_string` starts
+/// empty and grows it several times). One function, compiled once here, for every
+/// variant without `#[message]`.
+pub fn display_string(value: &dyn fmt::Display) -> String {
+    format_string(128, format_args!("{value}"))
+}
+
+/// `format!` into a string of `capacity` (`format!` guesses low and grows it).
+pub fn format_string(capacity: usize, args: fmt::Arguments<'_>) -> String {
+    let mut text = String::with_capacity(capacity);
+    let _ = fmt::Write::write_fmt(&mut text, args);
+    text
+}
+
 /// A field that a text the model reads shows (`#[message]`, `#[hint]`, or `Display` of a
 /// variant that is not masked), probed for whether its type is a [`ToolError`]: the generated
 /// code calls `(&&ShownField(field)).kind()`, which resolves to [`ShownToolError::kind`] when
@@ -195,3 +232,52 @@ impl<T: ?Sized> NotShownToTheModel<T> for NotAToolError {}
 
 /// Compiles only when `kind` says the field is no [`ToolError`]; never called.
 pub fn shown_to_the_model<T: ?Sized, K: NotShownToTheModel<T>>(_: &T, _: K) {}
+
+/// Expands to the rmcp glue for a derived type when the `rmcp` feature is on, to nothing
+/// otherwise (a proc macro cannot see the features of the crate it expands into).
+#[doc(hidden)]
+#[macro_export]
+#[cfg(not(feature = "rmcp"))]
+macro_rules! __impl_rmcp {
+    ($($tt:tt)*) => {};
+}
+
+/// Implements rmcp's `IntoCallToolResult` for a type that converts into [`ToolFailure`]
+/// (`#[derive(ToolError)]` writes that `From` impl), so a tool method can return
+/// `Result<T, ThatType>`: an execution variant becomes a result with `isError: true`, a
+/// protocol variant a JSON-RPC error (see
+/// [`rmcp::into_call_tool_response`](crate::rmcp::into_call_tool_response)).
+///
+/// `#[derive(ToolError)]` emits one call per derived type, in this form (the generics and
+/// the predicates may be empty; the predicates may end with a comma). A generic type's
+/// predicates are its own `where` clause and `Self: ToolError`; a type without parameters
+/// has none, so its impl holds unconditionally (a bound without parameters would be checked
+/// where the impl is written, and fail there when the type is not an `Error`):
+///
+/// ```ignore
+/// ::mcp_errors_core::__impl_rmcp! {
+///     impl [<T: Bound>] for MyError<T> where [T: Send, Self: ::mcp_errors_core::ToolError,]
+/// }
+/// ```
+#[doc(hidden)]
+#[macro_export]
+#[cfg(feature = "rmcp")]
+macro_rules! __impl_rmcp {
+    (impl [$($generics:tt)*] for $ty:ty where [$($predicates:tt)*]) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::__private::rmcp::handler::server::tool::IntoCallToolResult
+            for $ty
+        where
+            $($predicates)*
+        {
+            fn into_call_tool_result(
+                self,
+            ) -> ::core::result::Result<
+                $crate::__private::rmcp::model::CallToolResponse,
+                $crate::__private::rmcp::ErrorData,
+            > {
+                $crate::__private::into_call_tool_response(self)
+            }
+        }
+    };
+}

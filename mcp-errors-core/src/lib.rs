@@ -66,6 +66,12 @@
 //! - `client` (feature `client`): read any server's response into an outcome and decide what
 //!   to do next; `client::render` (feature `render`) for model APIs and agent frameworks.
 //! - `rmcp` (feature `rmcp`): the glue for rmcp servers, and (with `client`) rmcp's client.
+//! - `idempotency` (feature `idempotency`; its protocol names with `client` too): request
+//!   idempotency keys, a draft. The fingerprint of a call and the stores a server records
+//!   outcomes in (`MemoryStore`, and `RedisStore` with feature `redis`); with `rmcp`, the
+//!   `Idempotency` settings of `rmcp::ErrorBoundary` and `idempotency::adapter`, the transport
+//!   adapters (byte streams, a tower layer for Streamable HTTP) that bring rmcp the keys it
+//!   drops.
 //!
 //! [`ToolFailure`], [`Channel`], [`JsonRpcError`], [`JsonRpcErrorResponse`] and [`RequestId`]
 //! are exhaustive on purpose (MCP has two channels; JSON-RPC 2.0 fixes its error object);
@@ -167,12 +173,13 @@
 //!
 //! # Drafts
 //!
-//! Two parts follow proposals that are not part of the MCP specification yet and may change
+//! Three parts follow proposals that are not part of the MCP specification yet and may change
 //! with them: the tool-failure entry of SEP-3313 under [`TOOL_FAILURE_META_KEY`] (written only
-//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), and unknown
+//! when [`FailureOptions::with_draft_tool_failure`] says so; read by the client), unknown
 //! or disabled tools reported as execution errors (SEP-2145: read by the client, and sent by
 //! `rmcp::ErrorBoundary` unless `with_draft_unknown_tool_result(false)` asks for the
-//! specification's -32602).
+//! specification's -32602), and request idempotency keys (SEP-3182: the `idempotency` module,
+//! off unless a server opts in).
 //!
 //! # Features
 //!
@@ -183,6 +190,8 @@
 //! | `client` | no | `client`: classify responses, the retry policy and the retrier (adds `fastrand` and `uuid`) |
 //! | `render` | no | `client::render`: results as Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items (enables `client`) |
 //! | `rmcp` | no | `IntoCallToolResult` for derived types, `rmcp::ErrorBoundary` (request context, coded argument errors, panics masked), `rmcp::Json`, conversions to rmcp's types; with `client`, `rmcp::call_tool` |
+//! | `idempotency` | no | `idempotency`: request idempotency keys (the SEP-3182 draft), the fingerprint of a call, `IdempotencyStore` and `MemoryStore`; with `rmcp`, `idempotency::Idempotency` for `rmcp::ErrorBoundary` and the transport adapters of `idempotency::adapter` (adds `sha2`, `http`, `http-body`, `http-body-util`, `bytes`, `tower-layer` and `tower-service`) |
+//! | `redis` | no | `idempotency::RedisStore`: idempotency records shared by replicas, in Redis (enables `idempotency`; adds `redis`, `getrandom` and `tokio`) |
 //! | `schemars` | no | `JsonSchema` for the payload and the catalog |
 //! | `snapshot` | no | `assert_catalog_snapshot`, a test helper for catalogs as a contract |
 //! | `http` | no | [`Classify`] for `http::StatusCode` (http 1) |
@@ -234,8 +243,8 @@ pub use mcp_errors_derive::ToolError;
 pub mod __private {
     pub use crate::derive_support::{
         ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
-        ShownField, ShownToolError, ShownValue, Var, classify_with, shown_to_the_model,
-        tool_failure,
+        ShownField, ShownToolError, ShownValue, Var, classify_with, detail, detail_value, details,
+        display_string, format_string, shown_to_the_model, tool_failure,
     };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;
@@ -244,89 +253,4 @@ pub mod __private {
     pub use serde::Serialize;
     pub use serde_json::{Map, Value};
     pub use std::time::Duration;
-
-    /// A `#[detail]` field as JSON; `null` when its `Serialize` impl fails, so one bad
-    /// field never costs the whole error; cut below `mask::MAX_DETAIL_DEPTH` levels while it
-    /// is serialized, so no depth of input can exhaust the stack.
-    pub fn detail_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
-        crate::mask::to_value_within_depth(value, crate::mask::MAX_DETAIL_DEPTH)
-            .unwrap_or(Value::Null)
-    }
-
-    /// One `#[detail]` entry: its key and [`detail_value`] of the field.
-    pub fn detail<T: Detail + ?Sized>(key: &'static str, value: &T) -> (String, Value) {
-        (key.to_owned(), detail_value(value))
-    }
-
-    /// The details of a variant, from its entries (inserted one by one: collecting would
-    /// first gather them in a vector of its own).
-    pub fn details<const N: usize>(entries: [(String, Value); N]) -> Map<String, Value> {
-        let mut details = Map::new();
-        for (key, value) in entries {
-            details.insert(key, value);
-        }
-        details
-    }
-
-    /// `Display` of `value` into a string sized for a typical message (`to_string` starts
-    /// empty and grows it several times). One function, compiled once here, for every
-    /// variant without `#[message]`.
-    pub fn display_string(value: &dyn std::fmt::Display) -> String {
-        format_string(128, format_args!("{value}"))
-    }
-
-    /// `format!` into a string of `capacity` (`format!` guesses low and grows it).
-    pub fn format_string(capacity: usize, args: std::fmt::Arguments<'_>) -> String {
-        let mut text = String::with_capacity(capacity);
-        let _ = std::fmt::Write::write_fmt(&mut text, args);
-        text
-    }
-}
-
-/// Expands to the rmcp glue for a derived type when the `rmcp` feature is on, to nothing
-/// otherwise (a proc macro cannot see the features of the crate it expands into).
-#[doc(hidden)]
-#[macro_export]
-#[cfg(not(feature = "rmcp"))]
-macro_rules! __impl_rmcp {
-    ($($tt:tt)*) => {};
-}
-
-/// Implements rmcp's `IntoCallToolResult` for a type that converts into [`ToolFailure`]
-/// (`#[derive(ToolError)]` writes that `From` impl), so a tool method can return
-/// `Result<T, ThatType>`: an execution variant becomes a result with `isError: true`, a
-/// protocol variant a JSON-RPC error (see [`rmcp::into_call_tool_response`]).
-///
-/// `#[derive(ToolError)]` emits one call per derived type, in this form (the generics and
-/// the predicates may be empty; the predicates may end with a comma). A generic type's
-/// predicates are its own `where` clause and `Self: ToolError`; a type without parameters
-/// has none, so its impl holds unconditionally (a bound without parameters would be checked
-/// where the impl is written, and fail there when the type is not an `Error`):
-///
-/// ```ignore
-/// ::mcp_errors_core::__impl_rmcp! {
-///     impl [<T: Bound>] for MyError<T> where [T: Send, Self: ::mcp_errors_core::ToolError,]
-/// }
-/// ```
-#[doc(hidden)]
-#[macro_export]
-#[cfg(feature = "rmcp")]
-macro_rules! __impl_rmcp {
-    (impl [$($generics:tt)*] for $ty:ty where [$($predicates:tt)*]) => {
-        #[automatically_derived]
-        impl $($generics)* $crate::__private::rmcp::handler::server::tool::IntoCallToolResult
-            for $ty
-        where
-            $($predicates)*
-        {
-            fn into_call_tool_result(
-                self,
-            ) -> ::core::result::Result<
-                $crate::__private::rmcp::model::CallToolResponse,
-                $crate::__private::rmcp::ErrorData,
-            > {
-                $crate::__private::into_call_tool_response(self)
-            }
-        }
-    };
 }

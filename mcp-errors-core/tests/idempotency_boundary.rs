@@ -1,5 +1,5 @@
 //! `ErrorBoundary::with_idempotency` over rmcp in process, driven with raw JSON-RPC lines
-//! through the server's wire adapter: the same key twice runs the tool once and answers the
+//! through the server's transport adapter: the same key twice runs the tool once and answers the
 //! same bytes; other arguments are a conflict; a key still running is refused as in progress;
 //! another caller's scope runs its own call; an unlisted tool ignores its key; errors, `isError`
 //! results and panics are replayed, failures that ran nothing are not recorded; a cancelled call
@@ -13,7 +13,7 @@ use std::time::Duration;
 use mcp_errors_core::ToolError;
 use mcp_errors_core::idempotency::{
     CAPABILITY, Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore,
-    RecordKey, Recorded, StoreError, StoreFuture, wire,
+    RecordKey, Recorded, StoreError, StoreFuture, adapter,
 };
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -195,7 +195,7 @@ async fn serve(boundary: ErrorBoundary<Shop>) -> (Raw, Arc<AtomicUsize>) {
     let (read, write) = tokio::io::split(server_side);
     tokio::spawn(async move {
         let running = boundary
-            .serve(wire::server_stream(read, write))
+            .serve(adapter::server_stream(read, write))
             .await
             .unwrap();
         let _ = running.waiting().await;

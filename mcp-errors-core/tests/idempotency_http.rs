@@ -1,4 +1,4 @@
-//! `wire::HttpLayer` around rmcp's `StreamableHttpService`, called as a tower service with raw
+//! `adapter::HttpLayer` around rmcp's `StreamableHttpService`, called as a tower service with raw
 //! HTTP requests: stateless with JSON responses and stateful with SSE, the capability reaches
 //! the wire in the `initialize` response, a key in the POST body reaches the boundary, and the
 //! default scope is the `Authorization` header, else the session, else one anonymous scope.
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use http_body_util::BodyExt as _;
-use mcp_errors_core::idempotency::wire::HttpLayer;
+use mcp_errors_core::idempotency::adapter::HttpLayer;
 use mcp_errors_core::idempotency::{CAPABILITY, Idempotency, MemoryStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -42,7 +42,7 @@ impl ServerHandler for Shop {
     }
 }
 
-type Service = mcp_errors_core::idempotency::wire::HttpService<
+type Service = mcp_errors_core::idempotency::adapter::HttpService<
     StreamableHttpService<ErrorBoundary<Shop>, LocalSessionManager>,
 >;
 

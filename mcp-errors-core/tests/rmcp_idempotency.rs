@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// The member of `capabilities.experimental` an `ErrorBoundary` with keys on advertises them
-/// with, which a server's wire adapter renames `CAPABILITY`.
+/// with, which a server's transport adapter renames `CAPABILITY`.
 const STAND_IN: &str = "dev.mcp-errors/idempotency";
 
 /// How the server answers one `tools/call`.
@@ -231,7 +231,7 @@ async fn the_drafts_place_is_read_through_the_client_adapter() {
     let (server, client) = tokio::io::duplex(64 * 1024);
     let seen = serve_raw(server, draft.clone(), vec![Reply::Never, refunded()]);
     let (read, write) = tokio::io::split(client);
-    let client = client_on(mcp_errors_core::idempotency::wire::client_stream(
+    let client = client_on(mcp_errors_core::idempotency::adapter::client_stream(
         read, write,
     ))
     .await;

@@ -32,7 +32,7 @@
 //!
 //! Over stdio, a line the server cannot read (not JSON, an id such as `1e400`, not a request)
 //! gets a JSON-RPC error with `"id": null`, and the server reads on
-//! (`mcp_errors_core::idempotency::wire::server_stream` answers it).
+//! (`mcp_errors_core::idempotency::adapter::server_stream` answers it).
 //!
 //! Over HTTP the server bounds what a client can hold, each bound a constant below with a
 //! flag to change it:
@@ -94,7 +94,7 @@ use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use mcp_errors_core::idempotency::wire::{self, HttpLayer};
+use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, RedisStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
@@ -409,9 +409,9 @@ async fn serve_stdio(
     server: DemoServer,
     keys: Option<Idempotency>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    // The wire adapter brings the boundary the key and puts its capability on the wire; without
+    // The transport adapter brings the boundary the key and puts its capability on the wire; without
     // keys it changes nothing.
-    let stdio = wire::server_stream(tokio::io::stdin(), tokio::io::stdout());
+    let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
     let running = boundary(server, keys.as_ref()).serve(stdio).await?;
     running.waiting().await?;
     Ok(())

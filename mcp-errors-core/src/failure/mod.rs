@@ -1,6 +1,6 @@
 //! [`ToolFailure`], the wire form of one failure on its channel, and how an error becomes
-//! one: the [`ToolError`] trait, its [`FailureOptions`], the conversion and its tracing
-//! events.
+//! one: the [`ToolError`] trait, its [`FailureOptions`] (and those of the request being
+//! served), the conversion and its tracing events.
 
 use std::fmt;
 
@@ -12,6 +12,7 @@ use crate::wire::result::{CallToolResult, Content};
 mod convert;
 mod events;
 pub(crate) mod options;
+pub(crate) mod request;
 pub(crate) mod tool_error;
 
 pub use options::FailureOptions;

@@ -18,22 +18,22 @@
 //! for the third. `extensions` is in the schema of 2026-07-28 only, `experimental` in every
 //! version. Clients read the draft's place too.
 //!
-//! This module holds what both sides and every store share: the wire names (with feature
-//! `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`] that
-//! decides whether two calls are equivalent and the [`IdempotencyStore`] a server keeps its
-//! records in.
+//! This module holds what both sides and every store share: the names the protocol uses (with
+//! feature `client` or `idempotency`), and, with feature `idempotency`, the [`Fingerprint`]
+//! that decides whether two calls are equivalent and the [`IdempotencyStore`] a server keeps
+//! its records in (`MemoryStore`; `RedisStore` with feature `redis`). With features
+//! `idempotency` and `rmcp`: `Idempotency`, the settings of `rmcp::ErrorBoundary`'s record and
+//! replay, and `adapter`, the transport adapters that bring rmcp the keys it drops.
 
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "idempotency", feature = "rmcp"))))]
+pub mod adapter;
 #[cfg(feature = "idempotency")]
 mod memory;
 #[cfg(all(feature = "idempotency", feature = "rmcp"))]
 mod server;
 #[cfg(feature = "idempotency")]
 mod store;
-#[cfg(all(feature = "idempotency", feature = "rmcp"))]
-mod unreadable;
-#[cfg(all(feature = "idempotency", feature = "rmcp"))]
-#[cfg_attr(docsrs, doc(cfg(all(feature = "idempotency", feature = "rmcp"))))]
-pub mod wire;
 
 #[cfg(feature = "idempotency")]
 pub use memory::MemoryStore;
@@ -74,14 +74,14 @@ pub const CONFLICT: &str = "idempotency_key_conflict";
 /// The longest key a server accepts, in bytes; a longer one is refused as invalid params.
 pub const MAX_KEY_BYTES: usize = 255;
 
-/// Inside one process only, never on the wire: the request `_meta` member a wire adapter moves
-/// `params.idempotencyKey` into, since rmcp's `CallToolRequestParams` has no field for it.
-#[allow(dead_code)] // used by the rmcp wire adapters and client
+/// Inside one process only, never on the wire: the request `_meta` member a transport adapter
+/// moves `params.idempotencyKey` into, since rmcp's `CallToolRequestParams` has no field for it.
+#[allow(dead_code)] // used by the transport adapters and the client
 pub(crate) const CARRIER_META: &str = "dev.mcp-errors/idempotencyKey";
 
 /// Meant for one process: the `capabilities.experimental` member the boundary advertises keys
-/// with, renamed to [`CAPABILITY`] by a server's wire adapter, the one that brings the keys
+/// with, renamed to [`CAPABILITY`] by a server's transport adapter, the one that brings the keys
 /// rmcp drops. A server without the adapter sends it under this name, which no client reads,
 /// so it does not advertise keys it never gets.
-#[allow(dead_code)] // used by the rmcp wire adapters and the boundary
+#[allow(dead_code)] // used by the transport adapters and the boundary
 pub(crate) const CARRIER_CAPABILITY: &str = "dev.mcp-errors/idempotency";

@@ -70,10 +70,10 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// that can stop before its effect may watch it, and what it answers is what the key replays.
 ///
 /// The records are scoped to the caller: see [`scope`](Self::scope). rmcp drops the wire's
-/// `params.idempotencyKey`, so the server also needs a wire adapter ([`wire`](super::wire)) in
-/// front of its transport; the adapter also advertises the capability
-/// (`capabilities.experimental["rs.mcp-errors/idempotency"]`), so without one the capability is
-/// not advertised and no key arrives.
+/// `params.idempotencyKey`, so the server also needs a transport adapter
+/// ([`adapter`](super::adapter)) in front of its transport; the adapter also advertises the
+/// capability (`capabilities.experimental["rs.mcp-errors/idempotency"]`), so without one the
+/// capability is not advertised and no key arrives.
 ///
 /// ```
 /// use std::time::Duration;
@@ -374,7 +374,7 @@ fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
     }
 }
 
-/// `capabilities` with the stand-in of the capability, which a server's wire adapter renames
+/// `capabilities` with the stand-in of the capability, which a server's transport adapter renames
 /// [`CAPABILITY`](super::CAPABILITY).
 pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
     capabilities
@@ -383,7 +383,7 @@ pub(crate) fn advertise(capabilities: &mut ServerCapabilities) {
         .insert(CARRIER_CAPABILITY.to_owned(), JsonObject::new());
 }
 
-/// Takes the key a wire adapter put in the request's `_meta`.
+/// Takes the key a transport adapter put in the request's `_meta`.
 pub(crate) fn take_key(
     meta: &mut Map<String, Value>,
     params_meta: Option<&mut Map<String, Value>>,

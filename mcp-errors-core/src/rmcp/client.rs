@@ -44,7 +44,7 @@ use crate::wire::jsonrpc::JsonRpcError;
 /// When the server advertises idempotency keys in rmcp's record of its capabilities (see
 /// [`advertises_idempotency`]: `capabilities.experimental["rs.mcp-errors/idempotency"]`, which
 /// rmcp keeps over any transport, or `capabilities.tools.idempotency`, which rmcp drops unless
-/// the client reads through `idempotency::wire::client_stream` (feature `idempotency`)),
+/// the client reads through `idempotency::adapter::client_stream` (feature `idempotency`)),
 /// or the retrier says the server honors them ([`Retrier::with_idempotency_keys`]),
 /// every attempt sends a key at `params.idempotencyKey`: the call's own
 /// [key](ToolCall::idempotency_key) first, the same key again after an unknown outcome (so a

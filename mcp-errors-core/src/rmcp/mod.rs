@@ -102,7 +102,6 @@ mod unknown_tool;
 pub use client::{call_tool, classify_call};
 pub use json::Json;
 pub use server::ErrorBoundary;
-pub(crate) use server::request_options;
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].

@@ -32,20 +32,10 @@ use super::unknown_tool::UnknownTool;
 use crate::catalog::ErrorCatalog;
 use crate::failure::options::FailureOptions;
 use crate::failure::options::MAX_CLIENT_PART_CHARS;
+use crate::failure::request::with_request_options;
 use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
 use crate::wire::{CATALOG_META_KEY, META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
-
-tokio::task_local! {
-    static REQUEST: FailureOptions;
-}
-
-/// The options of the request an [`ErrorBoundary`] is serving on this task, if it is serving
-/// one: the conversions the derive writes (its `From` impl, and so rmcp's
-/// `IntoCallToolResult`) use them.
-pub(crate) fn request_options() -> Option<FailureOptions> {
-    REQUEST.try_with(FailureOptions::clone).ok()
-}
 
 /// An rmcp server wrapped so that every failure inside it, panics and bad arguments
 /// included, leaves as a coded failure that knows the request it answers.
@@ -294,12 +284,13 @@ impl<S> ErrorBoundary<S> {
     ///
     /// The boundary advertises the capability
     /// (`capabilities.experimental["rs.mcp-errors/idempotency"]`) through a stand-in that the
-    /// wire adapters of [`idempotency::wire`](crate::idempotency::wire) rename on the wire, and
+    /// transport adapters of [`idempotency::adapter`](crate::idempotency::adapter) rename on the
+    /// wire, and
     /// the adapters bring it the key that rmcp's types drop: serve the boundary through one of
     /// them.
     ///
     /// ```no_run
-    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, wire};
+    /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
     /// use mcp_errors_core::rmcp::ErrorBoundary;
     /// use rmcp::ServerHandler;
     ///
@@ -310,7 +301,7 @@ impl<S> ErrorBoundary<S> {
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let idempotency = Idempotency::new(MemoryStore::new()).tools(["refund_order"]);
     /// let service = ErrorBoundary::new(Shop).with_idempotency(idempotency);
-    /// let stdio = wire::server_stream(tokio::io::stdin(), tokio::io::stdout());
+    /// let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
     /// let running = rmcp::serve_server(service, stdio).await?;
     /// running.waiting().await?;
     /// # Ok(())
@@ -576,7 +567,7 @@ impl<S: ServerHandler> ErrorBoundary<S> {
         let list_context = context.clone();
         let name = request.name.clone();
         let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
-        match REQUEST.scope(options.clone(), call).await {
+        match with_request_options(options.clone(), call).await {
             Ok(Ok(CallToolResponse::Complete(result))) => {
                 // The tool's input schema says what a failing argument should be; asked for
                 // only when an argument failed.
@@ -796,16 +787,5 @@ mod tests {
         let base = FailureOptions::new().with_structured_content(true);
         let wrapped = ErrorBoundary::new(Distinct).with_options(base.clone());
         assert_eq!(wrapped.options, base);
-    }
-
-    #[test]
-    fn outside_a_scope_there_are_no_request_options_and_inside_there_are() {
-        assert_eq!(request_options(), None);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let options = FailureOptions::new().with_tool("book");
-        let inside = runtime.block_on(REQUEST.scope(options.clone(), async { request_options() }));
-        assert_eq!(inside, Some(options));
     }
 }

@@ -194,7 +194,7 @@ impl Retrier {
     /// With `false`, `call_fn` gets no key and the policy decides as without keys. [`rmcp::call_tool`](crate::rmcp::call_tool) sends keys by itself to a server
     /// that advertises the feature, as far as rmcp's record of the server's capabilities shows
     /// it (rmcp's `ToolsCapability` has no field for it, so it is there only through this
-    /// crate's wire adapter); this switch is for a server whose support the record cannot show,
+    /// crate's transport adapter); this switch is for a server whose support the record cannot show,
     /// and turns keys on for every server the retrier calls.
     ///
     /// ```

@@ -168,7 +168,7 @@ mod tests {
 
         let (server_end, peer_end) = tokio::io::duplex(1024);
         let (read, write) = tokio::io::split(server_end);
-        let (mut reader, mut writer) = super::super::wire::server_stream(read, write);
+        let (mut reader, mut writer) = super::super::server_stream(read, write);
         let (peer_read, mut peer_write) = tokio::io::split(peer_end);
         let mut peer_read = BufReader::new(peer_read);
 
