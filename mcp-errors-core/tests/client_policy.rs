@@ -928,3 +928,46 @@ fn a_derived_protocol_variant_with_retry_advice_is_retried_as_it_says() {
         escalate(EscalationReason::NotRetryable)
     );
 }
+
+#[test]
+fn a_protocol_error_retries_on_its_data_and_guesses_from_its_message_only() {
+    let policy = RetryPolicy::default();
+    let idempotent = Attempt::new(1, Duration::ZERO)
+        .idempotent(true)
+        .with_jitter(1.0);
+    let error = |code: i32, message: &str, data: serde_json::Value| {
+        Outcome::from(JsonRpcError::new(code, message).with_data(data))
+    };
+    // A category in `data` with no retry advice is not the server's word on retrying.
+    let named = error(-32603, "boom", json!({"category": "transient"}));
+    assert_eq!(
+        policy.decide(&named, idempotent),
+        Decision::Escalate {
+            reason: EscalationReason::ProtocolError
+        }
+    );
+    // The advised retry waits what `data` says, not a wait in the message.
+    let advised = error(
+        -32000,
+        "Rate limit exceeded, retry after 60 seconds",
+        json!({"retryable": true}),
+    );
+    assert_eq!(
+        policy.decide(&advised, idempotent),
+        Decision::Retry {
+            after: Duration::from_millis(100)
+        }
+    );
+    // A guess from the message waits what the message says, not `data.retryAfterMs`.
+    let busy = error(
+        -32603,
+        "service unavailable",
+        json!({"retryAfterMs": 60_000}),
+    );
+    assert_eq!(
+        policy.decide(&busy, idempotent),
+        Decision::Retry {
+            after: Duration::from_millis(100)
+        }
+    );
+}

@@ -403,6 +403,8 @@ fn protocol_error(
     set("retryAfterMs", retry_after_ms.map(Value::from));
     set("hint", hint.map(|hint| Value::from(hint.into_owned())));
     set("correlationId", correlation_id.map(Value::from));
+    // A client reads `category` in `data` as the server's: the error names none here.
+    data.remove("category");
     let error = JsonRpcError {
         code,
         message,

@@ -33,7 +33,6 @@ pub(crate) fn execution_error(mut error: ExecutionError) -> ExecutionError {
         .hint
         .map(|hint| mask::clean_owned(hint, MAX_HINT_CHARS));
     error.text = mask::clean_owned(error.text, MAX_TEXT_CHARS);
-    error.tool_unavailable = super::known::says_tool_unavailable(&error.text);
     error.correlation_id = error
         .correlation_id
         .filter(|id| is_valid_correlation_id(id));

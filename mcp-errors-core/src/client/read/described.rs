@@ -235,8 +235,6 @@ fn build(described: Described<'_>, text: String, evidence: Evidence) -> Executio
         evidence,
         failure_class: category.map(Category::failure_class),
         retry_not_before: None,
-        // Read from the cleaned text.
-        tool_unavailable: false,
     }
 }
 
@@ -344,8 +342,6 @@ impl Drafted<'_> {
             evidence: Evidence::DraftToolFailure,
             failure_class: self.class,
             retry_not_before: self.retry_not_before,
-            // Read from the cleaned text.
-            tool_unavailable: false,
         }
     }
 

@@ -97,10 +97,6 @@ pub struct ExecutionError {
     /// [`retry_after`](Self::retry_after)), measured when it decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_not_before: Option<u64>,
-    /// The text says the tool does not exist or is disabled, in the words of an SDK
-    /// (`Unknown tool: NAME`, `Tool NAME not found`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub tool_unavailable: bool,
 }
 
 impl ExecutionError {
@@ -124,7 +120,6 @@ impl ExecutionError {
     pub fn from_text(text: impl Into<String>) -> Self {
         let text = text.into();
         ExecutionError {
-            tool_unavailable: super::known::says_tool_unavailable(&text),
             code: None,
             category: None,
             retryable: false,

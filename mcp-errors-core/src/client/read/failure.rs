@@ -1,10 +1,11 @@
 //! [`Description`]: what an [`Outcome`] comes to for a decision, and [`Failure`], one failure
-//! described alike whatever channel it came on. The policy decides from these and reads
-//! nothing else.
+//! described alike whatever channel it came on. The policy decides from these; it reads no
+//! JSON and runs no text rule of its own.
 
 use std::time::Duration;
 
 use super::execution::{Evidence, ExecutionError};
+use super::known::says_tool_unavailable;
 use super::outcome::Outcome;
 use super::peer::{CodeMeaning, PeerProfile};
 use super::protocol::{KeyRefusal, ProtocolError};
@@ -60,6 +61,8 @@ pub(crate) enum Channel<'a> {
         /// What the peer's profile says the code means.
         meaning: Option<CodeMeaning>,
         key_refusal: Option<KeyRefusal>,
+        /// `data.retryAfterMs`.
+        advised_wait: Option<Duration>,
         error: &'a ProtocolError,
     },
     /// A success whose text reads as a failure.
@@ -147,34 +150,35 @@ fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a
         retry_after: error.retry_after,
         retry_not_before: error.retry_not_before,
         failure_class: error.failure_class,
-        tool_unavailable: error.tool_unavailable,
+        tool_unavailable: says_tool_unavailable(&error.text),
     }
 }
 
+/// A protocol error's category, for a decision, is what its message reads as (the profile's
+/// rules first): its code decides the rest, and `data` decides by `retryable`, not by a
+/// category.
 fn protocol<'a>(error: &'a ProtocolError, profile: &PeerProfile) -> Failure<'a> {
+    let reading = error.message_reading;
     let (category, named_by) = match profile.text_category(&error.message) {
         Some(mine) => (Some(mine), NamedBy::Profile),
-        None => (
-            error.category,
-            match error.evidence {
-                Evidence::ErrorData => NamedBy::Server,
-                Evidence::TextRule | Evidence::ErrorCode => NamedBy::TextRule,
-                _ => NamedBy::Nobody,
-            },
-        ),
+        None => match reading {
+            Some(reading) => (Some(reading.category), NamedBy::TextRule),
+            None => (None, NamedBy::Nobody),
+        },
     };
     Failure {
         channel: Channel::Protocol {
             code: error.code,
             meaning: profile.code_meaning(error.code, &error.message),
             key_refusal: error.key_refusal,
+            advised_wait: error.advised_wait,
             error,
         },
         code: error.stable_code.as_deref(),
         category,
         named_by,
         retryable: error.retryable,
-        retry_after: error.retry_after,
+        retry_after: reading.and_then(|r| r.retry_after),
         retry_not_before: None,
         failure_class: None,
         tool_unavailable: error.tool_unavailable,

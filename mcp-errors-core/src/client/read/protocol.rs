@@ -17,8 +17,9 @@ use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 ///
 /// [`code`](Self::code), [`message`](Self::message) and [`data`](Self::data) are the error as
 /// it came, its message and `data` cleaned (see [`ExecutionError`](crate::client::ExecutionError));
-/// the other fields are read from it once, when it is built: from `data` as this crate's servers (and others) fill it
-/// (`{code, category, retryable, retryAfterMs}`), else from the message by the
+/// the other fields are read from it once, when it is built: from `data` as servers may fill
+/// it (`{code, category, retryable, retryAfterMs}`; this crate's servers write all but
+/// `category`), else from the message by the
 /// [text rules](crate::client#reading-plain-text), else from the code alone (`-32602` is
 /// `validation`, `-32002` `not_found`).
 ///
@@ -48,8 +49,9 @@ pub struct ProtocolError {
     /// The stable code in `data.code`, when the server sent one.
     pub stable_code: Option<String>,
     /// The category: `data.category` when it names one, else what the message or the code
-    /// reads as; `None` for the other codes JSON-RPC reserves, which are faults of the
-    /// exchange, not of the tool.
+    /// reads as. The message is read for `-32602`, `-32603`, the codes left to
+    /// implementations (-32000..=-32019) and codes outside JSON-RPC's reserved range; the
+    /// other reserved codes are faults of the exchange, not of the tool.
     pub category: Option<Category>,
     /// `data.retryable`, when the server said.
     pub retryable: Option<bool>,
@@ -62,6 +64,10 @@ pub struct ProtocolError {
     pub tool_unavailable: bool,
     /// The refusal of an idempotency key, from `data.type`.
     pub(crate) key_refusal: Option<KeyRefusal>,
+    /// `data.retryAfterMs`: the wait the server advised in so many words.
+    pub(crate) advised_wait: Option<Duration>,
+    /// What the text rules read of the message, when they read a category.
+    pub(crate) message_reading: Option<text::Reading>,
     /// `data.requiredCapabilities` of a `-32021`.
     pub(crate) required_capabilities: Option<Map<String, Value>>,
     /// `data.supported` of a `-32022`.
@@ -94,10 +100,10 @@ impl From<JsonRpcError> for ProtocolError {
                 _ => (None, Evidence::PlainText),
             },
         };
-        let retry_after = field("retryAfterMs")
+        let advised_wait = field("retryAfterMs")
             .and_then(Value::as_u64)
-            .map(Duration::from_millis)
-            .or(reading.and_then(|r| r.retry_after));
+            .map(Duration::from_millis);
+        let retry_after = advised_wait.or(reading.and_then(|r| r.retry_after));
         let key_refusal = match field("type").and_then(Value::as_str) {
             Some(IN_PROGRESS) => Some(KeyRefusal::InProgress),
             Some(CONFLICT) => Some(KeyRefusal::Conflict),
@@ -126,6 +132,8 @@ impl From<JsonRpcError> for ProtocolError {
             evidence,
             tool_unavailable: says_tool_unavailable(&error.message),
             key_refusal,
+            advised_wait,
+            message_reading: reading,
             required_capabilities,
             supported_versions,
             code: error.code,

@@ -34,7 +34,7 @@ use crate::category::Category;
 /// assert_eq!(result, same);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RawResult {
     raw: Box<RawValue>,
     /// What its text reads as, read the first time it is asked.
@@ -169,6 +169,13 @@ impl RawResult {
             return None;
         }
         parsed.request_state
+    }
+}
+
+/// The JSON text, as it came.
+impl std::fmt::Debug for RawResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RawResult").field(&self.raw).finish()
     }
 }
 

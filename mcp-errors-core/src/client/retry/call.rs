@@ -137,7 +137,6 @@ pub struct ToolCall {
     idempotency_key: String,
 }
 
-/// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
 /// What a [`Retrier`](crate::client::Retrier) hands `call_fn` for one attempt: its number and what
 /// the attempt is to send besides the call itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,6 +154,7 @@ pub struct AttemptContext {
     pub request_state: Option<String>,
 }
 
+/// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).
 pub(super) fn new_key() -> String {
     uuid::Uuid::new_v4().to_string()
 }

@@ -378,8 +378,17 @@ impl RetryPolicy {
                 code,
                 meaning,
                 key_refusal,
+                advised_wait,
                 error,
-            } => self.protocol(failure, *code, *meaning, *key_refusal, error, attempt),
+            } => {
+                let said = Said {
+                    code: *code,
+                    meaning: *meaning,
+                    key_refusal: *key_refusal,
+                    advised_wait: *advised_wait,
+                };
+                self.protocol(failure, said, error, attempt)
+            }
             Channel::Execution => self.execution(failure, attempt),
             Channel::Success => self.success(failure, attempt),
         }
@@ -388,24 +397,28 @@ impl RetryPolicy {
     fn protocol(
         &self,
         failure: &Failure<'_>,
-        code: ErrorCode,
-        meaning: Option<CodeMeaning>,
-        key_refusal: Option<KeyRefusal>,
+        said: Said,
         error: &ProtocolError,
         attempt: Attempt,
     ) -> Decision {
+        let Said {
+            code,
+            meaning,
+            key_refusal,
+            advised_wait,
+        } = said;
         // A server that honors the key refuses a repeat while the first call runs, and a key
         // used with other arguments.
         if attempt.keyed {
             match key_refusal {
-                Some(KeyRefusal::InProgress) => return self.retry(attempt, failure.retry_after),
+                Some(KeyRefusal::InProgress) => return self.retry(attempt, advised_wait),
                 Some(KeyRefusal::Conflict) => return Decision::FixInput,
                 None => {}
             }
         }
         // The server's own retry advice: it answered, so the call's outcome is known.
         match failure.retryable {
-            Some(true) => return self.retry(attempt, failure.retry_after),
+            Some(true) => return self.retry(attempt, advised_wait),
             // A code with a decision of its own keeps it; any other is not retried.
             Some(false) if !has_own_decision(code) => {
                 return escalate(EscalationReason::NotRetryable);
@@ -570,6 +583,17 @@ impl RetryPolicy {
         }
         Decision::Retry { after }
     }
+}
+
+/// What a protocol error says of itself beyond the description's common fields.
+#[derive(Clone, Copy)]
+struct Said {
+    code: ErrorCode,
+    /// What the peer's profile says the code means.
+    meaning: Option<CodeMeaning>,
+    key_refusal: Option<KeyRefusal>,
+    /// `data.retryAfterMs`.
+    advised_wait: Option<Duration>,
 }
 
 /// The time left until `not_before` (milliseconds since the Unix epoch); `None` once it has

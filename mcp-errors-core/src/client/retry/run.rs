@@ -273,7 +273,9 @@ impl Retrier {
     /// `call_fn` gets each attempt's [`AttemptContext`]: its number, the idempotency key to
     /// send when the retrier takes the server to honor keys
     /// ([`with_idempotency_keys`](Self::with_idempotency_keys)), and the `requestState` to
-    /// send back after a [`Decision::RetryWithState`].
+    /// send back after a [`Decision::RetryWithState`]. Send both when they are there: the
+    /// policy retries a call that may have run on the strength of its key, and a call sent
+    /// again without its state is asked for it again.
     ///
     /// With the `tracing` feature the run is a span (target `mcp_errors::call`, name
     /// `tools/call`) whose fields follow OpenTelemetry's MCP conventions (see
