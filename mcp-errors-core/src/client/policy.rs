@@ -21,7 +21,7 @@ use crate::wire::jsonrpc::JsonRpcError;
 ///
 /// | outcome | decision |
 /// |---|---|
-/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure) and whose text a rule reads, what that category reads as below, except that a passing fault escalates (never a retry) |
+/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure), never `Done`: what the category a rule reads in its text reads as below, except that a passing fault escalates (never a retry); when no rule reads one, `Escalate` for a call declared idempotent, else `CheckState` (it may have written) |
 /// | a category read from text ([`Evidence::TextRule`], a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
@@ -522,19 +522,21 @@ impl RetryPolicy {
         })
     }
 
-    /// The decision for a success whose text is plainly a failure, when a rule reads what
-    /// kind: `None` (so `Done`) when it does not look like a failure or no rule reads it.
+    /// The decision for a success whose text is plainly a failure: `None` (so `Done`) only
+    /// when it does not look like one. A failure no rule reads is never `Done`: it escalates,
+    /// or is `CheckState` for a call not declared idempotent, which may have written.
     fn failure_in_success(&self, result: &RawResult, attempt: Attempt) -> Option<Decision> {
         let text = super::text::result_text(result);
         let read = super::text::read_success(&text)?;
         if says_tool_unavailable(&text) {
             return Some(Decision::RelistTools);
         }
-        let category = self
-            .peer
-            .text_category(&text)
-            .or(read.map(|r| r.category))?;
-        Some(self.text_read(category, None, true, attempt))
+        let category = self.peer.text_category(&text).or(read.map(|r| r.category));
+        Some(match category {
+            Some(category) => self.text_read(category, None, true, attempt),
+            None if attempt.idempotent => escalate(EscalationReason::UnknownCategory),
+            None => Decision::CheckState,
+        })
     }
 
     /// A retryable failure is retried; one the draft entry alone describes only when the call
