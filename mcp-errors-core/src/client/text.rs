@@ -67,6 +67,8 @@ const PHRASES: &[(&[&str], Category)] = &[
             "read-only",
             "read only file system",
             "readonly database",
+            // A policy that refuses the call (`autonomous fetching of this page is not allowed`).
+            "not allowed",
             "outside allowed",
             "outside the allowed",
             "outside of the allowed",
@@ -104,6 +106,13 @@ const PHRASES: &[(&[&str], Category)] = &[
             // A value of the wrong kind: HTTP clients' URL checks, casts.
             "url is missing",
             "could not convert",
+            "division by zero",
+            // A path of the wrong kind, as `strerror` writes EISDIR and ENOTDIR.
+            "is a directory",
+            "not a directory",
+            // Browsers driven by Playwright or Puppeteer: an element or a key of the wrong kind.
+            "element is not a",
+            "unknown key",
         ],
         Category::Validation,
     ),
@@ -250,7 +259,10 @@ pub(crate) fn read(text: &str) -> Option<Reading> {
             ..reading(Category::NotFound)
         });
     }
-    if let Some(category) = http_status(&lower).and_then(Category::from_http_status) {
+    if let Some(category) = http_status(&lower)
+        .or_else(|| reason_alone(&lower))
+        .and_then(Category::from_http_status)
+    {
         return Some(reading(category));
     }
     if let Some(category) = errno(&lower) {
@@ -373,14 +385,16 @@ pub(crate) fn looks_like_failure(text: &str) -> bool {
     error_member(trimmed).is_some() || reports_failure_flag(trimmed)
 }
 
-/// What a success that [`looks_like_failure`] says, as far as the rules read it: `None` when
-/// it does not look like a failure, `Some(None)` when it does but no rule names a category.
+/// What a success that [`looks_like_failure`] says, as far as the rules read it (its JSON
+/// `error` member first, then the whole text, whose other members may name a status):
+/// `None` when it does not look like a failure, `Some(None)` when it does but no rule names
+/// a category.
 pub(crate) fn read_success(text: &str) -> Option<Option<Reading>> {
     if !looks_like_failure(text) {
         return None;
     }
     let error = error_member(text.trim_start());
-    Some(read(error.as_deref().unwrap_or(text)))
+    Some(error.as_deref().and_then(read).or_else(|| read(text)))
 }
 
 /// The text blocks of a result joined by newlines; empty when it has none or does not read.
@@ -597,8 +611,12 @@ fn retry_after(lower: &str) -> Option<Duration> {
 /// The category a failure's shape names when no phrase does: a Redis error reply
 /// (`WRONGTYPE ...`, `READONLY ...`, `NOAUTH ...`, `ERR invalid ...`), a message that opens
 /// `Unsupported ` or says only some kind of input is allowed (`Only SELECT queries are
-/// allowed`), or one that says two arguments exclude each other (`Cannot specify both head
-/// and tail parameters simultaneously`, `cannot be used together`, `mutually exclusive`).
+/// allowed`, `... is not supported`), one
+/// that says an argument is required (`Arguments are required`), one that says two arguments
+/// exclude each other (`Cannot specify both head
+/// and tail parameters simultaneously`, `cannot be used together`, `mutually exclusive`), a
+/// script's `SyntaxError: ` (a `SyntaxError` of the server's own JSON parsing says `is not
+/// valid JSON`, an earlier rule), all `validation`; a first line `No ... found`: `not_found`.
 fn shape_category(body: &str) -> Option<Category> {
     const REDIS: [(&str, Category); 5] = [
         ("wrongtype ", Category::Validation),
@@ -616,11 +634,34 @@ fn shape_category(body: &str) -> Option<Category> {
         .unwrap_or(first_line)
         .starts_with("invalid ")
         || first_line.starts_with("unsupported ")
-        || first_line.starts_with("only ") && first_line.contains(" allowed");
-    if refuses_input || says_mutually_exclusive(first_line) {
+        || first_line.starts_with("only ") && first_line.contains(" allowed")
+        || [
+            " is unsupported",
+            " is not supported",
+            " are not supported",
+            " is required",
+            " are required",
+        ]
+        .iter()
+        .any(|phrase| first_line.contains(phrase));
+    if refuses_input || says_mutually_exclusive(first_line) || body.contains("syntaxerror: ") {
         return Some(Category::Validation);
     }
+    if first_line.starts_with("no ") && first_line.contains(" found") {
+        return Some(Category::NotFound);
+    }
     None
+}
+
+/// The status of a text whose last part, after `: `, is an HTTP reason phrase alone, as API
+/// clients write a failed response (`GitLab API error: Conflict`, `... error: Bad Gateway`).
+fn reason_alone(lower: &str) -> Option<u16> {
+    let (_, tail) = lower.trim_end().rsplit_once(": ")?;
+    let tail = tail.trim_end_matches('.');
+    REASONS
+        .iter()
+        .find(|&&(_, reason)| tail.starts_with(reason) && tail.split_whitespace().count() <= 3)
+        .map(|&(code, _)| code)
 }
 
 /// Two arguments that cannot go together, in one line: `mutually exclusive`, or `cannot` /
@@ -637,9 +678,19 @@ fn says_mutually_exclusive(line: &str) -> bool {
 /// `Could not `, `Unable to `, says only some kind of input is allowed (`Only SELECT queries
 /// are allowed`), or that something is `not allowed`.
 fn opens_with_failure_sentence(text: &str) -> bool {
-    const OPENINGS: [&str; 5] = ["failed to ", "cannot ", "can't ", "could not ", "unable to "];
+    const OPENINGS: [&str; 5] = [
+        "failed to ",
+        "cannot ",
+        "can't ",
+        "could not ",
+        "unable to ",
+    ];
     let line = text.lines().next().unwrap_or("");
-    let head: String = line.chars().take(200).collect::<String>().to_ascii_lowercase();
+    let head: String = line
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .to_ascii_lowercase();
     OPENINGS.iter().any(|opening| head.starts_with(opening))
         || head.starts_with("only ") && head.contains(" allowed")
         || head.contains(" not allowed")
@@ -774,7 +825,10 @@ mod tests {
                 "getaddrinfo ENOTFOUND db.example.invalid",
                 Category::NotFound,
             ),
-            ("getaddrinfo EAI_AGAIN db.example.invalid", Category::Transient),
+            (
+                "getaddrinfo EAI_AGAIN db.example.invalid",
+                Category::Transient,
+            ),
             ("[Errno -2] Name or service not known", Category::NotFound),
             (
                 "[Errno -3] Temporary failure in name resolution",
@@ -935,7 +989,6 @@ mod tests {
             "Error: something went wrong",
             "fetch failed",
             "TypeError: fetch failed",
-            "OOM command not allowed when used memory > 'maxmemory'.",
             "Only one step left",
             "the result must be shown",
         ] {
@@ -968,7 +1021,10 @@ mod tests {
                 "Cannot specify both head and tail parameters simultaneously",
                 Category::Validation,
             ),
-            ("--json and --yaml cannot be used together", Category::Validation),
+            (
+                "--json and --yaml cannot be used together",
+                Category::Validation,
+            ),
             (
                 "Error calling tool 'fetch_page': Request URL is missing an 'http://' or 'https://' protocol.",
                 Category::Validation,
@@ -981,7 +1037,10 @@ mod tests {
                 "Unsupported format 'pdf'; use markdown or html",
                 Category::Validation,
             ),
-            ("Error: Only SELECT queries are allowed", Category::Validation),
+            (
+                "Error: Only SELECT queries are allowed",
+                Category::Validation,
+            ),
             (
                 "WRONGTYPE Operation against a key holding the wrong kind of value",
                 Category::Validation,
@@ -1011,6 +1070,42 @@ mod tests {
                 "Database error: IO Error: Could not set lock on file \"/x.duckdb\": Conflicting lock is held",
                 Category::Transient,
             ),
+            (
+                "Error calling tool 'read_attachment': [Errno 21] Is a directory: '/tmp/x'",
+                Category::Validation,
+            ),
+            ("division by zero", Category::Validation),
+            (
+                "### Error\nError: browserBackend.callTool: Error: Element is not a <select> element",
+                Category::Validation,
+            ),
+            (
+                "### Error\nError: browserBackend.callTool: Unknown key: \"NotAKey\"",
+                Category::Validation,
+            ),
+            (
+                "### Error\nSyntaxError: Unexpected token ')'\n    at eval (eval at evaluate (:368:30))",
+                Category::Validation,
+            ),
+            (
+                "Error executing tool git_create_branch: No item found with id nope",
+                Category::NotFound,
+            ),
+            (
+                "Security violation: command not allowed",
+                Category::Permission,
+            ),
+            (
+                "A query must have either text or a name. Supplying neither is unsupported.",
+                Category::Validation,
+            ),
+            ("Arguments are required", Category::Validation),
+            ("GitLab API error: Conflict", Category::Conflict),
+            (
+                "GitLab API error: Unprocessable Entity",
+                Category::Validation,
+            ),
+            ("GitLab API error: Bad Gateway", Category::Transient),
         ] {
             assert_eq!(category(text), Some(want), "{text}");
         }
@@ -1072,6 +1167,13 @@ mod tests {
             Category::NotFound
         );
         assert_eq!(read_success("Error: something went wrong"), Some(None));
+        assert_eq!(
+            read_success("{\"error\":\"upstream answered 401\",\"status\":401}")
+                .unwrap()
+                .unwrap()
+                .category,
+            Category::Unauthenticated
+        );
         assert_eq!(read_success("all good"), None);
     }
 }
