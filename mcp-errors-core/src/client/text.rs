@@ -609,14 +609,13 @@ fn retry_after(lower: &str) -> Option<Duration> {
 }
 
 /// The category a failure's shape names when no phrase does: a Redis error reply
-/// (`WRONGTYPE ...`, `READONLY ...`, `NOAUTH ...`, `ERR invalid ...`), a message that opens
-/// `Unsupported ` or says only some kind of input is allowed (`Only SELECT queries are
-/// allowed`, `... is not supported`), one
-/// that says an argument is required (`Arguments are required`), one that says two arguments
-/// exclude each other (`Cannot specify both head
-/// and tail parameters simultaneously`, `cannot be used together`, `mutually exclusive`), a
-/// script's `SyntaxError: ` (a `SyntaxError` of the server's own JSON parsing says `is not
-/// valid JSON`, an earlier rule), all `validation`; a first line `No ... found`: `not_found`.
+/// (`WRONGTYPE ...`, `READONLY ...`, `NOAUTH ...`, `ERR invalid ...`); a first line that opens
+/// `Unsupported `, says only some kind of input is allowed (`Only SELECT queries are
+/// allowed`), that something is not supported or is required (`Arguments are required`), or
+/// that two arguments exclude each other (`Cannot specify both head and tail parameters
+/// simultaneously`, `cannot be used together`, `mutually exclusive`); a script's
+/// `SyntaxError: ` (the server's own JSON parsing says `is not valid JSON`, an earlier rule):
+/// all `validation`. A first line `No ... found`: `not_found`.
 fn shape_category(body: &str) -> Option<Category> {
     const REDIS: [(&str, Category); 5] = [
         ("wrongtype ", Category::Validation),
