@@ -170,11 +170,11 @@ impl Category {
     ///
     /// | names | category |
     /// |---|---|
-    /// | `ENOENT` | `not_found` |
+    /// | `ENOENT`; `ENOTFOUND` and `EAI_NONAME` (a host name that does not exist: a retry cannot resolve it) | `not_found` |
     /// | `ENOTDIR`, `EISDIR`, `EINVAL`, `ENAMETOOLONG`, `ELOOP` | `validation` |
     /// | `EEXIST`, `ENOTEMPTY` | `conflict` |
     /// | `EACCES`, `EPERM`, `EROFS` | `permission` |
-    /// | `ETIMEDOUT`, `ECONNREFUSED`, `ECONNRESET`, `ECONNABORTED`, `EPIPE`, `EHOSTUNREACH`, `ENETUNREACH`, `ENETDOWN`, `EAI_AGAIN`, `ENOTFOUND` (Node's failed DNS lookup), `EAGAIN`, `EBUSY`, `EMFILE`, `ENFILE` | `transient` |
+    /// | `ETIMEDOUT`, `ECONNREFUSED`, `ECONNRESET`, `ECONNABORTED`, `EPIPE`, `EHOSTUNREACH`, `ENETUNREACH`, `ENETDOWN`, `EAI_AGAIN` (a name server that did not answer), `EAGAIN`, `EBUSY`, `EMFILE`, `ENFILE` | `transient` |
     /// | `ENOSPC`, `EIO`, `EDQUOT` | `internal` |
     ///
     /// ```
@@ -235,7 +235,7 @@ impl Category {
 }
 
 /// The `errno` names of [`Category::from_errno`].
-const ERRNO: [(&str, Category); 28] = [
+const ERRNO: [(&str, Category); 29] = [
     ("ENOENT", Category::NotFound),
     ("ENOTDIR", Category::Validation),
     ("EISDIR", Category::Validation),
@@ -256,7 +256,8 @@ const ERRNO: [(&str, Category); 28] = [
     ("ENETUNREACH", Category::Transient),
     ("ENETDOWN", Category::Transient),
     ("EAI_AGAIN", Category::Transient),
-    ("ENOTFOUND", Category::Transient),
+    ("ENOTFOUND", Category::NotFound),
+    ("EAI_NONAME", Category::NotFound),
     ("EAGAIN", Category::Transient),
     ("EBUSY", Category::Transient),
     ("EMFILE", Category::Transient),

@@ -753,10 +753,25 @@ fn a_success_whose_text_is_a_failure_is_flagged_and_never_retried() {
     assert!(airflow.looks_like_failure());
     assert!(!retries(&decide_text(&airflow, true)));
 
-    // Flagged, but no rule reads what kind: the result stays usable, flagged.
-    let vague = success("Error: Operation failed");
-    assert!(vague.looks_like_failure());
-    assert_eq!(decide_text(&vague, true), Decision::Done);
+    // Flagged, but no rule reads what kind: never done; an escalation, or a check of the
+    // state for a call that may have written.
+    for text in [
+        "Error: Operation failed",
+        "Failed to save the note",
+        "Unable to complete the request",
+        "{\"success\": false}",
+    ] {
+        let vague = success(text);
+        assert!(vague.looks_like_failure(), "{text}");
+        assert_eq!(
+            decide_text(&vague, true),
+            Decision::Escalate {
+                reason: EscalationReason::UnknownCategory
+            },
+            "{text}"
+        );
+        assert_eq!(decide_text(&vague, false), Decision::CheckState, "{text}");
+    }
 
     let rows = success("[]");
     assert!(!rows.looks_like_failure());

@@ -649,8 +649,14 @@ proptest! {
         if outcome.may_have_run() && !idempotent {
             prop_assert_eq!(decision.clone(), Decision::CheckState);
         }
-        if outcome.is_success() {
+        if outcome.is_success() && !outcome.looks_like_failure() {
             prop_assert_eq!(decision.clone(), Decision::Done);
+        }
+        if outcome.is_success() && outcome.looks_like_failure() {
+            // Never done, never retried.
+            prop_assert_ne!(decision.clone(), Decision::Done);
+            let retried = matches!(decision, Decision::Retry { .. });
+            prop_assert!(!retried, "retried: {:?}", outcome);
         }
         if let Outcome::ExecutionError(e) = &outcome {
             // The draft's rules: capability and governance failures are never retried, and a

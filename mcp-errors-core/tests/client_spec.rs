@@ -557,6 +557,16 @@ fn the_go_profile_reads_a_closing_server_as_a_call_that_did_not_run() {
 }
 
 #[test]
+fn the_go_profile_reads_a_transport_rejection_as_a_call_that_may_have_run() {
+    let rejected = JsonRpcError::new(-32005, "rejected by transport");
+    assert_eq!(
+        PeerProfile::go_sdk().meaning(&rejected),
+        Some(CodeMeaning::ConnectionClosed)
+    );
+    assert_eq!(PeerProfile::standard().meaning(&rejected), None);
+}
+
+#[test]
 fn a_profile_set_by_the_caller_gives_a_code_its_meaning() {
     let profile = PeerProfile::standard().with_meaning(
         mcp_errors_core::ErrorCode(-32005),

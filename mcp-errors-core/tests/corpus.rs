@@ -4,10 +4,10 @@
 //!
 //! Unsafe is a `Retry` of a call its label says is not idempotent and may have run, or a
 //! `Done` for an answer labelled as a failure (`done` is neither its labelled decision nor one
-//! of the alternatives, or its text plainly says it failed) whose outcome is a success not
-//! flagged as looking like a failure ([`Outcome::looks_like_failure`]). The cases where
-//! today's rules decide `Done` on a failure are listed in `tests/corpus/KNOWN_UNSAFE`; a case
-//! not listed that is unsafe fails the test, and so does a listed case that has become safe.
+//! of the alternatives, or its text plainly says it failed), flagged as looking like a failure
+//! ([`Outcome::looks_like_failure`]) or not. The cases where today's rules decide `Done` on a
+//! failure are listed in `tests/corpus/KNOWN_UNSAFE`; a case not listed that is unsafe fails
+//! the test, and so does a listed case that has become safe.
 //!
 //! The category read is [`Outcome::category`], whatever channel the failure came on.
 //!
@@ -28,9 +28,9 @@ use mcp_errors_core::client::{
 };
 use serde_json::Value;
 
-const MIN_CASES: usize = 150;
-const MIN_SERVERS: usize = 8;
-const MIN_SDKS: usize = 3;
+const MIN_CASES: usize = 300;
+const MIN_SERVERS: usize = 16;
+const MIN_SDKS: usize = 4;
 
 /// The names serde writes for `Decision`'s variants.
 const DECISIONS: [&str; 15] = [
@@ -222,11 +222,7 @@ fn unsafe_because(case: &Case, outcome: &Outcome, decision: &Decision) -> Option
     let done_defensible =
         labels.decision == "done" || labels.alternatives.iter().any(|a| a == "done");
     let labelled_failure = !done_defensible || labels.looks_like_failure;
-    if *decision == Decision::Done
-        && labelled_failure
-        && outcome.is_success()
-        && !outcome.looks_like_failure()
-    {
+    if *decision == Decision::Done && labelled_failure && outcome.is_success() {
         return Some("done on an answer labelled as a failure");
     }
     None

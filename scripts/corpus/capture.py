@@ -23,12 +23,18 @@ OUT = os.path.join(ROOT, "tests", "corpus")
 sys.path.insert(0, HERE)
 
 from fixture import Fixture  # noqa: E402
+from mcphttp import HttpSession  # noqa: E402
 from mcpstdio import Session  # noqa: E402
 
 NODE_BIN = os.path.join(HERE, "node_modules", ".bin")
 VENV = os.path.join(HERE, ".venv", "bin")
 VENV_MCP1 = os.path.join(HERE, ".venv-mcp1", "bin")
 VENV_FASTMCP = os.path.join(HERE, ".venv-fastmcp", "bin")
+VENV_FASTMCP4 = os.path.join(HERE, ".venv-fastmcp4", "bin")
+VENV_DUCKDB = os.path.join(HERE, ".venv-duckdb", "bin")
+CARGO_BIN = os.path.join(HERE, ".cargo-bin", "bin")
+SERVERS_DIR = os.path.join(HERE, "servers")
+CHROMIUM = "/usr/bin/chromium"
 
 
 def npm_version(package):
@@ -104,8 +110,9 @@ def write_case(server, meta, case, tools, line):
     print(f"  {server}/{case.name}: {kind}")
 
 
-def run(server, meta, argv, cases, env=None, cwd=None):
-    """Runs the cases against one server, a session per user, restarting when a case asks."""
+def run(server, meta, argv, cases, env=None, cwd=None, http_url=None):
+    """Runs the cases against one server, a session per user, restarting when a case asks.
+    With `http_url`, the server listens there and is spoken to over Streamable HTTP."""
     print(server)
     session = None
     tools = []
@@ -114,7 +121,10 @@ def run(server, meta, argv, cases, env=None, cwd=None):
         if session is None or case.user != current_user:
             if session is not None:
                 session.close()
-            session = Session(argv, env=env, cwd=cwd, user=case.user)
+            if http_url is None:
+                session = Session(argv, env=env, cwd=cwd, user=case.user)
+            else:
+                session = HttpSession(argv, http_url, env=env, cwd=cwd, user=case.user)
             meta["serverInfo"] = session.initialize()
             tools = session.list_tools()
             current_user = case.user
@@ -614,6 +624,315 @@ def airflow():
     fixture.close()
 
 
+def fastmcp_notes():
+    meta = {"package": "fastmcp", "version": pip_version(VENV_FASTMCP4, "fastmcp"), "sdk": "fastmcp"}
+    root = world_readable_tmp()
+    db = os.path.join(root, "notes.db")
+    subprocess.run(["sqlite3", db, "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT UNIQUE NOT NULL, body TEXT NOT NULL); "
+                    "INSERT INTO notes(title, body) VALUES ('groceries', 'milk, eggs'), "
+                    "('Error handling', 'Error: lines in the log are expected during the drill'), "
+                    "('Failed to launch: postmortem', 'the rocket did not start'), ('empty', '');"], check=True)
+    os.chmod(db, 0o644)
+    readonly_db = os.path.join(root, "readonly.db")
+    shutil.copy(db, readonly_db)
+    os.chmod(readonly_db, 0o444)
+    secret = root_only_file(root, "secret.txt", "root only\n")
+    fixture = Fixture()
+    argv = [os.path.join(VENV_FASTMCP4, "python"), os.path.join(SERVERS_DIR, "fastmcp_notes.py")]
+    env = {"NOTES_DB": db, "NOTES_UPSTREAM": fixture.url("")}
+    cases = [
+        Case("get_note_missing", "get_note", {"note_id": 999}, "a note that does not exist (ToolError)"),
+        Case("get_note_wrong_type", "get_note", {"note_id": "seven"}, "a string where an integer goes"),
+        Case("get_note_ok_mentions_error", "get_note", {"note_id": 2}, "a success whose note text starts with Error: (for contrast)"),
+        Case("create_note_title_too_long", "create_note", {"title": "x" * 60}, "a title over the maximum length"),
+        Case("create_note_empty_title", "create_note", {"title": ""}, "an empty title below the minimum length"),
+        Case("create_note_duplicate", "create_note", {"title": "groceries"}, "a UNIQUE constraint violated (sqlite3.IntegrityError)"),
+        Case("save_note_duplicate", "save_note", {"title": "groceries"}, "a UNIQUE constraint violated, answered as a success"),
+        Case("search_limit_out_of_range", "search_notes", {"query": "a", "limit": 500}, "a limit outside its range (ValueError)"),
+        Case("search_ok_failed_title", "search_notes", {"query": "launch"}, "a success listing a note titled Failed to launch (for contrast)"),
+        Case("run_sql_not_select", "run_sql", {"sql": "DELETE FROM notes"}, "a write statement refused, answered as success:false"),
+        Case("run_sql_missing_table", "run_sql", {"sql": "SELECT * FROM tags"}, "a missing table, answered as success:false"),
+        Case("delete_without_confirm", "delete_note", {"note_id": 1}, "a delete without the confirmation, answered as a success"),
+        Case("delete_missing_note", "delete_note", {"note_id": 999, "confirm": True}, "deleting a note that does not exist, answered as a success"),
+        Case("export_missing_note", "export_note", {"note_id": 999, "path": os.path.join(root, "out.md")}, "a KeyError for a missing note"),
+        Case("export_into_missing_dir", "export_note", {"note_id": 1, "path": os.path.join(root, "no", "dir", "out.md")}, "writing into a directory that does not exist"),
+        Case("read_attachment_missing", "read_attachment", {"path": os.path.join(root, "gone.txt")}, "a missing file (FileNotFoundError)"),
+        Case("read_attachment_directory", "read_attachment", {"path": root}, "a directory read as a file (IsADirectoryError)"),
+        Case("average_empty_list", "average_length", {"note_ids": []}, "an empty list (ZeroDivisionError)"),
+        Case("average_missing_note", "average_length", {"note_ids": [1, 999]}, "a missing note (TypeError on None)"),
+        Case("fetch_http_404", "fetch_page", {"url": fixture.url("/status/404")}, "upstream HTTP 404 (httpx raise_for_status)"),
+        Case("fetch_http_429", "fetch_page", {"url": fixture.url("/status/429")}, "upstream HTTP 429 with Retry-After"),
+        Case("fetch_http_503", "fetch_page", {"url": fixture.url("/status/503")}, "upstream HTTP 503 with Retry-After"),
+        Case("fetch_connection_refused", "fetch_page", {"url": "http://127.0.0.1:1/page"}, "connection refused"),
+        Case("fetch_dns_failure", "fetch_page", {"url": "http://notes.corpus.invalid/page"}, "a host name that does not resolve"),
+        Case("fetch_not_a_url", "fetch_page", {"url": "notes page"}, "a string that is not a URL"),
+        Case("fetch_slow_upstream", "fetch_page", {"url": fixture.url("/slow/8")}, "an upstream slower than the tool's 5 s timeout", timeout=30),
+        Case("render_bad_format", "render_note", {"note_id": 1, "fmt": "pdf"}, "a format the tool does not render (ToolError)"),
+        Case("render_missing_note", "render_note", {"note_id": 999}, "a missing note, answered as a success starting Error:"),
+        Case("unknown_tool", "archive_note", {"note_id": 1}, "a tool the server does not have"),
+    ]
+    run("fastmcp", meta, argv, cases, env=env)
+    for code in ["401", "404", "429", "503"]:
+        run("fastmcp", meta, argv, [
+            Case(f"sync_http_{code}", "sync_note", {"note_id": 1}, f"upstream HTTP {code} on a write, answered as an error object"),
+        ], env=dict(env, NOTES_UPSTREAM=fixture.url(f"/s{code}")))
+    run("fastmcp", meta, argv, [
+        Case("sync_connection_refused", "sync_note", {"note_id": 1}, "connection refused on a write"),
+    ], env=dict(env, NOTES_UPSTREAM="http://127.0.0.1:1"))
+    run("fastmcp", meta, argv, [
+        Case("create_note_readonly_db", "create_note", {"title": "new"}, "a write to a database file the server cannot write (server as nobody)", user="nobody"),
+        Case("save_note_readonly_db", "save_note", {"title": "new"}, "a write to a read-only database, answered as a success (server as nobody)", user="nobody"),
+        Case("read_attachment_permission", "read_attachment", {"path": secret}, "a root-only file (server as nobody)", user="nobody"),
+    ], env=dict(env, NOTES_DB=readonly_db))
+    masked = dict(env, NOTES_MASK="1")
+    run("fastmcp", meta, argv, [
+        Case("masked_get_note_missing", "get_note", {"note_id": 999}, "a ToolError with mask_error_details on"),
+        Case("masked_create_note_duplicate", "create_note", {"title": "groceries"}, "an IntegrityError with mask_error_details on"),
+        Case("masked_search_limit_out_of_range", "search_notes", {"query": "a", "limit": 500}, "a ValueError with mask_error_details on"),
+        Case("masked_read_attachment_missing", "read_attachment", {"path": os.path.join(root, "gone.txt")}, "a FileNotFoundError with mask_error_details on"),
+        Case("masked_fetch_http_404", "fetch_page", {"url": fixture.url("/status/404")}, "upstream HTTP 404 with mask_error_details on"),
+        Case("masked_fetch_dns_failure", "fetch_page", {"url": "http://notes.corpus.invalid/page"}, "a DNS failure with mask_error_details on"),
+        Case("masked_create_note_title_too_long", "create_note", {"title": "x" * 60}, "a title over the maximum length with mask_error_details on"),
+        Case("masked_average_empty_list", "average_length", {"note_ids": []}, "a ZeroDivisionError with mask_error_details on"),
+        Case("masked_render_bad_format", "render_note", {"note_id": 1, "fmt": "pdf"}, "a ToolError with mask_error_details on"),
+        Case("masked_unknown_tool", "archive_note", {}, "a tool the server does not have, mask_error_details on"),
+    ], env=masked)
+    run("fastmcp", meta, argv, [
+        Case("masked_create_note_readonly_db", "create_note", {"title": "new"}, "a read-only database with mask_error_details on (server as nobody)", user="nobody"),
+    ], env=dict(masked, NOTES_DB=readonly_db))
+    fixture.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def start_redis(port, *extra):
+    proc = subprocess.Popen(["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no", *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    return proc
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis():
+    meta = {"package": "@modelcontextprotocol/server-redis",
+            "version": npm_version("@modelcontextprotocol/server-redis"), "sdk": "typescript"}
+    binary = os.path.join(NODE_BIN, "mcp-server-redis")
+    port = free_port()
+    server = start_redis(port)
+    subprocess.run(["redis-cli", "-p", str(port), "rpush", "queue", "a"], stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}"
+    run("redis", meta, [binary, url], [
+        Case("get_missing_key", "get", {"key": "nope"}, "a key that does not exist"),
+        Case("get_wrong_type", "get", {"key": "queue"}, "GET on a list (WRONGTYPE)"),
+        Case("get_missing_argument", "get", {}, "a missing required argument"),
+        Case("set_wrong_type", "set", {"key": "k", "value": 5}, "a number where the value string goes"),
+        Case("set_negative_expiry", "set", {"key": "k", "value": "v", "expireSeconds": -5}, "a negative expiry"),
+        Case("delete_missing_key", "delete", {"key": "nope"}, "deleting a key that does not exist"),
+        Case("list_bad_pattern_type", "list", {"pattern": ["a"]}, "a list where the pattern string goes"),
+        Case("unknown_tool", "flushall", {}, "a tool the server does not have"),
+    ])
+    subprocess.run(["redis-cli", "-p", str(port), "config", "set", "maxmemory", "1"], stdout=subprocess.DEVNULL)
+    run("redis", meta, [binary, url], [
+        Case("set_out_of_memory", "set", {"key": "big", "value": "v"}, "a write past maxmemory (OOM)"),
+    ])
+    subprocess.run(["redis-cli", "-p", str(port), "config", "set", "maxmemory", "0"], stdout=subprocess.DEVNULL)
+    subprocess.run(["redis-cli", "-p", str(port), "config", "set", "requirepass", "s3cret"], stdout=subprocess.DEVNULL)
+    run("redis", meta, [binary, url], [
+        Case("get_no_auth", "get", {"key": "queue"}, "a server that requires a password, none given (NOAUTH)"),
+        Case("set_no_auth", "set", {"key": "k", "value": "v"}, "a write to a server that requires a password, none given"),
+    ])
+    server.terminate()
+    server.wait()
+    replica_port = free_port()
+    replica = start_redis(replica_port, "--replicaof", "127.0.0.1", "1")
+    run("redis", meta, [binary, f"redis://127.0.0.1:{replica_port}"], [
+        Case("set_on_read_only_replica", "set", {"key": "k", "value": "v"}, "a write to a read-only replica (READONLY)"),
+        Case("get_on_replica_ok", "get", {"key": "k"}, "a read from the replica of a key it does not hold"),
+    ])
+    killed_port = free_port()
+    killed = start_redis(killed_port)
+
+    def stop():
+        killed.kill()
+        killed.wait()
+        time.sleep(0.5)
+
+    run("redis", meta, [binary, f"redis://127.0.0.1:{killed_port}"], [
+        Case("set_after_redis_stopped", "set", {"key": "k", "value": "v"}, "a write after the Redis server stopped", timeout=15, before=stop, restart=True),
+    ])
+    replica.terminate()
+    replica.wait()
+
+
+def duckdb():
+    meta = {"package": "mcp-server-duckdb", "version": pip_version(VENV_DUCKDB, "mcp-server-duckdb"), "sdk": "python"}
+    root = world_readable_tmp()
+    db = os.path.join(root, "shop.duckdb")
+    subprocess.run([os.path.join(VENV_DUCKDB, "python"), "-c",
+                    "import duckdb,sys; c=duckdb.connect(sys.argv[1]); "
+                    "c.execute(\"CREATE TABLE orders(id INTEGER PRIMARY KEY, total DECIMAL(8,2) NOT NULL CHECK (total >= 0), note VARCHAR)\"); "
+                    "c.execute(\"INSERT INTO orders VALUES (1, 10.5, 'error: customer typo fixed'), (2, 3, NULL)\"); c.close()", db], check=True)
+    os.chmod(db, 0o666)
+    binary = os.path.join(VENV_DUCKDB, "mcp-server-duckdb")
+    q = lambda sql: {"query": sql}  # noqa: E731
+    run("duckdb", meta, [binary, "--db-path", db], [
+        Case("select_missing_table", "query", q("SELECT * FROM customers"), "a missing table (Catalog Error)"),
+        Case("select_missing_column", "query", q("SELECT phone FROM orders"), "a missing column (Binder Error)"),
+        Case("syntax_error", "query", q("SELEC * FROM orders"), "bad SQL (Parser Error)"),
+        Case("insert_duplicate_key", "query", q("INSERT INTO orders VALUES (1, 2, NULL)"), "a duplicate primary key (Constraint Error)"),
+        Case("insert_not_null", "query", q("INSERT INTO orders VALUES (3, NULL, NULL)"), "a NULL in a NOT NULL column"),
+        Case("insert_check_violation", "query", q("INSERT INTO orders VALUES (4, -1, NULL)"), "a CHECK constraint violated"),
+        Case("cast_failure", "query", q("SELECT CAST('abc' AS INTEGER)"), "a value that does not convert (Conversion Error)"),
+        Case("divide_by_zero_integer", "query", q("SELECT 1 // 0"), "an integer division by zero"),
+        Case("read_missing_csv", "query", q(f"SELECT * FROM read_csv('{root}/gone.csv')"), "reading a CSV file that does not exist (IO Error)"),
+        Case("select_ok_mentions_error", "query", q("SELECT note FROM orders WHERE id = 1"), "a success whose row text starts with error: (for contrast)"),
+        Case("missing_query", "query", {}, "a missing required argument"),
+        Case("query_wrong_type", "query", {"query": 42}, "a number where the SQL string goes"),
+        Case("unknown_tool", "describe", {"table": "orders"}, "a tool the server does not have"),
+    ])
+    run("duckdb", meta, [binary, "--db-path", db, "--readonly"], [
+        Case("readonly_insert", "query", q("INSERT INTO orders VALUES (5, 1, NULL)"), "a write to a database opened read-only"),
+        Case("readonly_create_table", "query", q("CREATE TABLE t(x INTEGER)"), "a CREATE on a database opened read-only"),
+    ])
+    holder = {}
+
+    def lock():
+        holder["proc"] = subprocess.Popen([os.path.join(VENV_DUCKDB, "python"), "-c",
+                                           "import duckdb,sys,time; c=duckdb.connect(sys.argv[1]); time.sleep(30)", db])
+        time.sleep(2)
+
+    def unlock():
+        holder["proc"].kill()
+        holder["proc"].wait()
+
+    run("duckdb", meta, [binary, "--db-path", db], [
+        Case("database_locked_by_other_process", "query", q("SELECT 1"), "a database file another process holds open for writing", before=lock, after=unlock),
+    ])
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def playwright():
+    meta = {"package": "@playwright/mcp", "version": npm_version("@playwright/mcp"), "sdk": "typescript"}
+    fixture = Fixture()
+    root = world_readable_tmp()
+    argv = [os.path.join(NODE_BIN, "playwright-mcp"), "--headless", "--isolated", "--no-sandbox",
+            "--browser", "chromium", "--executable-path", CHROMIUM, "--output-dir", root,
+            "--timeout-action", "2000", "--timeout-navigation", "10000"]
+    page = fixture.url("/page")
+    cases = [
+        Case("click_before_navigate", "browser_click", {"element": "Submit button", "target": "e5"}, "a click before any page is open"),
+        Case("navigate_dns_failure", "browser_navigate", {"url": "http://shop.corpus.invalid/"}, "a host name that does not resolve"),
+        Case("navigate_connection_refused", "browser_navigate", {"url": f"http://127.0.0.1:{free_port()}/"}, "connection refused (a closed port)"),
+        Case("navigate_unsafe_port", "browser_navigate", {"url": "http://127.0.0.1:1/"}, "a port the browser refuses to connect to"),
+        Case("navigate_not_a_url", "browser_navigate", {"url": "shop home page"}, "a string that is not a URL"),
+        Case("navigate_http_404", "browser_navigate", {"url": fixture.url("/status/404")}, "a page that answers HTTP 404"),
+        Case("navigate_http_503", "browser_navigate", {"url": fixture.url("/status/503")}, "a page that answers HTTP 503"),
+        Case("navigate_ok", "browser_navigate", {"url": page}, "a page that loads (for contrast)"),
+        Case("click_unknown_ref", "browser_click", {"element": "Submit button", "target": "e99"}, "a ref that is not in the page snapshot"),
+        Case("click_unmatched_selector", "browser_click", {"element": "Buy button", "target": "#buy-now"}, "a selector that matches nothing on the page"),
+        Case("type_unknown_ref", "browser_type", {"element": "Search box", "target": "e42", "text": "shoes"}, "typing into a ref that is not in the page"),
+        Case("hover_not_visible", "browser_hover", {"element": "Page body", "target": "head"}, "hovering an element that is never visible"),
+        Case("click_missing_target", "browser_click", {"element": "Submit button"}, "a missing required argument"),
+        Case("evaluate_throws", "browser_evaluate", {"function": "() => { throw new Error('cart is empty') }"}, "page code that throws"),
+        Case("evaluate_syntax_error", "browser_evaluate", {"function": "() => {"}, "page code that does not parse"),
+        Case("evaluate_ok_error_text", "browser_evaluate", {"function": "() => 'Error: none, 3 items in cart'"}, "a success whose value starts with Error: (for contrast)"),
+        Case("press_unknown_key", "browser_press_key", {"key": "NotAKey"}, "a key name the browser does not know"),
+        Case("select_option_unknown_ref", "browser_select_option", {"element": "Size", "target": "e77", "values": ["XL"]}, "selecting in a ref that is not in the page"),
+        Case("select_option_not_a_select", "browser_select_option", {"element": "Page text", "target": "p", "values": ["XL"]}, "selecting in an element that is not a select"),
+        Case("wait_for_wrong_type", "browser_wait_for", {"time": "soon"}, "a string where a number goes"),
+        Case("file_upload_without_chooser", "browser_file_upload", {"paths": [os.path.join(root, "a.txt")]}, "an upload with no file chooser open"),
+        Case("tab_select_out_of_range", "browser_tabs", {"action": "select", "index": 7}, "a tab index that does not exist"),
+        Case("unknown_tool", "browser_scroll", {"y": 100}, "a tool the server does not have"),
+    ]
+    run("playwright", meta, argv, cases, cwd=root)
+    run("playwright", meta, argv + ["--timeout-navigation", "2000"], [
+        Case("navigate_slow_page", "browser_navigate", {"url": fixture.url("/slow/8")}, "a page slower than the navigation timeout", timeout=40),
+    ], cwd=root)
+    fixture.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+INVENTORY_SPEC = {
+    "openapi": "3.0.3",
+    "info": {"title": "Inventory", "version": "1.0.0"},
+    "servers": [{"url": "http://127.0.0.1:1"}],
+    "paths": {
+        "/items/{itemId}": {
+            "get": {"operationId": "getItem", "summary": "An item by id",
+                    "parameters": [{"name": "itemId", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {"200": {"description": "the item"}}},
+            "delete": {"operationId": "deleteItem", "summary": "Deletes an item",
+                       "parameters": [{"name": "itemId", "in": "path", "required": True, "schema": {"type": "string"}}],
+                       "responses": {"204": {"description": "deleted"}}},
+        },
+        "/lists/{listId}/items": {
+            "post": {"operationId": "createItem", "summary": "Adds an item to a list",
+                     "parameters": [{"name": "listId", "in": "path", "required": True, "schema": {"type": "string"}}],
+                     "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                         "type": "object", "required": ["name", "quantity"],
+                         "properties": {"name": {"type": "string", "minLength": 1},
+                                        "quantity": {"type": "integer", "minimum": 1, "maximum": 100}}}}}},
+                     "responses": {"201": {"description": "created"}}},
+        },
+        "/search": {
+            "get": {"operationId": "searchItems", "summary": "Searches items",
+                    "parameters": [{"name": "q", "in": "query", "required": True, "schema": {"type": "string"}},
+                                   {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50}}],
+                    "responses": {"200": {"description": "matches"}}},
+        },
+    },
+}
+
+
+def openapi():
+    meta = {"package": "rmcp-openapi-server", "version": "0.32.1", "sdk": "rmcp"}
+    root = world_readable_tmp()
+    spec = os.path.join(root, "inventory.json")
+    with open(spec, "w") as f:
+        json.dump(INVENTORY_SPEC, f)
+    binary = os.path.join(CARGO_BIN, "rmcp-openapi-server")
+    fixture = Fixture()
+
+    def serve(base, cases):
+        port = free_port()
+        run("openapi", meta, [binary, spec, "--base-url", base, "--port", str(port)], cases,
+            cwd=root, http_url=f"http://127.0.0.1:{port}/mcp")
+
+    cases = []
+    for code in ["400", "401", "403", "404", "409", "422", "429", "500", "502", "503"]:
+        cases.append(Case(f"get_item_http_{code}", "getItem", {"itemId": f"s{code}"}, f"upstream HTTP {code}"))
+    cases += [
+        Case("create_item_http_409", "createItem", {"listId": "s409", "request_body": {"name": "pen", "quantity": 2}}, "upstream HTTP 409 on a write"),
+        Case("create_item_http_500", "createItem", {"listId": "s500", "request_body": {"name": "pen", "quantity": 2}}, "upstream HTTP 500 on a write"),
+        Case("create_item_http_503", "createItem", {"listId": "s503", "request_body": {"name": "pen", "quantity": 2}}, "upstream HTTP 503 on a write"),
+        Case("delete_item_http_404", "deleteItem", {"itemId": "s404"}, "upstream HTTP 404 on a delete"),
+        Case("create_item_quantity_out_of_range", "createItem", {"listId": "main", "request_body": {"name": "pen", "quantity": 500}}, "a quantity above the schema's maximum"),
+        Case("create_item_missing_body", "createItem", {"listId": "main"}, "a missing request body"),
+        Case("search_limit_wrong_type", "searchItems", {"q": "pen", "limit": "ten"}, "a string where an integer goes"),
+        Case("search_missing_query", "searchItems", {"limit": 5}, "a missing required query parameter"),
+        Case("get_item_missing_argument", "getItem", {}, "a missing required path parameter"),
+        Case("get_item_html_answer", "getItem", {"itemId": "plain"}, "an upstream answer that is HTML, not JSON (HTTP 200)"),
+        Case("unknown_tool", "updateItem", {"itemId": "a"}, "a tool the server does not have"),
+        Case("get_item_slow_local_timeout", "getItem", {"itemId": "slow30"}, "no answer within the local limit", timeout=5),
+    ]
+    serve(fixture.url(""), cases)
+    serve("http://127.0.0.1:1", [
+        Case("get_item_connection_refused", "getItem", {"itemId": "a"}, "connection refused (127.0.0.1:1)"),
+        Case("create_item_connection_refused", "createItem", {"listId": "main", "request_body": {"name": "pen", "quantity": 2}}, "connection refused on a write"),
+    ])
+    serve("http://inventory.corpus.invalid", [
+        Case("get_item_dns_failure", "getItem", {"itemId": "a"}, "a host name that does not resolve"),
+    ])
+    fixture.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
 SERVERS = {
     "filesystem": filesystem,
     "everything": everything,
@@ -626,6 +945,11 @@ SERVERS = {
     "git": git,
     "sqlite": sqlite,
     "airflow": airflow,
+    "fastmcp": fastmcp_notes,
+    "redis": redis,
+    "duckdb": duckdb,
+    "playwright": playwright,
+    "openapi": openapi,
 }
 
 

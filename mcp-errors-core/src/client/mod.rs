@@ -96,19 +96,25 @@
 //! | rule | texts it matches | category |
 //! |---|---|---|
 //! | an unknown or disabled tool | `Unknown tool: NAME`, `Tool NAME not found`, `Tool NAME disabled`, `tool not found` (after the wrappers below) | `not_found`, decided `RelistTools` |
-//! | an HTTP status | a number after `status`, `status code`, `HTTP`, `HTTP/1.1`, `HTTP error`, `error code`, or before its reason phrase (`'404 Not Found'`) | [`Category::from_http_status`](crate::Category::from_http_status) |
-//! | an `errno` name | a word such as `ENOENT`, `EACCES`, `EEXIST`, `ENOTDIR`, `ECONNREFUSED`, `ENOTFOUND` (`getaddrinfo ENOTFOUND host`) | [`Category::from_errno`](crate::Category::from_errno) |
+//! | an HTTP status | a number after `status`, `status code`, `HTTP`, `HTTP/1.1`, `HTTP error`, `error code`, or before its reason phrase (`'404 Not Found'`); a reason phrase alone after the last `: ` (`GitLab API error: Conflict`) | [`Category::from_http_status`](crate::Category::from_http_status) |
+//! | an `errno` name | a word such as `ENOENT`, `EACCES`, `EEXIST`, `ENOTDIR`, `ECONNREFUSED`, `ENOTFOUND` (`getaddrinfo ENOTFOUND host`, a name that does not exist: `not_found`), `EAI_AGAIN` | [`Category::from_errno`](crate::Category::from_errno) |
 //! | zod | `expected TYPE, received TYPE`; a JSON issue list with `"path"` and a zod code (`"invalid_type"`, `"too_small"`, ...) | `validation` |
 //! | rate limits | `too many requests`, `rate limit`, `throttl` | `rate_limited` |
 //! | credentials | `unauthorized`, `unauthenticated`, `not authenticated`, `authentication failed`, `authentication required`, `invalid api key`, `invalid token`, `token expired`, `invalid credentials`, `login required` | `unauthenticated` |
-//! | permissions | `permission denied`, `access denied`, `forbidden`, `operation not permitted`, `insufficient permission`, `read-only`, `outside allowed`, `outside the allowed` | `permission` |
-//! | validation (pydantic, JSON Schema, SQL) | `validation error` (pydantic's `1 validation error for X`), `field required`, `input should be`, `is a required property`, `is not of type`, `invalid argument(s)`, `invalid input`, `missing required`, `syntax error`, `incomplete input`, `NOT NULL constraint failed`, `violates not-null constraint`, check constraints | `validation` |
+//! | permissions | `permission denied`, `access denied`, `forbidden`, `operation not permitted`, `insufficient permission`, `read-only`, `readonly database` (SQLite), `not allowed` (a policy's refusal: `autonomous fetching of this page is not allowed`), `outside allowed`, `outside the allowed` | `permission` |
+//! | validation (pydantic, JSON Schema, SQL, range checks, HTTP clients) | `validation error` (pydantic's `1 validation error for X`), `field required`, `input should be`, `is a required property`, `is not of type`, `invalid argument(s)`, `invalid input`, `missing required`, `syntax error`, `incomplete input`, `NOT NULL constraint failed`, `violates not-null constraint`, check constraints; a value out of its bounds: `must be between`, `must be at least`, `must be at most`, `must be greater than`, `must be less than`, `must be positive`, `must be a positive`, `must be non-negative`, `must be one of`, `out of range`; `url is missing` (httpx: `Request URL is missing an 'http://' ...`), `could not convert` (a cast), `division by zero`; a path of the wrong kind (`is a directory`, `not a directory`); browsers driven by Playwright or Puppeteer: `element is not a` (`Element is not a <select> element`), `unknown key` | `validation` |
 //! | conflicts | `already exists`, `file exists`, `UNIQUE constraint failed`, `violates unique constraint`, `duplicate key` | `conflict` |
-//! | the network | `connection refused`, `connection reset`, `connection aborted`, `connection attempts failed`, `broken pipe`, `socket hang up`, `network is unreachable`, `no route to host`, `name or service not known`, `temporary failure in name resolution`, `nodename nor servname`, `no such host`, `getaddrinfo`, `fetch failed` | `transient` |
-//! | missing things | `not found`, `does not exist`, `no such ` (`no such table`, `No such file or directory`), `did not match any file`, `did not resolve to an object`, `could not find`, `cannot find` | `not_found` |
+//! | a host name that does not exist (EAI_NONAME) | `name or service not known` (glibc: `[Errno -2] Name or service not known`), `nodename nor servname` (macOS), `no such host` (Go), `ERR_NAME_NOT_RESOLVED` (Chromium): no retry can resolve the name, which came from an argument or the configuration, so not a passing fault but `not_found`, decided `FixInput` and never retried | `not_found` |
+//! | the network | `connection refused`, `connection reset`, `connection aborted`, `connection attempts failed`, `broken pipe`, `socket hang up`, `network is unreachable`, `no route to host`, `temporary failure in name resolution` (EAI_AGAIN: the name server did not answer), Chromium's `net::ERR_CONNECTION_REFUSED`, `_RESET`, `_CLOSED`, `_TIMED_OUT`, `ERR_INTERNET_DISCONNECTED`, `ERR_ADDRESS_UNREACHABLE`; `conflicting lock` (a database file another process holds). A bare `fetch failed` (Node's undici) names no cause and reads nothing; the cause in the same text (`ECONNREFUSED`, `ENOTFOUND`) does | `transient` |
+//! | missing things | `not found`, `does not exist`, `doesn't exist`, `no such ` (`no such table`, `No such file or directory`), `did not match any file`, `does not match any` (a selector), `no files found`, `did not resolve to an object`, `could not find`, `cannot find` | `not_found` |
 //! | passing faults | `timed out`, `timeout`, `temporarily unavailable`, `service unavailable`, `try again later`, `database is locked`, `deadlock detected` | `transient` |
 //! | server faults | `internal server error`, `internal error`, `is not valid JSON`, `JSONDecodeError`, `Expecting value: line`, `Traceback (most recent call last)` | `internal` |
 //! | a message starting `Invalid ` (after the wrappers) | `Invalid branch type: x` | `validation` |
+//! | a Redis error reply | `WRONGTYPE ...` | `validation` |
+//! | | `READONLY ...`, `NOPERM ...` | `permission` |
+//! | | `NOAUTH ...`, `WRONGPASS ...` | `unauthenticated` |
+//! | an input refused by its kind (first line, after the wrappers) | `ERR invalid ...` (Redis), `Unsupported format 'pdf'`, `Only SELECT queries are allowed`, `... is unsupported`, `... is not supported`, `... is required`, `... are required` (`Arguments are required`); two arguments that exclude each other: `mutually exclusive`, `cannot`/`can't` with `both`, `together` or `simultaneously` (`Cannot specify both head and tail parameters simultaneously`); a script's `SyntaxError: ` | `validation` |
+//! | a first line `No ... found` (after the wrappers) | `No item found with id nope` | `not_found` |
 //! | the TypeScript SDK's -32602 | `MCP error -32602: ...` that no rule above reads | `validation` |
 //!
 //! The wrappers SDKs put around a tool's message are read through: `MCP error CODE: `
@@ -128,9 +134,15 @@
 //!
 //! A success is flagged as looking like a failure ([`Outcome::looks_like_failure`]) when its
 //! text starts with an error marker (`Error: `, `Error - `, `Database error: `,
-//! `TypeError: `, `Error executing tool `, `Error calling tool `, `Error CODE: `), holds a system call's
+//! `TypeError: `, `Security violation: `, `Error executing tool `, `Error calling tool `,
+//! `Error CODE: `) or a sentence of failure on its first line (`Failed to `, `Cannot `,
+//! `Can't `, `Could not `, `Unable to `, `Only ... allowed`, `... not allowed`), has a line
+//! starting `Error:`, says the tool does not exist (`Unknown tool: x`), holds a system call's
 //! failure as Node.js writes it (`ENOENT: no such file or directory`), or is a JSON object
-//! with a non-empty `error` member (the rules then read that member).
+//! with a non-empty `error` member (the rules then read that member, then the whole text) or with
+//! `"success": false`, `"ok": false` or `"isError": true`. Such a success is never `Done`:
+//! the category its text reads as decides, and when no rule reads one it escalates, or is
+//! `CheckState` for a call not declared idempotent, which may have written.
 //!
 //! A server marks a successful result that matched nothing by setting
 //! [`EMPTY_META_KEY`](crate::EMPTY_META_KEY) to `true` in the result's `_meta`; the client

@@ -95,14 +95,16 @@ impl Outcome {
     }
 
     /// Whether the call succeeded by its flags (`isError` false or absent) while its text is
-    /// plainly a failure: `Error: ...`, `Database error: ...`, `TypeError: ...`, a system
-    /// call's failure as Node.js writes it (`ENOENT: no such file or directory`), or a JSON
-    /// object with an `error` member (see [reading plain text](crate::client#reading-plain-text)).
-    /// An agent should not build on such a result unawares. `false` for every other outcome.
+    /// plainly a failure: `Error: ...`, `Database error: ...`, `TypeError: ...`, `Failed to
+    /// ...`, `Only SELECT queries are allowed`, a system call's failure as Node.js writes it
+    /// (`ENOENT: no such file or directory`), or a JSON object with an `error` member or
+    /// `"success": false` (see [reading plain text](crate::client#reading-plain-text)). An agent
+    /// should not build on such a result unawares. `false` for every other outcome.
     ///
-    /// The flag never makes the policy retry: it decides what the text's category asks when
-    /// that is not a retry (fixing the input, re-authenticating, ...), escalates when the text
-    /// reads as a passing fault, and decides `Done` when no rule reads a category.
+    /// The flag never makes the policy retry nor decide `Done`: it decides what the text's
+    /// category asks when that is not a retry (fixing the input, re-authenticating, ...),
+    /// escalates when the text reads as a passing fault, and, when no rule reads a category,
+    /// escalates, or decides `CheckState` for a call not declared idempotent.
     ///
     /// ```
     /// use mcp_errors_core::Category;

@@ -127,12 +127,16 @@ impl PeerProfile {
 
     /// The Go SDK (`github.com/modelcontextprotocol/go-sdk`, its `jsonrpc2` package): -32004
     /// `server is closing` (a call that arrived while the server shut down, not run), -32003
-    /// `client is closing` (its client's local error). Its -32001 is `unknown error`, which
-    /// means nothing more.
+    /// `client is closing` (its client's local error), and -32005 `rejected by transport`:
+    /// its streamable HTTP client's refusal of one call that did not reach the server or was
+    /// answered HTTP 429 or 5xx (or an error body), the session kept. Behind a 5xx the call may
+    /// have run, so -32005 reads as `ConnectionClosed`: retried when idempotent, else
+    /// `CheckState`. Its -32001 is `unknown error`, which means nothing more.
     pub fn go_sdk() -> Self {
         PeerProfile::named("go-sdk")
             .with_meaning(ErrorCode(-32004), CodeMeaning::ServerClosing)
             .with_meaning(ErrorCode(-32003), CodeMeaning::ConnectionClosed)
+            .with_meaning(ErrorCode(-32005), CodeMeaning::ConnectionClosed)
     }
 
     /// The profile for a server's `serverInfo` (`{name, version, ...}` from `initialize`), when

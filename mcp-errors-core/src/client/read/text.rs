@@ -62,6 +62,9 @@ const PHRASES: &[(&[&str], Category)] = &[
             "insufficient permission",
             "read-only",
             "read only file system",
+            "readonly database",
+            // A policy that refuses the call (`autonomous fetching of this page is not allowed`).
+            "not allowed",
             "outside allowed",
             "outside the allowed",
             "outside of the allowed",
@@ -85,6 +88,27 @@ const PHRASES: &[(&[&str], Category)] = &[
             "violates not-null constraint",
             "check constraint failed",
             "violates check constraint",
+            // A value outside its bounds, as range checks write it.
+            "must be between",
+            "must be at least",
+            "must be at most",
+            "must be greater than",
+            "must be less than",
+            "must be positive",
+            "must be a positive",
+            "must be non-negative",
+            "must be one of",
+            "out of range",
+            // A value of the wrong kind: HTTP clients' URL checks, casts.
+            "url is missing",
+            "could not convert",
+            "division by zero",
+            // A path of the wrong kind, as `strerror` writes EISDIR and ENOTDIR.
+            "is a directory",
+            "not a directory",
+            // Browsers driven by Playwright or Puppeteer: an element or a key of the wrong kind.
+            "element is not a",
+            "unknown key",
         ],
         Category::Validation,
     ),
@@ -98,6 +122,19 @@ const PHRASES: &[(&[&str], Category)] = &[
         ],
         Category::Conflict,
     ),
+    // A host name that does not exist (EAI_NONAME as glibc, macOS, Go and Chromium write it):
+    // not a passing fault, since no retry can resolve it; `not_found`, whose decision never
+    // retries, since the name came from an argument or the configuration. A name server that
+    // did not answer (`Temporary failure in name resolution`, EAI_AGAIN) is the passing one.
+    (
+        &[
+            "name or service not known",
+            "nodename nor servname",
+            "no such host",
+            "err_name_not_resolved",
+        ],
+        Category::NotFound,
+    ),
     (
         &[
             "connection refused",
@@ -108,12 +145,16 @@ const PHRASES: &[(&[&str], Category)] = &[
             "socket hang up",
             "network is unreachable",
             "no route to host",
-            "name or service not known",
             "temporary failure in name resolution",
-            "nodename nor servname",
-            "no such host",
-            "getaddrinfo",
-            "fetch failed",
+            // Chromium's network errors (`net::ERR_CONNECTION_REFUSED`).
+            "err_connection_refused",
+            "err_connection_reset",
+            "err_connection_closed",
+            "err_connection_timed_out",
+            "err_internet_disconnected",
+            "err_address_unreachable",
+            // A database file another process holds locked (DuckDB).
+            "conflicting lock",
         ],
         Category::Transient,
     ),
@@ -127,6 +168,8 @@ const PHRASES: &[(&[&str], Category)] = &[
             "did not resolve to an object",
             "could not find",
             "cannot find",
+            "does not match any",
+            "no files found",
         ],
         Category::NotFound,
     ),
@@ -212,7 +255,10 @@ pub(crate) fn read(text: &str) -> Option<Reading> {
             ..reading(Category::NotFound)
         });
     }
-    if let Some(category) = http_status(&lower).and_then(Category::from_http_status) {
+    if let Some(category) = http_status(&lower)
+        .or_else(|| reason_alone(&lower))
+        .and_then(Category::from_http_status)
+    {
         return Some(reading(category));
     }
     if let Some(category) = errno(&lower) {
@@ -229,6 +275,9 @@ pub(crate) fn read(text: &str) -> Option<Reading> {
     if body.starts_with("invalid ") {
         return Some(reading(Category::Validation));
     }
+    if let Some(category) = shape_category(body) {
+        return Some(reading(category));
+    }
     match mcp_code {
         // The TypeScript SDK's `InvalidParams`, folded into the text of a result.
         Some("-32602") => Some(reading(Category::Validation)),
@@ -237,29 +286,37 @@ pub(crate) fn read(text: &str) -> Option<Reading> {
 }
 
 /// Whether `text`, read as a tool's whole successful answer, is plainly a failure: it starts
-/// with an error marker (`Error: `, `Error - `, `Database error: `, `TypeError: `, the
-/// SDKs' `Error executing tool ` and `Error calling tool `, this crate's `Error CODE: `), holds a system call's failure as
-/// Node.js writes it (`ENOENT: no such file or directory`), or is a JSON object with an
-/// `error` member that is a string or an object.
+/// with an error marker (`Error: `, `Error - `, `Database error: `, `TypeError: `,
+/// `Security violation: `, the SDKs' `Error executing tool ` and `Error calling tool `, this
+/// crate's `Error CODE: `) or a sentence of failure (`Failed to `, `Cannot `, `Unable to `,
+/// `Only ... allowed`, `... not allowed`, on its first line), has a line starting `Error:`,
+/// says the tool does not exist, holds a system call's failure as Node.js writes it
+/// (`ENOENT: no such file or directory`), or is a JSON object with an `error` member that is
+/// a string or an object, or with `"success": false`, `"ok": false` or `"isError": true`.
 pub(crate) fn looks_like_failure(text: &str) -> bool {
     let trimmed = text.trim_start();
     if starts_with_error_marker(trimmed)
         || failure_code(trimmed).is_some()
         || has_node_system_error(text)
+        || opens_with_failure_sentence(trimmed)
+        || has_error_line(text)
+        || says_tool_unavailable(trimmed)
     {
         return true;
     }
-    error_member(trimmed).is_some()
+    error_member(trimmed).is_some() || reports_failure_flag(trimmed)
 }
 
-/// What a success that [`looks_like_failure`] says, as far as the rules read it: `None` when
-/// it does not look like a failure, `Some(None)` when it does but no rule names a category.
+/// What a success that [`looks_like_failure`] says, as far as the rules read it (its JSON
+/// `error` member first, then the whole text, whose other members may name a status):
+/// `None` when it does not look like a failure, `Some(None)` when it does but no rule names
+/// a category.
 pub(crate) fn read_success(text: &str) -> Option<Option<Reading>> {
     if !looks_like_failure(text) {
         return None;
     }
     let error = error_member(text.trim_start());
-    Some(read(error.as_deref().unwrap_or(text)))
+    Some(error.as_deref().and_then(read).or_else(|| read(text)))
 }
 
 fn starts_with_error_marker(text: &str) -> bool {
@@ -283,7 +340,9 @@ fn starts_with_error_marker(text: &str) -> bool {
         _ => false,
     };
     named
-        && (marker.ends_with("error") || marker.ends_with("exception"))
+        && ["error", "exception", "failure", "violation"]
+            .iter()
+            .any(|word| marker.ends_with(word))
         && marker
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b' ' || b == b'_' || b == b'.')
@@ -421,6 +480,123 @@ fn retry_after(lower: &str) -> Option<Duration> {
     None
 }
 
+/// The category a failure's shape names when no phrase does: a Redis error reply
+/// (`WRONGTYPE ...`, `READONLY ...`, `NOAUTH ...`, `ERR invalid ...`); a first line that opens
+/// `Unsupported `, says only some kind of input is allowed (`Only SELECT queries are
+/// allowed`), that something is not supported or is required (`Arguments are required`), or
+/// that two arguments exclude each other (`Cannot specify both head and tail parameters
+/// simultaneously`, `cannot be used together`, `mutually exclusive`); a script's
+/// `SyntaxError: ` (the server's own JSON parsing says `is not valid JSON`, an earlier rule):
+/// all `validation`. A first line `No ... found`: `not_found`.
+fn shape_category(body: &str) -> Option<Category> {
+    const REDIS: [(&str, Category); 5] = [
+        ("wrongtype ", Category::Validation),
+        ("readonly ", Category::Permission),
+        ("noauth ", Category::Unauthenticated),
+        ("wrongpass ", Category::Unauthenticated),
+        ("noperm ", Category::Permission),
+    ];
+    if let Some(&(_, category)) = REDIS.iter().find(|(word, _)| body.starts_with(word)) {
+        return Some(category);
+    }
+    let first_line = body.lines().next().unwrap_or("");
+    let refuses_input = first_line
+        .strip_prefix("err ")
+        .unwrap_or(first_line)
+        .starts_with("invalid ")
+        || first_line.starts_with("unsupported ")
+        || first_line.starts_with("only ") && first_line.contains(" allowed")
+        || [
+            " is unsupported",
+            " is not supported",
+            " are not supported",
+            " is required",
+            " are required",
+        ]
+        .iter()
+        .any(|phrase| first_line.contains(phrase));
+    if refuses_input || says_mutually_exclusive(first_line) || body.contains("syntaxerror: ") {
+        return Some(Category::Validation);
+    }
+    if first_line.starts_with("no ") && first_line.contains(" found") {
+        return Some(Category::NotFound);
+    }
+    None
+}
+
+/// The status of a text whose last part, after `: `, is an HTTP reason phrase alone, as API
+/// clients write a failed response (`GitLab API error: Conflict`, `... error: Bad Gateway`).
+fn reason_alone(lower: &str) -> Option<u16> {
+    let (_, tail) = lower.trim_end().rsplit_once(": ")?;
+    let tail = tail.trim_end_matches('.');
+    REASONS
+        .iter()
+        .find(|&&(_, reason)| tail.starts_with(reason) && tail.split_whitespace().count() <= 3)
+        .map(|&(code, _)| code)
+}
+
+/// Two arguments that cannot go together, in one line: `mutually exclusive`, or `cannot` /
+/// `can't` with `both`, `together` or `simultaneously`.
+fn says_mutually_exclusive(line: &str) -> bool {
+    line.contains("mutually exclusive")
+        || (line.contains("cannot ") || line.contains("can't "))
+            && [" both ", " together", " simultaneously"]
+                .iter()
+                .any(|word| line.contains(word))
+}
+
+/// A first line that is a sentence of failure: it opens `Failed to `, `Cannot `, `Can't `,
+/// `Could not `, `Unable to `, says only some kind of input is allowed (`Only SELECT queries
+/// are allowed`), or that something is `not allowed`.
+fn opens_with_failure_sentence(text: &str) -> bool {
+    const OPENINGS: [&str; 5] = [
+        "failed to ",
+        "cannot ",
+        "can't ",
+        "could not ",
+        "unable to ",
+    ];
+    let line = text.lines().next().unwrap_or("");
+    let head: String = line
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    OPENINGS.iter().any(|opening| head.starts_with(opening))
+        || head.starts_with("only ") && head.contains(" allowed")
+        || head.contains(" not allowed")
+}
+
+/// A line of the text, other than the first, that starts `Error:` or `ERROR:`, as a log or
+/// a report of several steps writes a failed one.
+fn has_error_line(text: &str) -> bool {
+    text.lines()
+        .skip(1)
+        .any(|line| line.starts_with("Error:") || line.starts_with("ERROR:"))
+}
+
+/// A JSON object text that reports failure in a flag: `"success": false`, `"ok": false` or
+/// `"isError": true`.
+fn reports_failure_flag(text: &str) -> bool {
+    if !text.starts_with('{') {
+        return false;
+    }
+    #[derive(Deserialize)]
+    struct Flags {
+        success: Option<serde_json::Value>,
+        ok: Option<serde_json::Value>,
+        #[serde(rename = "isError")]
+        is_error: Option<serde_json::Value>,
+    }
+    let Ok(flags) = serde_json::from_str::<Flags>(text) else {
+        return false;
+    };
+    let is = |value: &Option<serde_json::Value>, want: bool| {
+        value.as_ref().and_then(serde_json::Value::as_bool) == Some(want)
+    };
+    is(&flags.success, false) || is(&flags.ok, false) || is(&flags.is_error, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,11 +694,27 @@ mod tests {
             ("read ECONNRESET", Category::Transient),
             (
                 "getaddrinfo ENOTFOUND db.example.invalid",
+                Category::NotFound,
+            ),
+            (
+                "getaddrinfo EAI_AGAIN db.example.invalid",
                 Category::Transient,
             ),
-            ("[Errno -2] Name or service not known", Category::Transient),
+            ("[Errno -2] Name or service not known", Category::NotFound),
+            (
+                "[Errno -3] Temporary failure in name resolution",
+                Category::Transient,
+            ),
             (
                 "dial tcp: lookup x.invalid: no such host",
+                Category::NotFound,
+            ),
+            (
+                "Error: browserBackend.callTool: net::ERR_NAME_NOT_RESOLVED at http://x.invalid/",
+                Category::NotFound,
+            ),
+            (
+                "Error: browserBackend.callTool: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/",
                 Category::Transient,
             ),
             (
@@ -638,7 +830,6 @@ mod tests {
             ("ReadTimeout('')", Category::Transient),
             ("Request timed out", Category::Transient),
             ("Database error: database is locked", Category::Transient),
-            ("fetch failed", Category::Transient),
             (
                 "ConnectError('All connection attempts failed')",
                 Category::Transient,
@@ -667,8 +858,127 @@ mod tests {
             "found 3 items",
             "errno",
             "Error: something went wrong",
+            "fetch failed",
+            "TypeError: fetch failed",
+            "Only one step left",
+            "the result must be shown",
         ] {
             assert_eq!(read(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_cause_beside_fetch_failed_names_the_category() {
+        assert_eq!(
+            category("TypeError: fetch failed\n  cause: Error: connect ECONNREFUSED 127.0.0.1:1"),
+            Some(Category::Transient)
+        );
+        assert_eq!(
+            category("fetch failed (cause: getaddrinfo ENOTFOUND api.example.invalid)"),
+            Some(Category::NotFound)
+        );
+    }
+
+    #[test]
+    fn input_checks_of_common_sdks_and_tools() {
+        for (text, want) in [
+            (
+                "Error calling tool 'search_notes': limit must be between 1 and 100",
+                Category::Validation,
+            ),
+            ("count must be a positive integer", Category::Validation),
+            ("index 7 out of range", Category::Validation),
+            (
+                "Cannot specify both head and tail parameters simultaneously",
+                Category::Validation,
+            ),
+            (
+                "--json and --yaml cannot be used together",
+                Category::Validation,
+            ),
+            (
+                "Error calling tool 'fetch_page': Request URL is missing an 'http://' or 'https://' protocol.",
+                Category::Validation,
+            ),
+            (
+                "Database error: Conversion Error: Could not convert string 'abc' to INT32",
+                Category::Validation,
+            ),
+            (
+                "Unsupported format 'pdf'; use markdown or html",
+                Category::Validation,
+            ),
+            (
+                "Error: Only SELECT queries are allowed",
+                Category::Validation,
+            ),
+            (
+                "WRONGTYPE Operation against a key holding the wrong kind of value",
+                Category::Validation,
+            ),
+            (
+                "ERR invalid expire time in 'setex' command",
+                Category::Validation,
+            ),
+            (
+                "READONLY You can't write against a read only replica.",
+                Category::Permission,
+            ),
+            ("NOAUTH Authentication required.", Category::Unauthenticated),
+            (
+                "Error calling tool 'create_note': attempt to write a readonly database",
+                Category::Permission,
+            ),
+            (
+                "### Error\nError: \"#buy-now\" does not match any elements.",
+                Category::NotFound,
+            ),
+            (
+                "Database error: IO Error: No files found that match the pattern \"/x.csv\"",
+                Category::NotFound,
+            ),
+            (
+                "Database error: IO Error: Could not set lock on file \"/x.duckdb\": Conflicting lock is held",
+                Category::Transient,
+            ),
+            (
+                "Error calling tool 'read_attachment': [Errno 21] Is a directory: '/tmp/x'",
+                Category::Validation,
+            ),
+            ("division by zero", Category::Validation),
+            (
+                "### Error\nError: browserBackend.callTool: Error: Element is not a <select> element",
+                Category::Validation,
+            ),
+            (
+                "### Error\nError: browserBackend.callTool: Unknown key: \"NotAKey\"",
+                Category::Validation,
+            ),
+            (
+                "### Error\nSyntaxError: Unexpected token ')'\n    at eval (eval at evaluate (:368:30))",
+                Category::Validation,
+            ),
+            (
+                "Error executing tool git_create_branch: No item found with id nope",
+                Category::NotFound,
+            ),
+            (
+                "Security violation: command not allowed",
+                Category::Permission,
+            ),
+            (
+                "A query must have either text or a name. Supplying neither is unsupported.",
+                Category::Validation,
+            ),
+            ("Arguments are required", Category::Validation),
+            ("GitLab API error: Conflict", Category::Conflict),
+            (
+                "GitLab API error: Unprocessable Entity",
+                Category::Validation,
+            ),
+            ("GitLab API error: Bad Gateway", Category::Transient),
+        ] {
+            assert_eq!(category(text), Some(want), "{text}");
         }
     }
 
@@ -682,6 +992,18 @@ mod tests {
             "{\n  \"error\": \"Endpoint not found: dags/x\",\n  \"error_type\": \"NotFoundError\"\n}",
             "{\"error\": {\"code\": 5}}",
             "/a.txt:\none\n---\n/b.txt: Error - ENOENT: no such file or directory, open '/b.txt'",
+            "Failed to delete note 999: no such note",
+            "Cannot delete a note without confirm=true",
+            "Unable to reach the billing service",
+            "Could not open the file",
+            "Only SELECT queries are allowed",
+            "Security violation: command not allowed",
+            "command rm is not allowed here",
+            "Unknown tool: drop_table",
+            "step 1: ok\nError: step 2 failed",
+            "{\"success\": false, \"message\": \"quota\"}",
+            "{\"ok\": false}",
+            "{\"isError\": true, \"content\": []}",
         ] {
             assert!(looks_like_failure(text), "{text}");
         }
@@ -698,6 +1020,13 @@ mod tests {
             "{\"errors\": []}",
             "ENOENT is the errno for a missing file",
             "{not json",
+            "{\"id\":2,\"title\":\"Error handling\",\"body\":\"Error: lines in the log\"}",
+            "{\"notes\":[{\"id\":3,\"title\":\"Failed to launch: postmortem\"}],\"count\":1}",
+            "[('error: customer typo fixed',)]",
+            "### Result\n\"Error: none, 3 items in cart\"",
+            "{\"success\": true, \"ok\": true, \"isError\": false}",
+            "Errors: 0\nWarnings: 2",
+            "The only allowed values were kept",
         ] {
             assert!(!looks_like_failure(text), "{text}");
         }
@@ -709,6 +1038,13 @@ mod tests {
             Category::NotFound
         );
         assert_eq!(read_success("Error: something went wrong"), Some(None));
+        assert_eq!(
+            read_success("{\"error\":\"upstream answered 401\",\"status\":401}")
+                .unwrap()
+                .unwrap()
+                .category,
+            Category::Unauthenticated
+        );
         assert_eq!(read_success("all good"), None);
     }
 }

@@ -18,7 +18,7 @@ use crate::wire::jsonrpc::ErrorCode;
 ///
 /// | outcome | decision |
 /// |---|---|
-/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure) and whose text a rule reads, what that category reads as below, except that a passing fault escalates (never a retry) |
+/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure), never `Done`: what the category a rule reads in its text reads as below, except that a passing fault escalates (never a retry); when no rule reads one, `Escalate` for a call declared idempotent, else `CheckState` (it may have written) |
 /// | a category read from text ([`Evidence::TextRule`](crate::client::Evidence::TextRule), a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
@@ -494,14 +494,17 @@ impl RetryPolicy {
         by_category(category, || self.reliability(failure, attempt))
     }
 
-    /// A success whose text reads as a failure: what its category asks, never a retry.
+    /// A success whose text reads as a failure: what its category asks, never a retry and
+    /// never `Done`. One no rule reads escalates, or is `CheckState` for a call not declared
+    /// idempotent, which may have written.
     fn success(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
         if failure.tool_unavailable {
             return Decision::RelistTools;
         }
         match failure.category {
             Some(category) => self.guessed(category, None, true, attempt),
-            None => Decision::Done,
+            None if attempt.idempotent => escalate(EscalationReason::UnknownCategory),
+            None => Decision::CheckState,
         }
     }
 
