@@ -683,24 +683,37 @@ fn what_the_sdks_write_is_read_and_decided() {
 }
 
 #[test]
-fn a_passing_fault_read_from_text_is_retried_only_for_an_idempotent_call() {
-    let refused = text_error("connect ECONNREFUSED 127.0.0.1:5432");
-    assert_eq!(refused.category(), Some(Category::Transient));
-    assert_eq!(decide_text(&refused, false), Decision::CheckState);
-    assert!(retries(&decide_text(&refused, true)));
+fn a_passing_fault_read_from_text_is_retried_for_an_idempotent_call_or_one_turned_away() {
+    // It may have run: retried only when the call is declared idempotent.
+    let slow = text_error("upstream request timed out after 30s");
+    assert_eq!(slow.category(), Some(Category::Transient));
+    assert_eq!(decide_text(&slow, false), Decision::CheckState);
+    assert!(retries(&decide_text(&slow, true)));
 
+    // Turned away before it ran: nothing happened that a retry could do twice.
+    for text in [
+        "connect ECONNREFUSED 127.0.0.1:5432",
+        "[Errno 111] Connection refused",
+        "net::ERR_CONNECTION_REFUSED at http://127.0.0.1:1/",
+        "sqlite3.OperationalError: database is locked",
+    ] {
+        let refused = text_error(text);
+        assert_eq!(refused.category(), Some(Category::Transient), "{text}");
+        assert!(retries(&decide_text(&refused, false)), "{text}");
+    }
     let limited = text_error("429 Too Many Requests, retry after 3 seconds");
     let Outcome::ExecutionError(info) = &limited else {
         panic!()
     };
     assert_eq!(info.retry_after, Some(Duration::from_secs(3)));
-    assert_eq!(decide_text(&limited, false), Decision::CheckState);
-    assert_eq!(
-        decide_text(&limited, true),
-        Decision::Retry {
-            after: Duration::from_secs(3)
-        }
-    );
+    for idempotent in [false, true] {
+        assert_eq!(
+            decide_text(&limited, idempotent),
+            Decision::Retry {
+                after: Duration::from_secs(3)
+            }
+        );
+    }
 }
 
 #[test]
@@ -710,12 +723,16 @@ fn a_protocol_errors_message_is_read_with_the_same_rules() {
         Decision::FixInput
     );
     assert_eq!(
-        decide_text(&internal("connect ECONNREFUSED 127.0.0.1:1"), false),
+        decide_text(&internal("503 Service Unavailable"), false),
         Decision::CheckState
     );
     assert!(retries(&decide_text(
-        &internal("connect ECONNREFUSED 127.0.0.1:1"),
+        &internal("503 Service Unavailable"),
         true
+    )));
+    assert!(retries(&decide_text(
+        &internal("connect ECONNREFUSED 127.0.0.1:1"),
+        false
     )));
     assert_eq!(
         decide_text(&internal("Unknown tool: execute"), false),
@@ -730,28 +747,24 @@ fn a_protocol_errors_message_is_read_with_the_same_rules() {
 }
 
 #[test]
-fn a_success_whose_text_is_a_failure_is_flagged_and_never_retried() {
+fn a_success_whose_text_is_a_failure_is_flagged_and_never_done() {
     let missing = success("Database error: no such table: orders");
     assert!(missing.is_success() && missing.looks_like_failure());
     assert_eq!(missing.category(), Some(Category::NotFound));
     assert_eq!(decide_text(&missing, true), Decision::FixInput);
 
+    // A passing fault in a success is weighed as any read from text.
     let locked = success("Database error: database is locked");
     assert!(locked.looks_like_failure());
     for idempotent in [false, true] {
-        assert_eq!(
-            decide_text(&locked, idempotent),
-            Decision::Escalate {
-                reason: EscalationReason::NotRetryable
-            }
-        );
+        assert!(retries(&decide_text(&locked, idempotent)));
     }
-
     let airflow = success(
         "{\"error\": \"Client error '503 Service Unavailable' for url 'http://h/x'\", \"hint\": \"retry later\"}",
     );
     assert!(airflow.looks_like_failure());
-    assert!(!retries(&decide_text(&airflow, true)));
+    assert!(retries(&decide_text(&airflow, true)));
+    assert_eq!(decide_text(&airflow, false), Decision::CheckState);
 
     // Flagged, but no rule reads what kind: never done; an escalation, or a check of the
     // state for a call that may have written.

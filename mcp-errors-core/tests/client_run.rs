@@ -379,19 +379,19 @@ fn a_success_whose_text_is_a_failure_stops_with_its_outcome_and_category() {
     );
     assert!(slept.is_empty());
 
-    // A passing fault in a success is never retried, even for an idempotent call.
+    // A locked database turned the write away: retried, then read.
     let locked = Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {
         "content": [{"type": "text", "text": "Database error: database is locked"}]}}));
-    let (result, slept) = run(RetryPolicy::default(), &call.idempotent(true), vec![locked]);
-    let report = result.unwrap_err();
+    let rows = Ok(json!({"jsonrpc": "2.0", "id": 2, "result": {
+        "content": [{"type": "text", "text": "[]"}]}}));
+    let (result, slept) = run(RetryPolicy::default(), &call, vec![locked, rows]);
+    let success = result.unwrap();
+    assert_eq!(success.attempts.len(), 2);
+    assert_eq!(slept, [Duration::from_millis(100)]);
     assert_eq!(
-        report.decision,
-        Decision::Escalate {
-            reason: EscalationReason::NotRetryable
-        }
+        success.attempts[0].outcome.category(),
+        Some(Category::Transient)
     );
-    assert_eq!(report.category, Some(Category::Transient));
-    assert!(slept.is_empty());
 }
 
 #[test]

@@ -129,8 +129,10 @@
 //! A category read from text is weighed as the server's guess, not its word: it may lead to
 //! `FixInput`, `RereadState`, `ExplainToUser`, `Reauthenticate`, `RelistTools`, an escalation,
 //! or a bounded retry of a call declared idempotent ([`Attempt::idempotent`]); a passing
-//! fault in a call not declared idempotent is `CheckState`, and one in a success is an
-//! escalation. [`PeerProfile::with_text_rule`] adds rules of your own, tried first.
+//! fault in a call not declared idempotent is `CheckState`, unless its text says the request
+//! was turned away before it ran (a rate limit, `connection refused`, `ECONNREFUSED`,
+//! `database is locked`): sending that again cannot do twice what never happened, so it is
+//! retried. [`PeerProfile::with_text_rule`] adds rules of your own, tried first.
 //!
 //! A success is flagged as looking like a failure ([`Outcome::looks_like_failure`]) when its
 //! text starts with an error marker (`Error: `, `Error - `, `Database error: `,

@@ -29,8 +29,9 @@ pub enum Evidence {
     /// text rules read (see
     /// [reading plain text](crate::client#reading-plain-text)). The server did not say it: the policy
     /// lets such a category lead to fixing the input, re-authenticating, listing the tools
-    /// again or a bounded retry of a call declared idempotent, never to replaying any other
-    /// call.
+    /// again or a bounded retry of a call declared idempotent, and to replaying another call
+    /// only when the text says the request was turned away before it ran (a rate limit, a
+    /// refused connection, a locked database).
     TextRule,
     /// The `data` of a JSON-RPC error, which named the category.
     ErrorData,

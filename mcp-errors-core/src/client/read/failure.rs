@@ -9,6 +9,7 @@ use super::known::says_tool_unavailable;
 use super::outcome::Outcome;
 use super::peer::{CodeMeaning, PeerProfile};
 use super::protocol::{KeyRefusal, ProtocolError};
+use super::text::refused_before_running;
 use crate::category::{Category, FailureClass};
 use crate::wire::jsonrpc::ErrorCode;
 
@@ -48,6 +49,10 @@ pub(crate) struct Failure<'a> {
     pub(crate) failure_class: Option<FailureClass>,
     /// The text says the tool does not exist or is disabled.
     pub(crate) tool_unavailable: bool,
+    /// A category guessed from the text (by a text rule or the profile's) is a passing fault
+    /// that turned the request away before it could run: a rate limit, a refused connection,
+    /// a locked database.
+    pub(crate) refused: bool,
 }
 
 /// The channel a failure came on, with what is particular to it.
@@ -106,6 +111,7 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
                     retry_not_before: None,
                     failure_class: None,
                     tool_unavailable: suspect.tool_unavailable,
+                    refused: refused(category, &[&suspect.text]),
                 })
             }
         },
@@ -123,6 +129,7 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
             retry_not_before: None,
             failure_class: None,
             tool_unavailable: false,
+            refused: false,
         }),
         Outcome::ExecutionError(error) => Description::Failed(execution(error, profile)),
         Outcome::ProtocolError(error) => Description::Failed(protocol(error, profile)),
@@ -151,6 +158,12 @@ fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a
         retry_not_before: error.retry_not_before,
         failure_class: error.failure_class,
         tool_unavailable: says_tool_unavailable(&error.text),
+        refused: match named_by {
+            NamedBy::TextRule | NamedBy::Profile => {
+                refused(category, &[&error.message, &error.text])
+            }
+            _ => false,
+        },
     }
 }
 
@@ -182,5 +195,15 @@ fn protocol<'a>(error: &'a ProtocolError, profile: &PeerProfile) -> Failure<'a> 
         retry_not_before: None,
         failure_class: None,
         tool_unavailable: error.tool_unavailable,
+        refused: refused(category, &[&error.message]),
     }
+}
+
+/// Whether a guessed `category` read from `texts` turned the request away before it ran.
+fn refused(category: Option<Category>, texts: &[&str]) -> bool {
+    category.is_some_and(|category| {
+        texts
+            .iter()
+            .any(|text| refused_before_running(category, text))
+    })
 }

@@ -101,10 +101,10 @@ impl Outcome {
     /// `"success": false` (see [reading plain text](crate::client#reading-plain-text)). An agent
     /// should not build on such a result unawares. `false` for every other outcome.
     ///
-    /// The flag never makes the policy retry nor decide `Done`: it decides what the text's
-    /// category asks when that is not a retry (fixing the input, re-authenticating, ...),
-    /// escalates when the text reads as a passing fault, and, when no rule reads a category,
-    /// escalates, or decides `CheckState` for a call not declared idempotent.
+    /// The flag never makes the policy decide `Done`: it decides what the text's category
+    /// asks, weighed as any category read from text (a passing fault is retried only for a
+    /// call declared idempotent or turned away before it ran), and, when no rule reads a
+    /// category, escalates, or decides `CheckState` for a call not declared idempotent.
     ///
     /// ```
     /// use mcp_errors_core::Category;

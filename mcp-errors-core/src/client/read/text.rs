@@ -24,6 +24,31 @@ pub(crate) struct Reading {
     pub(crate) tool_unavailable: bool,
 }
 
+/// Phrases of a passing fault that turned the request away before it could run: nothing
+/// was connected to (`ECONNREFUSED` and the words of Python, Chromium and libpq for it), or
+/// the statement waited on a lock it never got (SQLite's `SQLITE_BUSY`).
+const REFUSED: [&str; 5] = [
+    "connection refused",
+    "econnrefused",
+    "err_connection_refused",
+    "database is locked",
+    "sqlite_busy",
+];
+
+/// Whether a failure of `category` read from `text` was turned away before it could run, so
+/// that sending it again cannot do twice what it did once: a rate limit (HTTP 429 and its
+/// words say the request was not processed), or a transient fault named in [`REFUSED`].
+pub(crate) fn refused_before_running(category: Category, text: &str) -> bool {
+    match category {
+        Category::RateLimited => true,
+        Category::Transient => {
+            let lower = text.to_ascii_lowercase();
+            REFUSED.iter().any(|phrase| lower.contains(phrase))
+        }
+        _ => false,
+    }
+}
+
 /// The rules in the order they are tried: the first phrase found names the category.
 const PHRASES: &[(&[&str], Category)] = &[
     (

@@ -18,8 +18,8 @@ use crate::wire::jsonrpc::ErrorCode;
 ///
 /// | outcome | decision |
 /// |---|---|
-/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure), never `Done`: what the category a rule reads in its text reads as below, except that a passing fault escalates (never a retry); when no rule reads one, `Escalate` for a call declared idempotent, else `CheckState` (it may have written) |
-/// | a category read from text ([`Evidence::TextRule`](crate::client::Evidence::TextRule), a -32603 message, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent, else `CheckState` |
+/// | `Ready`, `Empty` | `Done`; for one that [looks like a failure](Outcome::looks_like_failure), never `Done`: the category a rule reads in its text, as a category read from text; when no rule reads one, `Escalate` for a call declared idempotent, else `CheckState` (it may have written) |
+/// | a category read from text ([`Evidence::TextRule`](crate::client::Evidence::TextRule), a -32603 message, a success's text, a profile's [text rule](PeerProfile::with_text_rule)) | as below, except that `rate_limited` and `transient` are retried only when the call is declared idempotent or the text says the request was turned away before it ran (a rate limit, `connection refused`, `ECONNREFUSED`, `database is locked`), else `CheckState` |
 /// | `validation`, `not_found`, protocol -32602 / -32002 | `FixInput` |
 /// | `conflict` | `RereadState` |
 /// | `business` | `ExplainToUser` |
@@ -441,7 +441,9 @@ impl RetryPolicy {
         }
         match code {
             ErrorCode::INTERNAL_ERROR => match failure.category {
-                Some(category) => self.guessed(category, failure.retry_after, false, attempt),
+                Some(category) => {
+                    self.guessed(category, failure.retry_after, failure.refused, attempt)
+                }
                 None => escalate(EscalationReason::ProtocolError),
             },
             ErrorCode::INVALID_PARAMS | ErrorCode::RESOURCE_NOT_FOUND => Decision::FixInput,
@@ -476,7 +478,7 @@ impl RetryPolicy {
         if failure.named_by == NamedBy::Profile
             && let Some(mine) = failure.category
         {
-            return self.guessed(mine, failure.retry_after, false, attempt);
+            return self.guessed(mine, failure.retry_after, failure.refused, attempt);
         }
         let Some(category) = category else {
             return self.by_class(failure, attempt);
@@ -489,20 +491,20 @@ impl RetryPolicy {
             if passing && failure.retryable != Some(true) {
                 return escalate(EscalationReason::NotRetryable);
             }
-            return self.guessed(category, failure.retry_after, false, attempt);
+            return self.guessed(category, failure.retry_after, failure.refused, attempt);
         }
         by_category(category, || self.reliability(failure, attempt))
     }
 
-    /// A success whose text reads as a failure: what its category asks, never a retry and
-    /// never `Done`. One no rule reads escalates, or is `CheckState` for a call not declared
+    /// A success whose text reads as a failure: what its category asks, as a guess, and never
+    /// `Done`. One no rule reads escalates, or is `CheckState` for a call not declared
     /// idempotent, which may have written.
     fn success(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
         if failure.tool_unavailable {
             return Decision::RelistTools;
         }
         match failure.category {
-            Some(category) => self.guessed(category, None, true, attempt),
+            Some(category) => self.guessed(category, None, failure.refused, attempt),
             None if attempt.idempotent => escalate(EscalationReason::UnknownCategory),
             None => Decision::CheckState,
         }
@@ -510,22 +512,21 @@ impl RetryPolicy {
 
     /// What a category the server guessed (read by text rules, the built-in ones or the
     /// profile's) leads to: the category's own decision, except that a passing fault is
-    /// retried only when the call is declared idempotent (`CheckState` otherwise), and never
-    /// when the text came in a success (`on_success`): that escalates.
+    /// retried only when the call is declared idempotent or the text says the request was
+    /// turned away before it ran (`refused`: a rate limit, a refused connection, a locked
+    /// database), and is `CheckState` otherwise.
     fn guessed(
         &self,
         category: Category,
         retry_after: Option<Duration>,
-        on_success: bool,
+        refused: bool,
         attempt: Attempt,
     ) -> Decision {
         by_category(category, || {
-            if on_success {
-                escalate(EscalationReason::NotRetryable)
-            } else if !attempt.idempotent {
-                Decision::CheckState
-            } else {
+            if attempt.idempotent || refused {
                 self.retry(attempt, retry_after)
+            } else {
+                Decision::CheckState
             }
         })
     }
