@@ -2,15 +2,17 @@
 //!
 //! - [`classify`] / [`classify_bytes`] turn a `tools/call` response (and [`classify_result`]
 //!   a bare `CallToolResult`) into one [`Outcome`]:
-//!   ready, empty, execution error, protocol error, input required, invalid, or (built by the
-//!   caller for a local timeout) unknown. They read this project's payload, the draft
+//!   ready, empty, execution error, protocol error, input required, a task still working,
+//!   invalid, or (built by the caller for a local timeout) unknown; a call run as a task is
+//!   read from its `tasks/get` result (see [tasks](#tasks)). They read this project's payload, the draft
 //!   tool-failure entry (SEP-3313, a draft) and the common foreign shapes.
 //! - [`RetryPolicy`] maps an outcome and the attempt to a [`Decision`] (a protocol error by
 //!   the retry advice in its `data`, `retryable` and `retryAfterMs`, when it gives some, else by
 //!   its code): retry after a delay,
 //!   fix the input, re-read state, re-authenticate, explain to the user, provide input,
 //!   check state, list the tools again, re-initialize, fix headers, declare capabilities,
-//!   renegotiate the version, retry with the server's `requestState`, or escalate.
+//!   renegotiate the version, retry with the server's `requestState`, poll a task, or
+//!   escalate.
 //! - [`PeerProfile`] says what one peer's implementation-defined codes (-32000..=-32019, and
 //!   its SDK's own) mean; without one they mean nothing.
 //! - [`Retrier`] runs a call under a policy (and a shared [`RetryBudget`], if given one) with
@@ -22,6 +24,71 @@
 //! - `render` (feature `render`) turns a [`CallToolResult`](crate::CallToolResult) into
 //!   Anthropic, OpenAI, LangChain and Vercel AI SDK tool-result items, one `render::Format`
 //!   each.
+//!
+//! # Tasks
+//!
+//! A server that declares the tasks extension (`capabilities.extensions` holds
+//! `"io.modelcontextprotocol/tasks": {}`) may answer the `tools/call` of a client that declared
+//! it too with a task to poll instead of the result. Its wire, as rmcp 3.11 writes and reads
+//! it (`rmcp::model::task`; the official schemas of 2025-11-25 and 2026-07-28 do not hold the
+//! extension's types, only its capability):
+//!
+//! - `CreateTaskResult`, the `tools/call` result: `{"resultType": "task", "taskId",
+//!   "status", "statusMessage"?, "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"?,
+//!   "_meta"?}`, the task's members at the top level. `ttlMs` is how long after its creation
+//!   the server keeps the task (`null`: no limit), `pollIntervalMs` how often to poll at most;
+//!   both may change as the task runs.
+//! - `status`: `working`, `input_required`, `completed`, `failed`, `cancelled` (the last
+//!   three are final).
+//! - `tasks/get` (`params: {"taskId"}`) answers the task with `resultType: "complete"` and
+//!   one member by status: `inputRequests` (`input_required`, answered with `tasks/update`),
+//!   `result` (`completed`: the `CallToolResult` of the call), `error` (`failed`: a JSON-RPC
+//!   error object). `tasks/cancel` asks the server to stop; it is cooperative, and the task
+//!   may still end otherwise. A task id the server does not know (never, or no more, its
+//!   `ttlMs` having run out) is answered with the JSON-RPC error -32602.
+//! - A tool that ran and failed ends `completed` with a result whose `isError` is `true`; a
+//!   JSON-RPC error while the call runs ends `failed` with that error.
+//!
+//! [`classify`], [`classify_bytes`] and [`classify_result`] read a `CreateTaskResult` and a
+//! `tasks/get` result (a `complete` result with `taskId` and `status` but neither `content`
+//! nor `isError`) as the outcome of the call:
+//!
+//! | the task | [`Outcome`] | [`Decision`] |
+//! |---|---|---|
+//! | created, or `working` | [`Outcome::Working`] with its id, poll interval and ttl | [`Decision::PollTask`] after the poll interval; past the deadline, as [`Outcome::Unknown`] (`CheckState` unless declared idempotent or keyed) |
+//! | `input_required` | [`Outcome::InputRequired`], the `tasks/get` result kept | `ProvideInput`: answer with `tasks/update` |
+//! | `completed` | its `result` read as any result: ready, empty, execution error | as that outcome |
+//! | `failed` | its `error` read as any JSON-RPC error: [`Outcome::ProtocolError`] | as that error |
+//! | `cancelled` | [`Outcome::Unknown`]`(`[`UnknownCause::TaskCancelled`]`)` | as `Unknown`; a caller that cancelled the task itself knows it stopped at its word |
+//! | unknown id (-32602 from `tasks/get`) | [`Outcome::Unknown`]`(`[`UnknownCause::TaskExpired`]`)`, built by the caller | as `Unknown` |
+//!
+//! A `taskId` longer than 1024 bytes, a status not among the five, a `completed` task without
+//! `result` or a `failed` one without `error` are [`Outcome::Invalid`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_errors_core::client::{Attempt, Decision, Outcome, RetryPolicy, classify_bytes};
+//!
+//! let created = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"task-1",
+//!     "status":"working","createdAt":"2025-11-25T10:30:00Z",
+//!     "lastUpdatedAt":"2025-11-25T10:30:00Z","ttlMs":60000,"pollIntervalMs":5000}}"#;
+//! let working = classify_bytes(created);
+//! assert_eq!(working, Outcome::Working {
+//!     task_id: "task-1".into(),
+//!     poll_interval: Some(Duration::from_secs(5)),
+//!     ttl: Some(Duration::from_secs(60)),
+//! });
+//! assert_eq!(
+//!     RetryPolicy::default().decide(&working, Attempt::new(1, Duration::ZERO)),
+//!     Decision::PollTask { after: Duration::from_secs(5), task_id: "task-1".into() }
+//! );
+//!
+//! let failed = br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"task-1",
+//!     "status":"failed","createdAt":"2025-11-25T10:30:00Z",
+//!     "lastUpdatedAt":"2025-11-25T10:40:00Z","ttlMs":60000,
+//!     "error":{"code":-32602,"message":"BAD_RANGE: start_time is after end_time."}}}"#;
+//! assert!(matches!(classify_bytes(failed), Outcome::ProtocolError(e) if e.code.0 == -32602));
+//! ```
 //!
 //! # Idempotency keys (SEP-3182, a draft)
 //!

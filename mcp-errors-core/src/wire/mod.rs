@@ -63,6 +63,11 @@ pub(crate) const RESULT_TYPE_COMPLETE: &str = "complete";
 #[cfg(any(feature = "client", feature = "rmcp"))]
 pub(crate) const RESULT_TYPE_INPUT_REQUIRED: &str = "input_required";
 
+/// The `resultType` of a `tools/call` answered with a task to poll (`CreateTaskResult`, the
+/// tasks extension `io.modelcontextprotocol/tasks`).
+#[cfg(feature = "client")]
+pub(crate) const RESULT_TYPE_TASK: &str = "task";
+
 /// How rmcp's tool router starts the text of the `isError` result it writes when a tool's
 /// arguments do not deserialize (`failed to deserialize parameters: missing field `id``).
 #[cfg(any(feature = "rmcp", feature = "client"))]

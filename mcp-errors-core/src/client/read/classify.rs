@@ -37,11 +37,14 @@ use super::lenient::{Member, Node, Obj, ObjectView, Text};
 use super::outcome::{InvalidReason, Outcome, UnknownCause};
 use crate::wire::jsonrpc::ErrorCode;
 use crate::wire::{
-    EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED,
+    EMPTY_META_KEY, META_KEY, RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED, RESULT_TYPE_TASK,
     TOOL_FAILURE_META_KEY,
 };
 
 pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
+
+/// The longest `taskId` kept (bytes of UTF-8): the client sends it back with every poll.
+pub(crate) const MAX_TASK_ID_BYTES: usize = 1024;
 
 /// Classifies a whole `tools/call` JSON-RPC response, `{jsonrpc, id, result}` or
 /// `{jsonrpc, id, error}`.
@@ -49,7 +52,9 @@ pub(crate) const MAX_REQUEST_STATE_BYTES: usize = 1 << 20;
 /// It never panics. Anything that fits no known shape is [`Outcome::Invalid`] with the
 /// reason: a response with both `result` and `error` or neither, `jsonrpc` other than
 /// `"2.0"`, an unknown `resultType`, a result without a `content` array. A missing
-/// `resultType` means `"complete"`, as the spec requires of clients.
+/// `resultType` means `"complete"`, as the spec requires of clients. A `CreateTaskResult`
+/// (`resultType: "task"`) and a `tasks/get` result are read as [tasks](crate::client#tasks)
+/// says: the call is still working, or it ended as the task's `result` or `error` says.
 ///
 /// A result with `isError: true` and no `content` (or `content: null`) is an execution error with
 /// no text, as rmcp reads it: the failure is plain, and its description may still come from
@@ -337,6 +342,14 @@ struct Parts<N> {
     meta: Option<N>,
     input_requests: Option<N>,
     request_state: Option<N>,
+    /// The members of a task: `taskId`, `status`, `pollIntervalMs`, `ttlMs`, and the `result`
+    /// or `error` a `tasks/get` result ends with.
+    task_id: Option<N>,
+    status: Option<N>,
+    poll_interval_ms: Option<N>,
+    ttl_ms: Option<N>,
+    task_result: Option<N>,
+    task_error: Option<N>,
 }
 
 /// The `_meta` keys this crate reads.
@@ -365,6 +378,12 @@ impl<'a> ResultNode<'a> for &'a RawValue {
             meta: Option<&'a RawValue>,
             input_requests: Option<&'a RawValue>,
             request_state: Option<&'a RawValue>,
+            task_id: Option<&'a RawValue>,
+            status: Option<&'a RawValue>,
+            poll_interval_ms: Option<&'a RawValue>,
+            ttl_ms: Option<&'a RawValue>,
+            task_result: Option<&'a RawValue>,
+            task_error: Option<&'a RawValue>,
         }
         impl<'de> ObjectView<'de> for RawParts<'de> {
             fn read<A: MapAccess<'de>>(
@@ -380,6 +399,12 @@ impl<'a> ResultNode<'a> for &'a RawValue {
                     "_meta" => &mut self.meta,
                     "inputRequests" => &mut self.input_requests,
                     "requestState" => &mut self.request_state,
+                    "taskId" => &mut self.task_id,
+                    "status" => &mut self.status,
+                    "pollIntervalMs" => &mut self.poll_interval_ms,
+                    "ttlMs" => &mut self.ttl_ms,
+                    "result" => &mut self.task_result,
+                    "error" => &mut self.task_error,
                     _ => return Ok(false),
                 };
                 // `null` reads as `None`, as absent.
@@ -396,6 +421,12 @@ impl<'a> ResultNode<'a> for &'a RawValue {
             meta: p.meta,
             input_requests: p.input_requests,
             request_state: p.request_state,
+            task_id: p.task_id,
+            status: p.status,
+            poll_interval_ms: p.poll_interval_ms,
+            ttl_ms: p.ttl_ms,
+            task_result: p.task_result,
+            task_error: p.task_error,
         })
     }
 
@@ -443,6 +474,12 @@ impl<'a> ResultNode<'a> for &'a Value {
             meta: get("_meta"),
             input_requests: get("inputRequests"),
             request_state: get("requestState"),
+            task_id: get("taskId"),
+            status: get("status"),
+            poll_interval_ms: get("pollIntervalMs"),
+            ttl_ms: get("ttlMs"),
+            task_result: get("result"),
+            task_error: get("error"),
         })
     }
 
@@ -472,9 +509,131 @@ fn result_outcome<'a, N: ResultNode<'a>>(result: N) -> Outcome {
         },
     };
     match &*result_type {
+        RESULT_TYPE_COMPLETE if is_task_state(&parts) => task_state(result, &parts),
         RESULT_TYPE_COMPLETE => complete(result, &parts),
         RESULT_TYPE_INPUT_REQUIRED => input_required(result, &parts),
+        RESULT_TYPE_TASK => match task(&parts) {
+            // A seed state holds no result: whatever its status, the task is polled.
+            Ok((task, _)) => task.working(),
+            Err(reason) => malformed(reason),
+        },
         other => Outcome::Invalid(InvalidReason::UnknownResultType(clean::name(other))),
+    }
+}
+
+/// The statuses of a task (`TaskStatus` of the tasks extension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskStatus {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    fn read(status: &str) -> Option<Self> {
+        Some(match status {
+            "working" => TaskStatus::Working,
+            "input_required" => TaskStatus::InputRequired,
+            "completed" => TaskStatus::Completed,
+            "failed" => TaskStatus::Failed,
+            "cancelled" => TaskStatus::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
+/// What every task carries that a client polls by.
+struct TaskHandle {
+    task_id: String,
+    poll_interval: Option<std::time::Duration>,
+    ttl: Option<std::time::Duration>,
+}
+
+impl TaskHandle {
+    fn working(self) -> Outcome {
+        Outcome::Working {
+            task_id: self.task_id,
+            poll_interval: self.poll_interval,
+            ttl: self.ttl,
+        }
+    }
+}
+
+/// A `complete` result without `content` or `isError` that has a `taskId` and a `status` is a
+/// `tasks/get` result: as a `CallToolResult` it would be malformed.
+fn is_task_state<N>(parts: &Parts<N>) -> bool {
+    parts.content.is_none()
+        && parts.is_error.is_none()
+        && parts.task_id.is_some()
+        && parts.status.is_some()
+}
+
+/// The task's handle and status, read strictly: `taskId` a string of 1 to
+/// [`MAX_TASK_ID_BYTES`] bytes and `status` one of the five; `pollIntervalMs` and `ttlMs` are
+/// non-negative integers, as if absent otherwise (`ttlMs: null` is a task kept without limit).
+fn task<'a, N: Node<'a>>(parts: &Parts<N>) -> Result<(TaskHandle, TaskStatus), &'static str> {
+    let task_id = match parts.task_id.and_then(|node| node.decode::<Text<'_>>()) {
+        Some(Text(id)) if !id.is_empty() && id.len() <= MAX_TASK_ID_BYTES => id.into_owned(),
+        Some(_) => return Err("taskId is empty or longer than 1024 bytes"),
+        None => return Err("taskId is missing or not a string"),
+    };
+    let status = parts
+        .status
+        .and_then(|node| node.decode::<Text<'_>>())
+        .and_then(|Text(status)| TaskStatus::read(&status))
+        .ok_or("status is missing or not a task status")?;
+    let millis = |node: Option<N>| {
+        node.and_then(|node| node.decode::<u64>())
+            .map(std::time::Duration::from_millis)
+    };
+    let handle = TaskHandle {
+        task_id,
+        poll_interval: millis(parts.poll_interval_ms),
+        ttl: millis(parts.ttl_ms),
+    };
+    Ok((handle, status))
+}
+
+/// A `tasks/get` result: a task still working, one waiting for input (kept whole, for its
+/// `inputRequests` and `taskId`), or how it ended: `completed` with the call's
+/// `CallToolResult` in `result`, read as any; `failed` with the JSON-RPC error of the call in
+/// `error`, read as any; `cancelled`.
+fn task_state<'a, N: ResultNode<'a>>(result: N, parts: &Parts<N>) -> Outcome {
+    let (handle, status) = match task(parts) {
+        Ok(read) => read,
+        Err(reason) => return malformed(reason),
+    };
+    match status {
+        TaskStatus::Working => handle.working(),
+        TaskStatus::InputRequired => match parts.input_requests {
+            Some(requests) if requests.decode::<HashMap<Text<'_>, IgnoredAny>>().is_some() => {
+                Outcome::InputRequired(result.keep())
+            }
+            _ => malformed("an input_required task needs an inputRequests object"),
+        },
+        TaskStatus::Completed => {
+            let Some(inner) = parts.task_result else {
+                return malformed("a completed task needs a result");
+            };
+            let Some(inner_parts) = inner.parts() else {
+                return malformed("a completed task's result is not a JSON object");
+            };
+            let is_complete = inner_parts.result_type.is_none_or(|node| {
+                node.decode::<Text<'_>>()
+                    .is_some_and(|Text(t)| t == RESULT_TYPE_COMPLETE)
+            });
+            if !is_complete {
+                return malformed("a completed task's result is not a complete result");
+            }
+            complete(inner, &inner_parts)
+        }
+        TaskStatus::Failed => match parts.task_error {
+            Some(error) => protocol_error(error),
+            None => malformed("a failed task needs an error"),
+        },
+        TaskStatus::Cancelled => Outcome::Unknown(UnknownCause::TaskCancelled),
     }
 }
 

@@ -23,6 +23,11 @@ pub(crate) enum Description<'a> {
     /// A result that asks for input; `request_state` when it asks for nothing but the state
     /// sent back.
     InputRequired { request_state: Option<String> },
+    /// A task that has not ended, to poll: its id, and the server's poll interval.
+    Working {
+        task_id: &'a str,
+        poll_interval: Option<Duration>,
+    },
     /// A response that fits no known shape.
     Invalid,
 }
@@ -117,6 +122,14 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
         },
         Outcome::InputRequired(result) => Description::InputRequired {
             request_state: result.state_only(),
+        },
+        Outcome::Working {
+            task_id,
+            poll_interval,
+            ..
+        } => Description::Working {
+            task_id,
+            poll_interval: *poll_interval,
         },
         Outcome::Invalid(_) => Description::Invalid,
         Outcome::Unknown(_) => Description::Failed(Failure {

@@ -1,6 +1,7 @@
 //! [`Outcome`]: what one `tools/call` came to, from the client's side.
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,8 +15,10 @@ use crate::wire::jsonrpc::JsonRpcError;
 ///
 /// Every response maps to exactly one variant; anything that does not fit a known shape is
 /// [`Outcome::Invalid`] (fail closed), never a guess. [`Outcome::Unknown`] is the one variant
-/// no response produces: the caller builds it when the call timed out locally or the
-/// connection dropped, so the call may or may not have run.
+/// no `tools/call` response produces: the caller builds it when the call timed out locally or
+/// the connection dropped, so the call may or may not have run. A call the server runs as a
+/// task is read from the `tasks/get` result that ends it (see [tasks](crate::client#tasks)),
+/// and a task that ended without a result is [`Outcome::Unknown`] too.
 ///
 /// ```
 /// use mcp_errors_core::client::{Outcome, UnknownCause, classify};
@@ -46,8 +49,26 @@ pub enum Outcome {
     /// be read of it.
     ProtocolError(ProtocolError),
     /// The server needs more input before it can finish (`resultType: "input_required"`,
-    /// spec 2026-07-28). The whole `InputRequiredResult` is kept.
+    /// spec 2026-07-28). The whole `InputRequiredResult` is kept. A task that waits for input
+    /// (a `tasks/get` result with `status: "input_required"`) is one too, and the whole
+    /// `tasks/get` result is kept: answer its `inputRequests` with `tasks/update` for its
+    /// `taskId`, then poll again, rather than calling the tool again.
     InputRequired(RawResult),
+    /// The server runs the call as a task that has not ended (`resultType: "task"`, or a
+    /// `tasks/get` result with `status: "working"`): poll `tasks/get` with its id, no more often
+    /// than its poll interval, to learn how it ends. Until then the call may or may not have
+    /// taken effect.
+    Working {
+        /// The `taskId` to poll, unchanged.
+        task_id: String,
+        /// The server's `pollIntervalMs`, when it sent one.
+        #[serde(default, with = "crate::client::millis::option")]
+        poll_interval: Option<Duration>,
+        /// The server's `ttlMs`: how long after its creation it keeps the task and its result;
+        /// `None` when it did not say or keeps it without limit (`null`).
+        #[serde(default, with = "crate::client::millis::option")]
+        ttl: Option<Duration>,
+    },
     /// The response fits no known shape; the reason says how.
     Invalid(InvalidReason),
     /// No response: a local timeout or a lost connection. The call may or may not have run.
@@ -61,10 +82,10 @@ impl Outcome {
     }
 
     /// Whether the call may have run on the server without the client knowing its result:
-    /// [`Outcome::Unknown`], and protocol errors with an implementation-defined code
-    /// (-32000..=-32019), which mean nothing shared across implementations. A
-    /// [`PeerProfile`](crate::client::PeerProfile) can say more of one peer's codes:
-    /// [`may_have_run_for`](Self::may_have_run_for).
+    /// [`Outcome::Unknown`], a task still [working](Outcome::Working), and protocol errors
+    /// with an implementation-defined code (-32000..=-32019), which mean nothing shared
+    /// across implementations. A [`PeerProfile`](crate::client::PeerProfile) can say more of
+    /// one peer's codes: [`may_have_run_for`](Self::may_have_run_for).
     pub fn may_have_run(&self) -> bool {
         self.may_have_run_for(&crate::client::PeerProfile::standard())
     }
@@ -84,7 +105,7 @@ impl Outcome {
     /// ```
     pub fn may_have_run_for(&self, profile: &crate::client::PeerProfile) -> bool {
         match self {
-            Outcome::Unknown(_) => true,
+            Outcome::Unknown(_) | Outcome::Working { .. } => true,
             Outcome::ProtocolError(error) => match profile.code_meaning(error.code, &error.message)
             {
                 Some(meaning) => meaning.may_have_run(),
@@ -151,7 +172,7 @@ impl Outcome {
     }
 
     /// A short name of the variant, for logs and reports: `ready`, `empty`,
-    /// `execution_error`, `protocol_error`, `input_required`, `invalid`, `unknown`.
+    /// `execution_error`, `protocol_error`, `input_required`, `working`, `invalid`, `unknown`.
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Ready(_) => "ready",
@@ -159,6 +180,7 @@ impl Outcome {
             Outcome::ExecutionError(_) => "execution_error",
             Outcome::ProtocolError(_) => "protocol_error",
             Outcome::InputRequired(_) => "input_required",
+            Outcome::Working { .. } => "working",
             Outcome::Invalid(_) => "invalid",
             Outcome::Unknown(_) => "unknown",
         }
@@ -210,7 +232,8 @@ impl fmt::Display for InvalidReason {
     }
 }
 
-/// Why a call has no response: the caller builds [`Outcome::Unknown`] with it.
+/// Why a call has no result: the caller builds [`Outcome::Unknown`] with it, and reading
+/// builds one for a task that ended `cancelled`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "cause", content = "detail")]
 #[non_exhaustive]
@@ -221,4 +244,12 @@ pub enum UnknownCause {
     ConnectionLost,
     /// Anything else that left the caller without a response.
     Other(String),
+    /// The task that ran the call ended `cancelled` (`tasks/get`): by the caller's
+    /// `tasks/cancel`, or by the server. Cancellation is cooperative, so the tool may have done
+    /// some or all of its work before it stopped.
+    TaskCancelled,
+    /// The server no longer knows the task that ran the call: its `ttlMs` ran out and the
+    /// server dropped it, result and all (`tasks/get` answered -32602 for its id). The call
+    /// may have run to its end.
+    TaskExpired,
 }

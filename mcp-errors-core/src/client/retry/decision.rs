@@ -34,6 +34,18 @@ pub enum Decision {
     /// Answer the server's `inputRequests` (ask the user or the model), then call again
     /// (`resultType: "input_required"`).
     ProvideInput,
+    /// The server runs the call as a task that has not ended
+    /// ([`Outcome::Working`](crate::client::Outcome::Working)): after this delay (the server's
+    /// poll interval), ask how it stands with `tasks/get` for `task_id`, and read that result
+    /// as the call's. Calling the tool again would start the work again.
+    PollTask {
+        /// How long to wait first.
+        #[serde(rename = "afterMs", with = "crate::client::millis")]
+        after: Duration,
+        /// The task to poll.
+        #[serde(rename = "taskId")]
+        task_id: String,
+    },
     /// The call may have run and is not declared idempotent: find out whether it took
     /// effect before calling again. A blind replay could do it twice. (Sent with an
     /// idempotency key the server honors, such a call is retried instead; see

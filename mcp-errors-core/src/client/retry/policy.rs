@@ -35,7 +35,9 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
 /// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than 1 MiB |
-/// | `InputRequired` (with `inputRequests`), protocol -32042 | `ProvideInput` |
+/// | `InputRequired` (with `inputRequests`; a task waiting for input too), protocol -32042 | `ProvideInput` |
+/// | `Working` (a task that has not ended) | `PollTask` after the server's `pollIntervalMs` (1 s when absent, at least 10 ms); when that poll would start after the deadline, as `Unknown` |
+/// | `Unknown` of a task cancelled or expired | as `Unknown`: the call may have run |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
 /// An execution error known only by the draft tool-failure entry (SEP-3313, a draft) is decided by
@@ -122,6 +124,13 @@ pub struct RetryPolicy {
 /// The overall deadline of [`RetryPolicy::default`]: the TypeScript SDK's default request
 /// timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC`).
 const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long to wait before polling a task whose server gave no `pollIntervalMs` (rmcp's
+/// default interval).
+const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The shortest wait before polling a task, whatever interval its server gave.
+const MIN_POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// At most 3 attempts, a base delay of 100 ms, a longest backoff of 20 s, a deadline of 60 s,
 /// no attempt timeout, no catalog, [`PeerProfile::standard`].
@@ -294,7 +303,29 @@ impl RetryPolicy {
             Description::InputRequired {
                 request_state: None,
             } => Decision::ProvideInput,
+            Description::Working {
+                task_id,
+                poll_interval,
+            } => self.poll(task_id, poll_interval, attempt),
             Description::Invalid => escalate(EscalationReason::InvalidResponse),
+        }
+    }
+
+    /// A task that has not ended is polled after the server's interval (1 s when it gave
+    /// none, never less than 10 ms); when that poll would start after the deadline, the
+    /// caller stops following it, and the call may have run.
+    fn poll(&self, task_id: &str, poll_interval: Option<Duration>, attempt: Attempt) -> Decision {
+        let after = poll_interval
+            .unwrap_or(DEFAULT_POLL_INTERVAL)
+            .max(MIN_POLL_INTERVAL);
+        if let Some(deadline) = self.deadline
+            && attempt.elapsed.saturating_add(after) >= deadline
+        {
+            return self.may_have_run(attempt);
+        }
+        Decision::PollTask {
+            after,
+            task_id: task_id.to_owned(),
         }
     }
 

@@ -11,12 +11,17 @@ use crate::client::{Outcome, UnknownCause};
 /// others.
 pub(crate) fn error_type(outcome: &Outcome) -> Option<String> {
     Some(match outcome {
-        Outcome::Ready(_) | Outcome::Empty(_) | Outcome::InputRequired(_) => return None,
+        Outcome::Ready(_)
+        | Outcome::Empty(_)
+        | Outcome::InputRequired(_)
+        | Outcome::Working { .. } => return None,
         Outcome::ExecutionError(_) => crate::otel::TOOL_ERROR.to_owned(),
         Outcome::ProtocolError(error) => error.code.to_string(),
         Outcome::Invalid(_) => "invalid_response".to_owned(),
         Outcome::Unknown(UnknownCause::Timeout) => "timeout".to_owned(),
         Outcome::Unknown(UnknownCause::ConnectionLost) => "connection_lost".to_owned(),
+        Outcome::Unknown(UnknownCause::TaskCancelled) => "task_cancelled".to_owned(),
+        Outcome::Unknown(UnknownCause::TaskExpired) => "task_expired".to_owned(),
         Outcome::Unknown(_) => "unknown".to_owned(),
     })
 }
@@ -32,6 +37,7 @@ pub(crate) fn decision_name(decision: &Decision) -> &'static str {
         Decision::Reauthenticate => "reauthenticate",
         Decision::ExplainToUser => "explain_to_user",
         Decision::ProvideInput => "provide_input",
+        Decision::PollTask { .. } => "poll_task",
         Decision::CheckState => "check_state",
         Decision::RelistTools => "relist_tools",
         Decision::Reinitialize => "reinitialize",
