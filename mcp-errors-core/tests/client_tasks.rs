@@ -6,10 +6,12 @@ mod common;
 
 use std::time::Duration;
 
-use common::{both, ok};
+use std::cell::RefCell;
+
+use common::{block_on, both, ok};
 use mcp_errors_core::client::{
-    Attempt, Decision, EscalationReason, InvalidReason, Outcome, RetryPolicy, UnknownCause,
-    classify, classify_result,
+    Attempt, AttemptContext, Decision, EscalationReason, InvalidReason, Outcome, Retrier,
+    RetryPolicy, ToolCall, UnknownCause, classify, classify_result,
 };
 use mcp_errors_core::{ToolError, ToolFailure};
 use serde_json::{Value, json};
@@ -337,4 +339,90 @@ fn a_working_outcome_round_trips_through_serde() {
         poll,
         json!({"decision": "poll_task", "afterMs": 5000, "taskId": "task-1"})
     );
+}
+
+/// A server that answers the call with a task, and each poll with the next of `states`.
+fn run_task(
+    states: Vec<Value>,
+    policy: RetryPolicy,
+) -> (
+    Result<Outcome, Decision>,
+    Vec<Duration>,
+    Vec<AttemptContext>,
+) {
+    let states = RefCell::new(states.into_iter());
+    let sleeps = RefCell::new(Vec::new());
+    let contexts = RefCell::new(Vec::new());
+    let call = ToolCall::new("export_report", json!({"month": "2025-11"}));
+    let retrier = Retrier::new(policy).with_seed(7);
+    let run = retrier.run(
+        &call,
+        |attempt| {
+            let response = match &attempt.task_id {
+                None => serde_json::from_str(CREATED).unwrap(),
+                Some(_) => states
+                    .borrow_mut()
+                    .next()
+                    .expect("polled past the last state"),
+            };
+            contexts.borrow_mut().push(attempt);
+            async move { Ok::<Value, UnknownCause>(response) }
+        },
+        |after| {
+            sleeps.borrow_mut().push(after);
+            async {}
+        },
+    );
+    let ended = match block_on(run) {
+        Ok(success) => Ok(success.outcome),
+        Err(report) => Err(report.decision),
+    };
+    (ended, sleeps.into_inner(), contexts.into_inner())
+}
+
+#[test]
+fn a_retrier_follows_a_task_to_its_end_at_the_servers_interval() {
+    let done = json!({"content": [{"type": "text", "text": "exported"}]});
+    let (ended, sleeps, contexts) = run_task(
+        vec![
+            task_state("working", None),
+            task_state("working", None),
+            task_state("completed", Some(("result", done))),
+        ],
+        RetryPolicy::default().with_max_attempts(1),
+    );
+    assert!(matches!(ended, Ok(Outcome::Ready(_))));
+    // Three polls, five seconds apart; polls spend no attempt.
+    assert_eq!(sleeps, vec![Duration::from_secs(5); 3]);
+    assert_eq!(contexts.len(), 4);
+    assert!(contexts.iter().all(|c| c.number == 1));
+    assert_eq!(contexts[0].task_id, None);
+    assert!(
+        contexts[1..]
+            .iter()
+            .all(|c| c.task_id.as_deref() == Some("task-1"))
+    );
+}
+
+#[test]
+fn a_retrier_stops_following_a_task_at_its_deadline() {
+    let working = std::iter::repeat_n(task_state("working", None), 20).collect();
+    let (ended, sleeps, _) = run_task(
+        working,
+        RetryPolicy::default().with_deadline(Duration::from_secs(12)),
+    );
+    assert_eq!(ended, Err(Decision::CheckState));
+    assert_eq!(sleeps, vec![Duration::from_secs(5); 2]);
+}
+
+#[test]
+fn a_retrier_reads_how_a_task_failed() {
+    let (ended, _, _) = run_task(vec![task_state("cancelled", None)], RetryPolicy::default());
+    assert_eq!(ended, Err(Decision::CheckState));
+    let error = json!({"code": -32602, "message": "BAD_RANGE: start_time is after end_time."});
+    let (ended, _, _) = run_task(
+        vec![task_state("failed", Some(("error", error)))],
+        RetryPolicy::default(),
+    );
+    assert_eq!(ended, Err(Decision::FixInput));
 }

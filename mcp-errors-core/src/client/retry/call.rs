@@ -152,6 +152,12 @@ pub struct AttemptContext {
     /// The `requestState` to send at `params.requestState`: `Some` after an `input_required`
     /// result that asked for nothing but the state sent back.
     pub request_state: Option<String>,
+    /// The task to poll instead of calling the tool: `Some` after the server answered with a
+    /// task that has not ended ([`Decision::PollTask`](crate::client::Decision::PollTask)).
+    /// Send `tasks/get` for it and return that response; sending `tools/call` again would
+    /// start the work again. Only a server the client declared the tasks extension to
+    /// answers with a task.
+    pub task_id: Option<String>,
 }
 
 /// A new idempotency key: a random UUID v4 in its hyphenated lowercase form (36 characters).

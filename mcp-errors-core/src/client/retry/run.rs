@@ -277,6 +277,15 @@ impl Retrier {
     /// policy retries a call that may have run on the strength of its key, and a call sent
     /// again without its state is asked for it again.
     ///
+    /// A call the server runs as a task is followed to its end: after a
+    /// [`Decision::PollTask`] the retrier sleeps the server's poll interval and calls `call_fn`
+    /// with the task's id in [`AttemptContext::task_id`], for a `tasks/get` response that it
+    /// reads and decides as any (see [tasks](crate::client#tasks)). A poll is part of the
+    /// attempt that started the task: it keeps its number, is recorded under it, spends no
+    /// attempt or budget, and is bounded, as each attempt is, by the attempt timeout and the
+    /// deadline; once the next poll would start after the deadline, the policy decides as for
+    /// an unknown outcome.
+    ///
     /// With the `tracing` feature the run is a span (target `mcp_errors::call`, name
     /// `tools/call`) whose fields follow OpenTelemetry's MCP conventions (see
     /// [tracing](crate#tracing)): `mcp.method.name`, `gen_ai.tool.name`,
@@ -352,6 +361,7 @@ impl Retrier {
         let mut number: u32 = 1;
         let mut request_state = None;
         let mut key = keyed.then(|| call.idempotency_key().to_owned());
+        let mut task_id = None;
         loop {
             let began = start.elapsed().max(slept);
             let limit = self.policy.attempt_limit(began);
@@ -359,6 +369,7 @@ impl Retrier {
                 number,
                 idempotency_key: key.clone(),
                 request_state: request_state.take(),
+                task_id: task_id.take(),
             }));
             let outcome: Outcome = match within(attempt, limit, &mut sleep_fn).await {
                 Some(response) => response.into(),
@@ -381,11 +392,14 @@ impl Retrier {
             // attempt of the operation, with a new key.
             let renew = matches!(decision, Decision::Retry { .. }) && self.answered(&outcome);
             let next = match &decision {
-                Decision::Retry { after } => Some((*after, None)),
+                Decision::Retry { after } => Some((*after, Next::Call(None))),
                 Decision::RetryWithState {
                     after,
                     request_state,
-                } => Some((*after, Some(request_state.clone()))),
+                } => Some((*after, Next::Call(Some(request_state.clone())))),
+                Decision::PollTask { after, task_id } => {
+                    Some((*after, Next::Poll(task_id.clone())))
+                }
                 _ => None,
             };
             let done = decision == Decision::Done;
@@ -411,7 +425,7 @@ impl Retrier {
                 decision,
                 idempotency_key: key.clone(),
             });
-            let Some((after, state)) = next else {
+            let Some((after, next)) = next else {
                 let mut report = StopReport::new(call.clone(), attempts);
                 report.idempotency_key = key;
                 return Err(report);
@@ -421,11 +435,27 @@ impl Retrier {
             }
             span.instrument(sleep_fn(after)).await;
             slept = slept.saturating_add(after);
+            let state = match next {
+                // A poll belongs to the attempt that started the task.
+                Next::Poll(task) => {
+                    task_id = Some(task);
+                    continue;
+                }
+                Next::Call(state) => state,
+            };
             request_state = state;
             // The policy stops at `max_attempts`, so this never saturates in practice.
             number = number.saturating_add(1);
         }
     }
+}
+
+/// What follows a decision that goes on.
+enum Next {
+    /// The call again, with the `requestState` to send back when there is one.
+    Call(Option<String>),
+    /// A poll of the task with this id.
+    Poll(String),
 }
 
 impl Retrier {
