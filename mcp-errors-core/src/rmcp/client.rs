@@ -4,7 +4,8 @@
 use ::rmcp::ServiceError;
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
-    ClientRequest, CustomRequest, RequestId, RequestMetaObject, ServerResult,
+    ClientRequest, CustomRequest, GetTaskParams, GetTaskResult, RequestId, RequestMetaObject,
+    ServerResult,
 };
 use ::rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
@@ -24,7 +25,15 @@ use crate::wire::jsonrpc::JsonRpcError;
 ///
 /// Each attempt is one `tools/call` (rmcp's `call_tool_once`, so an `input_required` result
 /// with input requests comes back as [`Outcome::InputRequired`] for the caller to answer),
-/// classified by [`classify_call`]; between attempts it sleeps with tokio. A result that asks
+/// classified by [`classify_call`]; between attempts it sleeps with tokio.
+///
+/// A server that runs the call as a task (it may when rmcp's client declared the tasks
+/// extension, `ClientCapabilities::builder().enable_tasks()`) is polled with rmcp's
+/// `tasks/get` at its `pollIntervalMs`, as [`Retrier::run`] follows a task, until the task
+/// ends or the next poll would start after the policy's deadline: the call then ends as the
+/// task did (see [tasks](crate::client#tasks)). A task id the server answers -32602 for
+/// is [`UnknownCause::TaskExpired`]. Each poll is bounded as an attempt is; a poll dropped
+/// is cancelled as a `tools/call` is, and leaves the task running. A result that asks
 /// only for the call again with its `requestState` is retried with that state. Give the
 /// retrier a seed ([`Retrier::with_seed`]) for deterministic runs.
 ///
@@ -83,8 +92,12 @@ pub async fn call_tool(
                 let AttemptContext {
                     idempotency_key: key,
                     request_state,
+                    task_id,
                     ..
                 } = attempt;
+                if let Some(task_id) = task_id {
+                    return classify_poll(peer.get_task(GetTaskParams::new(task_id)).await);
+                }
                 match (request_params(call, key.is_some()), key) {
                     (Ok(mut params), Some(key)) => {
                         params.request_state = request_state;
@@ -101,6 +114,23 @@ pub async fn call_tool(
             keyed,
         )
         .await
+}
+
+/// What one of rmcp's `tasks/get` answers came to: the task's state read as
+/// [`classify_result`] reads it (see [tasks](crate::client#tasks)); the -32602 with which a
+/// server answers a task id it does not know (its `ttlMs` ran out) is
+/// [`UnknownCause::TaskExpired`]; anything else as [`classify_call`] reads it.
+fn classify_poll(answer: Result<GetTaskResult, ServiceError>) -> Outcome {
+    match answer {
+        Ok(state) => match serde_json::to_value(state) {
+            Ok(state) => classify_result(&state),
+            Err(error) => Outcome::Invalid(InvalidReason::MalformedResult(error.to_string())),
+        },
+        Err(ServiceError::McpError(error)) if error.code.0 == ErrorCode::INVALID_PARAMS.0 => {
+            Outcome::Unknown(UnknownCause::TaskExpired)
+        }
+        Err(error) => classify_service_error(error),
+    }
 }
 
 /// Whether rmcp's record of the server's capabilities says it honors idempotency keys (see
@@ -195,8 +225,9 @@ impl Drop for CancelOnDrop<'_> {
 
 /// What one of rmcp's `tools/call` answers came to.
 ///
-/// - A result is read as [`classify_result`] reads its JSON: a success, an empty success, a
-///   execution error, `input_required`.
+/// - A result is read as [`classify_result`] reads its JSON: a success, an empty success, an
+///   execution error, `input_required`, and a task to poll ([`Outcome::Working`]), which
+///   [`call_tool`] follows to its end.
 /// - [`ServiceError::McpError`] is the server's JSON-RPC error: [`Outcome::ProtocolError`].
 /// - [`ServiceError::Timeout`] is the caller's own timeout, and a closed transport (or one that
 ///   failed to send) a lost connection: [`Outcome::Unknown`], the call may have run.
