@@ -173,11 +173,15 @@ fn a_task_waiting_for_input_is_input_required_kept_whole() {
         Decision::ProvideInput
     );
 
-    let without = task_state("input_required", None);
-    assert!(matches!(
-        both(&without),
-        Outcome::Invalid(InvalidReason::MalformedResult(_))
-    ));
+    for without in [
+        task_state("input_required", None),
+        task_state("input_required", Some(("inputRequests", json!([requests])))),
+    ] {
+        assert!(matches!(
+            both(&without),
+            Outcome::Invalid(InvalidReason::MalformedResult(_))
+        ));
+    }
 }
 
 #[test]
@@ -188,6 +192,17 @@ fn a_completed_task_is_its_result_read_as_a_direct_call() {
         panic!("expected ready");
     };
     assert_eq!(result.to_value().unwrap(), success);
+
+    let typed = json!({"resultType": "complete", "content": [{"type": "text", "text": "42"}]});
+    assert!(matches!(
+        both(&task_state("completed", Some(("result", typed)))),
+        Outcome::Ready(_)
+    ));
+    let asking = json!({"resultType": "input_required", "content": [], "requestState": "s"});
+    assert!(matches!(
+        both(&task_state("completed", Some(("result", asking)))),
+        Outcome::Invalid(InvalidReason::MalformedResult(_))
+    ));
 
     let empty = json!({"content": [], "_meta": {mcp_errors_core::EMPTY_META_KEY: true}});
     assert!(matches!(

@@ -45,6 +45,9 @@ fn protocol_error(error: ExportError) -> ErrorData {
     serde_json::from_value(serde_json::to_value(error).unwrap()).unwrap()
 }
 
+/// The id of a task whose `tasks/get` fails with -32603.
+const BROKEN: &str = "broken-task";
+
 /// Runs every tool as a task polled every 20 ms; the tool's name says how the task ends.
 #[derive(Clone, Default)]
 struct TaskServer {
@@ -59,9 +62,14 @@ impl ServerHandler for TaskServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let options = TaskOptions::new().with_poll_interval_ms(20);
         let name = request.name.to_string();
-        if name == "lost" {
+        if name == "lost" || name == "broken" {
             let now = "2025-11-25T10:30:00Z";
-            let task = Task::new("no-such-task", TaskStatus::Working, now, now);
+            let id = if name == "lost" {
+                "no-such-task"
+            } else {
+                BROKEN
+            };
+            let task = Task::new(id, TaskStatus::Working, now, now);
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         }
         let task = self.tasks.spawn(options, move |_context| {
@@ -91,6 +99,12 @@ impl ServerHandler for TaskServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        if request.task_id == BROKEN {
+            return Err(ErrorData::internal_error(
+                "the task store is unavailable",
+                None,
+            ));
+        }
         Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
     }
 
@@ -206,4 +220,17 @@ async fn a_task_still_working_at_the_deadline_is_an_unknown_outcome() {
         "{outcome:?}"
     );
     assert_eq!(decision, Decision::CheckState);
+}
+
+#[tokio::test]
+async fn a_poll_that_fails_otherwise_is_that_protocol_error() {
+    let (decision, outcome) = run("broken", RetryPolicy::default()).await;
+    assert!(
+        matches!(&outcome, Outcome::ProtocolError(e) if e.code.0 == -32603),
+        "{outcome:?}"
+    );
+    assert!(
+        matches!(decision, Decision::Escalate { .. }),
+        "{decision:?}"
+    );
 }
