@@ -266,15 +266,55 @@ fn a_cancelled_task_may_have_run() {
     assert_eq!(outcome, Outcome::Unknown(UnknownCause::TaskCancelled));
     assert!(outcome.may_have_run());
     let policy = RetryPolicy::default();
-    assert_eq!(policy.decide(&outcome, first()), Decision::CheckState);
-    assert_eq!(
-        policy.decide(&outcome, first().keyed(true)),
-        Decision::Retry {
-            after: Duration::from_millis(100)
-        }
+    // A key would bring back the same task: only a call declared idempotent is sent again.
+    for ended in [outcome, Outcome::Unknown(UnknownCause::TaskExpired)] {
+        assert_eq!(policy.decide(&ended, first()), Decision::CheckState);
+        assert_eq!(
+            policy.decide(&ended, first().keyed(true)),
+            Decision::CheckState
+        );
+        assert_eq!(
+            policy.decide(&ended, first().idempotent(true)),
+            Decision::Retry {
+                after: Duration::from_millis(100)
+            }
+        );
+    }
+}
+
+#[test]
+fn a_call_sent_again_after_its_task_was_cancelled_has_a_new_key() {
+    let polls = RefCell::new(
+        vec![
+            task_state("cancelled", None),
+            task_state("completed", Some(("result", json!({"content": []})))),
+        ]
+        .into_iter(),
     );
-    let expired = Outcome::Unknown(UnknownCause::TaskExpired);
-    assert_eq!(policy.decide(&expired, first()), Decision::CheckState);
+    let contexts = RefCell::new(Vec::new());
+    let call = ToolCall::new("export_report", json!({})).idempotent(true);
+    let retrier = Retrier::new(RetryPolicy::default())
+        .with_seed(7)
+        .with_idempotency_keys(true);
+    let run = retrier.run(
+        &call,
+        |attempt| {
+            let response = match &attempt.task_id {
+                None => serde_json::from_str(CREATED).unwrap(),
+                Some(_) => polls.borrow_mut().next().unwrap(),
+            };
+            contexts.borrow_mut().push(attempt);
+            async move { Ok::<Value, UnknownCause>(response) }
+        },
+        |_| async {},
+    );
+    assert!(block_on(run).is_ok());
+    let contexts = contexts.into_inner();
+    let numbers: Vec<u32> = contexts.iter().map(|c| c.number).collect();
+    assert_eq!(numbers, [1, 1, 2, 2]);
+    assert_eq!(contexts[0].idempotency_key, contexts[1].idempotency_key);
+    assert_ne!(contexts[1].idempotency_key, contexts[2].idempotency_key);
+    assert_eq!(contexts[2].idempotency_key, contexts[3].idempotency_key);
 }
 
 #[test]

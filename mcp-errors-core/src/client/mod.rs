@@ -59,8 +59,8 @@
 //! | `input_required` | [`Outcome::InputRequired`], the `tasks/get` result kept | `ProvideInput`: answer with `tasks/update` |
 //! | `completed` | its `result` read as any result: ready, empty, execution error | as that outcome |
 //! | `failed` | its `error` read as any JSON-RPC error: [`Outcome::ProtocolError`] | as that error |
-//! | `cancelled` | [`Outcome::Unknown`]`(`[`UnknownCause::TaskCancelled`]`)` | as `Unknown`; a caller that cancelled the task itself knows it stopped at its word |
-//! | unknown id (-32602 from `tasks/get`) | [`Outcome::Unknown`]`(`[`UnknownCause::TaskExpired`]`)`, built by the caller | as `Unknown` |
+//! | `cancelled` | [`Outcome::Unknown`]`(`[`UnknownCause::TaskCancelled`]`)` | `Retry` (with a new key) if declared idempotent, else `CheckState`: the task may have done some of its work, and its key would bring it back; a caller that cancelled the task itself knows it stopped at its word |
+//! | unknown id (-32602 from `tasks/get`) | [`Outcome::Unknown`]`(`[`UnknownCause::TaskExpired`]`)`, built by the caller | as `cancelled` |
 //!
 //! A `taskId` longer than 1024 bytes, a status not among the five, a `completed` task without
 //! `result` or a `failed` one without `error` are [`Outcome::Invalid`].

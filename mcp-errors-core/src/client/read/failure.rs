@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::execution::{Evidence, ExecutionError};
 use super::known::says_tool_unavailable;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, UnknownCause};
 use super::peer::{CodeMeaning, PeerProfile};
 use super::protocol::{KeyRefusal, ProtocolError};
 use super::text::refused_before_running;
@@ -79,6 +79,9 @@ pub(crate) enum Channel<'a> {
     Success,
     /// No answer: the call may have run.
     NoAnswer,
+    /// The task that ran the call ended without a result (cancelled, or dropped when its ttl
+    /// ran out): the call may have run, and its idempotency key stands for that task.
+    TaskEnded,
 }
 
 /// Who named a failure's category.
@@ -132,8 +135,11 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
             poll_interval: *poll_interval,
         },
         Outcome::Invalid(_) => Description::Invalid,
-        Outcome::Unknown(_) => Description::Failed(Failure {
-            channel: Channel::NoAnswer,
+        Outcome::Unknown(cause) => Description::Failed(Failure {
+            channel: match cause {
+                UnknownCause::TaskCancelled | UnknownCause::TaskExpired => Channel::TaskEnded,
+                _ => Channel::NoAnswer,
+            },
             code: None,
             category: None,
             named_by: NamedBy::Nobody,

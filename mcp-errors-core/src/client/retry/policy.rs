@@ -37,7 +37,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | `InputRequired` with only `requestState` | `RetryWithState` after a backoff; `Escalate` when the state is longer than 1 MiB |
 /// | `InputRequired` (with `inputRequests`; a task waiting for input too), protocol -32042 | `ProvideInput` |
 /// | `Working` (a task that has not ended) | `PollTask` after the server's `pollIntervalMs` (1 s when absent, at least 10 ms); when that poll would start after the deadline, as `Unknown` |
-/// | `Unknown` of a task cancelled or expired | as `Unknown`: the call may have run |
+/// | `Unknown` of a task cancelled or expired | `Retry` if declared idempotent (with a new key: the same key brings back the same task), else `CheckState` |
 /// | unknown category, code missing from the catalog, other protocol errors, `Invalid` | `Escalate` |
 ///
 /// An execution error known only by the draft tool-failure entry (SEP-3313, a draft) is decided by
@@ -405,6 +405,10 @@ impl RetryPolicy {
     fn failure(&self, failure: &Failure<'_>, attempt: Attempt) -> Decision {
         match &failure.channel {
             Channel::NoAnswer => self.may_have_run(attempt),
+            // The same key brings back the same task: only a call that may run twice is sent
+            // again, as a new attempt.
+            Channel::TaskEnded if attempt.idempotent => self.retry(attempt, None),
+            Channel::TaskEnded => Decision::CheckState,
             Channel::Protocol {
                 code,
                 meaning,

@@ -461,8 +461,12 @@ enum Next {
 impl Retrier {
     /// Whether the server answered `outcome`, so that its key now stands for a known outcome:
     /// not when the call may have run unanswered, nor when the server refused the key as still
-    /// in progress.
+    /// in progress; but when the server said the task that ran it ended without a result.
     fn answered(&self, outcome: &Outcome) -> bool {
+        // The server said how the task ended; its key stands for that task.
+        if let Outcome::Unknown(UnknownCause::TaskCancelled | UnknownCause::TaskExpired) = outcome {
+            return true;
+        }
         if outcome.may_have_run_for(self.policy.peer_profile()) {
             return false;
         }
