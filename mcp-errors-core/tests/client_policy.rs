@@ -33,8 +33,11 @@ fn first() -> Attempt {
 }
 
 /// Decides with the default policy, a retry waiting the whole backoff.
+/// The default policy with AWS's 3 attempts, so the attempt limit shows.
 fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::default().decide(outcome, attempt.with_jitter(1.0))
+    RetryPolicy::default()
+        .with_max_attempts(3)
+        .decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn escalate(reason: EscalationReason) -> Decision {
@@ -50,7 +53,7 @@ fn retry_ms(ms: u64) -> Decision {
 #[test]
 fn defaults_are_the_documented_ones() {
     let policy = RetryPolicy::default();
-    assert_eq!(policy.max_attempts(), 3);
+    assert_eq!(policy.max_attempts(), u32::MAX);
     assert_eq!(policy.base_delay(), Duration::from_millis(100));
     assert_eq!(policy.max_backoff(), Duration::from_secs(20));
     assert_eq!(policy.deadline(), Some(Duration::from_secs(60)));

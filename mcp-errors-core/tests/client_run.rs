@@ -100,7 +100,7 @@ fn a_transient_failure_is_retried_then_succeeds() {
 fn giving_up_returns_a_full_report() {
     let call = ToolCall::new("search", json!({"q": "x"}));
     let (result, slept) = run(
-        RetryPolicy::default(),
+        RetryPolicy::default().with_max_attempts(3),
         &call,
         vec![
             transient("try later", json!([{"id": 1}])),
@@ -271,6 +271,7 @@ fn with_the_defaults_a_call_that_is_never_answered_ends_at_60_seconds() {
 #[test]
 fn the_attempt_timeout_bounds_each_attempt_within_the_deadline() {
     let policy = RetryPolicy::default()
+        .with_max_attempts(3)
         .with_attempt_timeout(Duration::from_millis(300))
         .with_deadline(Duration::from_millis(1000));
     let call = ToolCall::new("get", json!({})).idempotent(true);
@@ -409,8 +410,9 @@ fn seeded_runs_are_deterministic_and_distinct_runs_draw_different_jitter() {
         ));
         slept.into_inner()
     };
-    let a = Retrier::new(RetryPolicy::default()).with_seed(1);
-    let b = Retrier::new(RetryPolicy::default()).with_seed(1);
+    let three = RetryPolicy::default().with_max_attempts(3);
+    let a = Retrier::new(three.clone()).with_seed(1);
+    let b = Retrier::new(three).with_seed(1);
     let first_a = delays(&a);
     assert_eq!(first_a, delays(&b));
     assert_eq!(first_a.len(), 2);

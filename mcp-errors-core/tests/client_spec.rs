@@ -42,8 +42,11 @@ fn first() -> Attempt {
     Attempt::new(1, Duration::ZERO)
 }
 
+/// The default policy with AWS's 3 attempts, so the attempt limit shows.
 fn decide(outcome: &Outcome, attempt: Attempt) -> Decision {
-    RetryPolicy::default().decide(outcome, attempt.with_jitter(1.0))
+    RetryPolicy::default()
+        .with_max_attempts(3)
+        .decide(outcome, attempt.with_jitter(1.0))
 }
 
 fn decide_with(profile: PeerProfile, outcome: &Outcome, attempt: Attempt) -> Decision {

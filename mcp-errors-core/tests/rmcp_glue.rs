@@ -386,6 +386,7 @@ async fn each_attempt_of_an_idempotent_call_is_bounded_and_cancelled() {
     let client = connect().await;
     let retrier = Retrier::new(
         RetryPolicy::default()
+            .with_max_attempts(3)
             .with_attempt_timeout(Duration::from_millis(100))
             .with_deadline(Duration::from_secs(10)),
     )

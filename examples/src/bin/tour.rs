@@ -118,7 +118,7 @@ async fn tour() -> Result<bool, Box<dyn std::error::Error>> {
     println!("\n{summary}");
 
     println!(
-        "\nRetries: search_docs through rmcp::call_tool (default policy: 3 attempts, \
+        "\nRetries: search_docs through rmcp::call_tool (default policy: a 60 s deadline, \
          capped exponential\nbackoff, full jitter) against a demo server with the fault \
          search_down:1 (the backend is down\nfor the first call only):"
     );

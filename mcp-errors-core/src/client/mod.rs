@@ -241,7 +241,7 @@ pub use read::{
 };
 pub use retry::{
     Attempt, AttemptContext, AttemptRecord, Decision, EscalationReason, Retrier, RetryBudget,
-    RetryPolicy, RunSuccess, StopReport, ToolCall,
+    RetryPolicy, RunSuccess, ServerHealth, StopReport, ToolCall,
 };
 
 /// Durations on the wire of reports, in whole milliseconds.

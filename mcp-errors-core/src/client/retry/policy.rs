@@ -48,17 +48,21 @@ use crate::wire::jsonrpc::ErrorCode;
 /// `reliability` is retried only when `retryable` is `true` and the call is declared
 /// idempotent (`CheckState` when it is not), never before `retryNotBefore`.
 ///
-/// Retries are bounded by the number of attempts and the overall deadline, and, when one is
-/// charged ([`decide_with_budget`](Self::decide_with_budget),
-/// [`Retrier::with_budget`](crate::client::Retrier::with_budget)), by a [`RetryBudget`]; any of them
-/// running out turns a `Retry` into an `Escalate`. A [`Retrier`](crate::client::Retrier) also bounds
-/// each attempt by the attempt timeout and the time left before the deadline.
+/// Retries are bounded by the overall deadline, by a number of attempts when one is set, and,
+/// when one is charged ([`decide_with_budget`](Self::decide_with_budget),
+/// [`Retrier::with_budget`](crate::client::Retrier::with_budget)), by a [`RetryBudget`]; any of
+/// them running out turns a `Retry` into an `Escalate`. A [`Retrier`](crate::client::Retrier)
+/// also bounds each attempt by the attempt timeout and the time left before the deadline, and
+/// holds its calls back while the server's [health](crate::client::ServerHealth) says it is
+/// down.
 ///
 /// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
 /// the `with_*` methods, each of which says its default. Defaults follow AWS's standard retry
-/// mode: at most 3 attempts and full jitter, a delay of
+/// mode in the delay and its full jitter,
 /// `jitter * min(base * 2^(attempt-1), max_backoff)`, `jitter` being a random fraction
-/// ([`Attempt::jitter`]), with a `max_backoff` of 20 s. AWS's
+/// ([`Attempt::jitter`]), with a `max_backoff` of 20 s; unlike AWS's 3 attempts, the number of
+/// attempts is not limited: the deadline decides how long a passing fault is waited out (a
+/// database locked for a few seconds included). AWS's
 /// reference formula uses a 1 s base; the default here is 100 ms, since a tool call usually
 /// sits in an interactive agent loop where a transient fault clears quickly. An overall
 /// deadline of 60 s, the TypeScript SDK's default request timeout: long enough for a slow tool,
@@ -132,12 +136,12 @@ const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// The shortest wait before polling a task, whatever interval its server gave.
 const MIN_POLL_INTERVAL: Duration = Duration::from_millis(10);
 
-/// At most 3 attempts, a base delay of 100 ms, a longest backoff of 20 s, a deadline of 60 s,
+/// No limit on attempts, a base delay of 100 ms, a longest backoff of 20 s, a deadline of 60 s,
 /// no attempt timeout, no catalog, [`PeerProfile::standard`].
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: 3,
+            max_attempts: u32::MAX,
             base_delay: Duration::from_millis(100),
             max_backoff: Duration::from_secs(20),
             deadline: Some(DEFAULT_DEADLINE),
@@ -150,7 +154,7 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// The same policy making at most `attempts` attempts, the first one included (at least
-    /// 1). The default is 3, as in AWS's standard mode.
+    /// 1). The default is no limit (`u32::MAX`): the deadline decides.
     pub fn with_max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = attempts.max(1);
         self
@@ -217,7 +221,7 @@ impl RetryPolicy {
         self
     }
 
-    /// The maximum number of attempts, the first one included.
+    /// The maximum number of attempts, the first one included (`u32::MAX`: no limit).
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }

@@ -88,6 +88,16 @@ pub struct StopReport {
     pub failure_class: Option<FailureClass>,
     /// Every attempt, in order.
     pub attempts: Vec<AttemptRecord>,
+    /// How long the call was held back by the server's [health](crate::client::ServerHealth)
+    /// rather than sent: waiting for a server held down to answer a probe, or out a rate
+    /// limit's wait that holds every caller.
+    #[serde(
+        rename = "heldBackMs",
+        default,
+        skip_serializing_if = "Duration::is_zero",
+        with = "crate::client::millis"
+    )]
+    pub held_back: Duration,
     /// The last outcome that was not a success, or was a success that
     /// [looks like a failure](Outcome::looks_like_failure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +162,7 @@ impl StopReport {
             category,
             failure_class,
             attempts,
+            held_back: Duration::ZERO,
             last_error,
             partial_results,
             suggested_alternatives,

@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use super::backoff::Jitter;
 use super::budget::RetryBudget;
 use super::call::{Attempt, AttemptContext, ToolCall, new_key};
-use super::decision::Decision;
+use super::decision::{Decision, EscalationReason};
+use super::health::{self, Gate, ServerHealth, Ticket};
 use super::policy::RetryPolicy;
 use super::report::{AttemptRecord, StopReport};
 use super::trace::CallSpan;
+use crate::client::read::failure::describe;
 use crate::client::read::protocol::KeyRefusal;
 use crate::client::{Outcome, RawResult, UnknownCause};
 
@@ -115,6 +117,7 @@ impl RunSuccess {
 pub struct Retrier {
     policy: RetryPolicy,
     budget: Option<RetryBudget>,
+    health: ServerHealth,
     idempotency_keys: bool,
     jitter: Jitter,
     // Each run draws from its own stream, so concurrent runs do not retry in lockstep.
@@ -126,6 +129,7 @@ impl Clone for Retrier {
         Retrier {
             policy: self.policy.clone(),
             budget: self.budget.clone(),
+            health: self.health.clone(),
             idempotency_keys: self.idempotency_keys,
             jitter: self.jitter.clone(),
             runs: AtomicU64::new(self.runs.load(Ordering::Relaxed)),
@@ -140,6 +144,7 @@ impl Retrier {
         Retrier {
             policy,
             budget: None,
+            health: ServerHealth::default(),
             idempotency_keys: false,
             jitter: Jitter::from_entropy(),
             runs: AtomicU64::new(0),
@@ -161,6 +166,20 @@ impl Retrier {
     pub fn with_budget(mut self, budget: RetryBudget) -> Self {
         self.budget = Some(budget);
         self
+    }
+
+    /// The same retrier recording what its calls meet in `health` and waiting on it, instead
+    /// of a [`ServerHealth`] of its own: give every retrier that calls one server the same
+    /// one, so that they wait together while it is down. Clones of a retrier share its
+    /// health already.
+    pub fn with_health(mut self, health: ServerHealth) -> Self {
+        self.health = health;
+        self
+    }
+
+    /// The server's health as this retrier's calls have seen it.
+    pub fn health(&self) -> &ServerHealth {
+        &self.health
     }
 
     /// The same retrier drawing each attempt's [jitter](Attempt::jitter) from a generator
@@ -362,7 +381,34 @@ impl Retrier {
         let mut request_state = None;
         let mut key = keyed.then(|| call.idempotency_key().to_owned());
         let mut task_id = None;
+        let mut held_back = Duration::ZERO;
         loop {
+            // A poll of a task the server runs is not held back: the call was let through.
+            let ticket = match task_id {
+                Some(_) => None,
+                None => {
+                    let clock = Clock {
+                        start,
+                        slept: &mut slept,
+                        held_back: &mut held_back,
+                    };
+                    match self.admitted(clock, &mut jitter, &mut sleep_fn).await {
+                        Some(ticket) => Some(ticket),
+                        None => {
+                            let mut report = StopReport::new(call.clone(), attempts);
+                            report.decision = Decision::Escalate {
+                                reason: EscalationReason::DeadlineExceeded,
+                            };
+                            report.idempotency_key = key;
+                            report.held_back = held_back;
+                            if let Some(last) = report.attempts.last() {
+                                span.finish(last.number, &last.outcome, &report.decision);
+                            }
+                            return Err(report);
+                        }
+                    }
+                }
+            };
             let began = start.elapsed().max(slept);
             let limit = self.policy.attempt_limit(began);
             let attempt = span.instrument(call_fn(AttemptContext {
@@ -380,13 +426,20 @@ impl Retrier {
                 }
             };
             let elapsed = start.elapsed().max(slept);
+            if let Some(ticket) = ticket {
+                let description = describe(&outcome, self.policy.peer_profile());
+                ticket.record(health::signal(&description), start + elapsed);
+            }
             let attempt = Attempt::new(number, elapsed)
                 .idempotent(call.idempotent)
                 .keyed(keyed)
                 .with_jitter(jitter.sample());
+            // While the server is held down, a retry waits with the others and takes no token.
             let decision = match &self.budget {
-                Some(budget) => self.policy.decide_with_budget(&outcome, attempt, budget),
-                None => self.policy.decide(&outcome, attempt),
+                Some(budget) if !self.health.is_down() => {
+                    self.policy.decide_with_budget(&outcome, attempt, budget)
+                }
+                _ => self.policy.decide(&outcome, attempt),
             };
             // A server replays an answered outcome under its key, so a retry after one is a new
             // attempt of the operation, with a new key.
@@ -428,6 +481,7 @@ impl Retrier {
             let Some((after, next)) = next else {
                 let mut report = StopReport::new(call.clone(), attempts);
                 report.idempotency_key = key;
+                report.held_back = held_back;
                 return Err(report);
             };
             if renew && key.is_some() {
@@ -450,6 +504,21 @@ impl Retrier {
     }
 }
 
+/// A run's clock: its start, the time handed to `sleep_fn` so far, and how much of it the
+/// server's health held the call back.
+struct Clock<'a> {
+    start: Instant,
+    slept: &'a mut Duration,
+    held_back: &'a mut Duration,
+}
+
+impl Clock<'_> {
+    /// The run's elapsed time: the larger of the wall clock's and the time slept.
+    fn elapsed(&self) -> Duration {
+        self.start.elapsed().max(*self.slept)
+    }
+}
+
 /// What follows a decision that goes on.
 enum Next {
     /// The call again, with the `requestState` to send back when there is one.
@@ -459,6 +528,51 @@ enum Next {
 }
 
 impl Retrier {
+    /// Waits until the server's health lets the call go, and the ticket to record its outcome
+    /// on; `None` once the deadline has passed first. A wait ends when the health changes (a
+    /// probe's answer, a new state) or at the time it named, then a jittered share of the
+    /// release spread goes by before the call asks again.
+    async fn admitted<SF: Future<Output = ()>>(
+        &self,
+        clock: Clock<'_>,
+        jitter: &mut Jitter,
+        sleep_fn: &mut impl FnMut(Duration) -> SF,
+    ) -> Option<Ticket> {
+        loop {
+            let from = clock.elapsed();
+            let (until, generation) = match self.health.admit(clock.start + from) {
+                Gate::Go(ticket) => return Some(ticket),
+                Gate::Wait { until, generation } => (until, generation),
+            };
+            let left = self.policy.deadline().map(|d| d.saturating_sub(from));
+            if left == Some(Duration::ZERO) {
+                return None;
+            }
+            let now = clock.start + from;
+            let timer = [until.map(|u| u.saturating_duration_since(now)), left]
+                .into_iter()
+                .flatten()
+                .min();
+            if within(self.health.changed(generation), timer, sleep_fn)
+                .await
+                .is_none()
+            {
+                *clock.slept = from.saturating_add(timer.unwrap_or_default());
+            }
+            let woke = clock.elapsed();
+            let left = self.policy.deadline().map(|d| d.saturating_sub(woke));
+            let spread = self.health.release_spread().mul_f64(jitter.sample());
+            let spread = left.map_or(spread, |left| spread.min(left));
+            if !spread.is_zero() {
+                sleep_fn(spread).await;
+                *clock.slept = woke.saturating_add(spread).max(*clock.slept);
+            }
+            *clock.held_back = clock
+                .held_back
+                .saturating_add(clock.elapsed().saturating_sub(from));
+        }
+    }
+
     /// Whether the server answered `outcome`, so that its key now stands for a known outcome:
     /// not when the call may have run unanswered, nor when the server refused the key as still
     /// in progress; but when the server said the task that ran it ended without a result.

@@ -1,0 +1,559 @@
+//! [`ServerHealth`]: whether a server is up, held down, or holding callers back for a rate
+//! limit, shared by every call made to it, so that its callers wait together instead of each
+//! retrying on its own.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use crate::category::Category;
+use crate::client::read::failure::{Channel, Description};
+
+/// The health of one server as its callers have seen it, shared by every clone: a circuit
+/// breaker whose open state is waited out, not failed fast.
+///
+/// A [`Retrier`](crate::client::Retrier) holds one (its clones share it; give retriers of one
+/// server the same one with [`Retrier::with_health`](crate::client::Retrier::with_health)),
+/// records in it what every attempt came to, and asks it before each attempt whether to send:
+///
+/// - **Up.** Calls go. Failures that say the server is down or overloaded (a transient or
+///   rate-limited category, a timeout, a lost connection) are counted; a failure that says
+///   anything else (a validation error, a denied permission, an internal error: the server
+///   ran the call) or a success resets the count. When [`down_after`](Self::with_down_after)
+///   such failures come in a row, the server is held **down**.
+/// - **Down.** No call is sent. After the [first probe wait](Self::with_probe_backoff), one
+///   caller at a time sends its own call as a probe; the others wait, sending nothing and
+///   spending no [budget](crate::client::RetryBudget), each up to its own deadline. A probe
+///   that fails the same way doubles the wait before the next one, up to the longest. A probe
+///   the server answers in any other way, or a success of a call already in flight, marks the
+///   server up and releases every waiting call at once, each after a jittered share of the
+///   [release spread](Self::with_release_spread), so the server does not meet them all in the
+///   same instant.
+/// - **Held.** A rate-limit refusal that says how long to wait holds every call until then
+///   (and the release is spread the same way), whatever the server's state.
+///
+/// A call that would wait past its deadline stops with
+/// [`EscalationReason::DeadlineExceeded`](crate::client::EscalationReason::DeadlineExceeded),
+/// and its [`StopReport`](crate::client::StopReport) says how long it was held back.
+///
+/// What is taken from where: the trip on consecutive failures (5 by default) from Envoy's
+/// outlier detection (`consecutive_5xx`) and Finagle's failure accrual; the single probe of
+/// the half-open state from resilience4j (`permittedNumberOfCallsInHalfOpenState`, here 1) and
+/// Finagle's probe; the doubling wait between failed probes from Envoy's ejection time, which
+/// grows with each ejection. Unlike those breakers, which fail a call at once while open,
+/// a call here waits for the probe's answer within its own deadline: an agent's call is worth
+/// more late than refused.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::client::{Retrier, RetryPolicy, ServerHealth};
+///
+/// let health = ServerHealth::default()
+///     .with_down_after(3)
+///     .with_probe_backoff(Duration::from_millis(200), Duration::from_secs(2));
+/// let reads = Retrier::new(RetryPolicy::default()).with_health(health.clone());
+/// let writes = Retrier::new(RetryPolicy::default().with_max_attempts(2)).with_health(health);
+/// assert!(!reads.health().is_down());
+/// # let _ = writes;
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServerHealth(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    settings: Settings,
+    state: Mutex<State>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Settings {
+    down_after: u32,
+    first_probe: Duration,
+    longest_probe: Duration,
+    release_spread: Duration,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Failures in a row that said the server is down.
+    consecutive: u32,
+    down: Option<Down>,
+    /// No call goes before this: a rate limit's wait.
+    held_until: Option<Instant>,
+    /// Bumped at each change a waiting call must see.
+    generation: u64,
+    waiters: Vec<Waker>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Down {
+    /// When the next probe may go.
+    next_probe: Instant,
+    /// The wait before the next probe after this one fails.
+    backoff: Duration,
+    /// A probe is out.
+    probing: bool,
+}
+
+/// What an attempt says of the server's health.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// The server answered and ran the call, or refused it for a reason of the call's own.
+    Alive,
+    /// The server is down or overloaded.
+    Down,
+    /// The server asks every caller to wait this long.
+    Hold(Duration),
+}
+
+/// What a call about to be sent must do.
+#[derive(Debug)]
+pub(crate) enum Gate {
+    /// Send, and record the outcome on the ticket.
+    Go(Ticket),
+    /// Wait until `until` (or, with `None`, until something changes), then ask again.
+    Wait {
+        until: Option<Instant>,
+        generation: u64,
+    },
+}
+
+/// A sent attempt's place in the health: a probe's, or an ordinary call's.
+#[derive(Debug)]
+pub(crate) struct Ticket {
+    health: ServerHealth,
+    probe: bool,
+}
+
+/// Envoy's and Finagle's default count of consecutive failures.
+const DOWN_AFTER: u32 = 5;
+
+/// Five failures in a row hold the server down; the first probe goes 100 ms later, the next
+/// after twice as long as the one before, at most 1 s apart; released calls are spread over
+/// 100 ms.
+impl Default for ServerHealth {
+    fn default() -> Self {
+        ServerHealth::new(Settings {
+            down_after: DOWN_AFTER,
+            first_probe: Duration::from_millis(100),
+            longest_probe: Duration::from_secs(1),
+            release_spread: Duration::from_millis(100),
+        })
+    }
+}
+
+impl ServerHealth {
+    fn new(settings: Settings) -> Self {
+        ServerHealth(Arc::new(Inner {
+            settings,
+            state: Mutex::new(State::default()),
+        }))
+    }
+
+    /// A new health, up and shared with nothing yet, with these settings changed.
+    fn with(&self, change: impl FnOnce(&mut Settings)) -> Self {
+        let mut settings = self.0.settings;
+        change(&mut settings);
+        ServerHealth::new(settings)
+    }
+
+    /// A new health, up and shared with nothing yet, that holds the server down after
+    /// `failures` failures in a row that say so (at least 1). The default is 5.
+    pub fn with_down_after(self, failures: u32) -> Self {
+        self.with(|s| s.down_after = failures.max(1))
+    }
+
+    /// A new health, up and shared with nothing yet, whose first probe of a server held down
+    /// goes `first` after it was held down, and each next one twice as long after the last
+    /// failed, at most `longest`. The defaults are 100 ms and 1 s.
+    pub fn with_probe_backoff(self, first: Duration, longest: Duration) -> Self {
+        self.with(|s| {
+            s.first_probe = first;
+            s.longest_probe = longest.max(first);
+        })
+    }
+
+    /// A new health, up and shared with nothing yet, that spreads the calls it releases over
+    /// `spread`: each waits a jittered share of it. The default is 100 ms.
+    pub fn with_release_spread(self, spread: Duration) -> Self {
+        self.with(|s| s.release_spread = spread)
+    }
+
+    /// Whether the server is held down: calls wait for a probe's answer.
+    pub fn is_down(&self) -> bool {
+        self.lock().down.is_some()
+    }
+
+    /// How long a released call waits at most before it is sent.
+    pub(crate) fn release_spread(&self) -> Duration {
+        self.0.settings.release_spread
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays whole between statements, so a poisoned lock is still usable.
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a call may be sent at `now`.
+    pub(crate) fn admit(&self, now: Instant) -> Gate {
+        let mut state = self.lock();
+        let wait = |until| Gate::Wait {
+            until,
+            generation: state.generation,
+        };
+        if let Some(held) = state.held_until.filter(|held| now < *held) {
+            return wait(Some(held));
+        }
+        let ticket = |probe| {
+            Gate::Go(Ticket {
+                health: self.clone(),
+                probe,
+            })
+        };
+        match state.down {
+            None => ticket(false),
+            Some(Down { probing: true, .. }) => wait(None),
+            Some(Down { next_probe, .. }) if now < next_probe => wait(Some(next_probe)),
+            Some(_) => {
+                if let Some(down) = &mut state.down {
+                    down.probing = true;
+                }
+                ticket(true)
+            }
+        }
+    }
+
+    /// A future that ends once the state has changed since `generation`.
+    pub(crate) fn changed(&self, generation: u64) -> Changed<'_> {
+        Changed {
+            health: self,
+            generation,
+        }
+    }
+
+    fn record(&self, signal: Signal, probe: bool, now: Instant) {
+        let settings = self.0.settings;
+        let mut state = self.lock();
+        let changed = match signal {
+            Signal::Alive => {
+                state.consecutive = 0;
+                state.down.take().is_some()
+            }
+            Signal::Hold(wait) => {
+                let until = now.checked_add(wait).unwrap_or(now);
+                state.held_until = Some(state.held_until.map_or(until, |held| held.max(until)));
+                // The server answered: it is up, and the hold keeps its callers back.
+                state.consecutive = 0;
+                state.down = None;
+                true
+            }
+            Signal::Down => {
+                state.consecutive = state.consecutive.saturating_add(1);
+                let tripped = state.consecutive >= settings.down_after;
+                match &mut state.down {
+                    Some(down) if probe => {
+                        down.probing = false;
+                        down.backoff = down.backoff.saturating_mul(2).min(settings.longest_probe);
+                        down.next_probe = now.checked_add(down.backoff).unwrap_or(now);
+                        true
+                    }
+                    // A call sent before the server was held down.
+                    Some(_) => false,
+                    None if tripped => {
+                        state.down = Some(Down {
+                            next_probe: now.checked_add(settings.first_probe).unwrap_or(now),
+                            backoff: settings.first_probe,
+                            probing: false,
+                        });
+                        true
+                    }
+                    None => false,
+                }
+            }
+        };
+        if changed {
+            bump(&mut state);
+        }
+    }
+
+    /// A probe that ended without an outcome: another caller may probe.
+    fn abandon_probe(&self) {
+        let mut state = self.lock();
+        if let Some(down) = &mut state.down
+            && down.probing
+        {
+            down.probing = false;
+            bump(&mut state);
+        }
+    }
+}
+
+/// Marks a change and wakes every waiting call to look at it.
+fn bump(state: &mut State) {
+    state.generation = state.generation.wrapping_add(1);
+    for waker in state.waiters.drain(..) {
+        waker.wake();
+    }
+}
+
+impl Ticket {
+    /// Records what the attempt said of the server at `now`.
+    pub(crate) fn record(self, signal: Signal, now: Instant) {
+        self.health.record(signal, self.probe, now);
+        // Recorded: nothing to abandon.
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if self.probe {
+            self.health.abandon_probe();
+        }
+    }
+}
+
+/// The future of [`ServerHealth::changed`].
+#[derive(Debug)]
+pub(crate) struct Changed<'a> {
+    health: &'a ServerHealth,
+    generation: u64,
+}
+
+impl Future for Changed<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.health.lock();
+        if state.generation != self.generation {
+            return Poll::Ready(());
+        }
+        if !state.waiters.iter().any(|w| w.will_wake(cx.waker())) {
+            state.waiters.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+/// What an attempt's description says of the server's health.
+pub(crate) fn signal(description: &Description<'_>) -> Signal {
+    let Description::Failed(failure) = description else {
+        return Signal::Alive;
+    };
+    match &failure.channel {
+        Channel::NoAnswer => return Signal::Down,
+        // The server said how the task ended.
+        Channel::TaskEnded => return Signal::Alive,
+        // A refusal of the key: the server is up, and still running the first call.
+        Channel::Protocol {
+            key_refusal: Some(_),
+            ..
+        } => return Signal::Alive,
+        Channel::Protocol {
+            meaning: Some(_), ..
+        } => return Signal::Down,
+        _ => {}
+    }
+    match failure.category {
+        Some(Category::RateLimited) => match failure.retry_after {
+            Some(wait) => Signal::Hold(wait),
+            None => Signal::Down,
+        },
+        Some(Category::Transient) => Signal::Down,
+        _ => Signal::Alive,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn sent(gate: Gate) -> Ticket {
+        match gate {
+            Gate::Go(ticket) => ticket,
+            Gate::Wait { until, .. } => panic!("held until {until:?}"),
+        }
+    }
+
+    fn held(gate: Gate) -> Option<Instant> {
+        match gate {
+            Gate::Go(ticket) => panic!("sent (probe: {})", ticket.probe),
+            Gate::Wait { until, .. } => until,
+        }
+    }
+
+    /// `n` calls sent at `at` that all fail as `signal`.
+    fn fail(health: &ServerHealth, at: Instant, n: u32, signal: Signal) {
+        for _ in 0..n {
+            sent(health.admit(at)).record(signal, at);
+        }
+    }
+
+    #[test]
+    fn consecutive_down_failures_hold_the_server_down_and_a_success_between_resets_the_count() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default();
+        fail(&health, t0, 4, Signal::Down);
+        sent(health.admit(t0)).record(Signal::Alive, t0);
+        fail(&health, t0, 4, Signal::Down);
+        assert!(!health.is_down());
+        fail(&health, t0, 1, Signal::Down);
+        assert!(health.is_down());
+        assert_eq!(held(health.admit(t0)), Some(t0 + 100 * MS));
+    }
+
+    #[test]
+    fn permanent_failures_never_count_toward_down() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(2);
+        for _ in 0..10 {
+            fail(&health, t0, 1, Signal::Down);
+            fail(&health, t0, 1, Signal::Alive);
+        }
+        assert!(!health.is_down());
+    }
+
+    #[test]
+    fn one_probe_at_a_time_and_a_failed_probe_doubles_the_wait_up_to_the_longest() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default()
+            .with_down_after(1)
+            .with_probe_backoff(100 * MS, 300 * MS);
+        fail(&health, t0, 1, Signal::Down);
+        let mut at = t0 + 100 * MS;
+        for wait in [200, 300, 300] {
+            let probe = sent(health.admit(at));
+            assert!(probe.probe);
+            // While the probe is out, every other call waits for a change, with no timer.
+            assert_eq!(held(health.admit(at)), None);
+            probe.record(Signal::Down, at);
+            assert_eq!(held(health.admit(at)), Some(at + wait * MS));
+            at += wait * MS;
+        }
+        assert!(health.is_down());
+    }
+
+    #[test]
+    fn a_probe_that_succeeds_releases_every_waiting_call() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(1);
+        fail(&health, t0, 1, Signal::Down);
+        let at = t0 + 100 * MS;
+        let probe = sent(health.admit(at));
+        let Gate::Wait { generation, .. } = health.admit(at) else {
+            panic!("sent while a probe is out")
+        };
+        let mut waiting = Box::pin(health.changed(generation));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+        probe.record(Signal::Alive, at);
+        assert!(waiting.as_mut().poll(&mut cx).is_ready());
+        assert!(!health.is_down());
+        assert!(!sent(health.admit(at)).probe);
+    }
+
+    #[test]
+    fn a_probe_dropped_without_an_outcome_lets_another_caller_probe() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(1);
+        fail(&health, t0, 1, Signal::Down);
+        let at = t0 + 100 * MS;
+        drop(sent(health.admit(at)));
+        assert!(sent(health.admit(at)).probe);
+    }
+
+    #[test]
+    fn a_failure_of_a_call_sent_before_the_trip_does_not_push_the_probe_back() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(2);
+        let late = sent(health.admit(t0));
+        fail(&health, t0, 2, Signal::Down);
+        late.record(Signal::Down, t0 + 50 * MS);
+        assert_eq!(held(health.admit(t0 + 50 * MS)), Some(t0 + 100 * MS));
+    }
+
+    #[test]
+    fn a_rate_limit_with_a_wait_holds_every_call_until_then_and_marks_the_server_up() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(1);
+        let in_flight = sent(health.admit(t0));
+        fail(&health, t0, 1, Signal::Down);
+        let probe = sent(health.admit(t0 + 100 * MS));
+        probe.record(Signal::Hold(400 * MS), t0 + 100 * MS);
+        assert!(!health.is_down());
+        assert_eq!(held(health.admit(t0 + 200 * MS)), Some(t0 + 500 * MS));
+        // A shorter hold from a call that was in flight does not shorten it.
+        in_flight.record(Signal::Hold(10 * MS), t0 + 150 * MS);
+        assert_eq!(held(health.admit(t0 + 200 * MS)), Some(t0 + 500 * MS));
+        assert!(!sent(health.admit(t0 + 500 * MS)).probe);
+    }
+
+    #[test]
+    fn what_each_outcome_says_of_the_server() {
+        use crate::client::read::failure::describe;
+        use crate::client::{Outcome, PeerProfile, UnknownCause, classify};
+        use serde_json::json;
+
+        let read = |outcome: Outcome| signal(&describe(&outcome, &PeerProfile::standard()));
+        let failure = |category: &str, extra: serde_json::Value| {
+            let mut error = json!({"code": "X", "category": category, "retryable": true,
+                                   "message": "m"});
+            if let (Some(error), Some(extra)) = (error.as_object_mut(), extra.as_object()) {
+                error.extend(extra.clone());
+            }
+            classify(
+                &json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                "content": [{"type": "text", "text": "X: m"}],
+                "_meta": {crate::META_KEY: error}}}),
+            )
+        };
+        assert_eq!(read(Outcome::Unknown(UnknownCause::Timeout)), Signal::Down);
+        assert_eq!(
+            read(Outcome::Unknown(UnknownCause::ConnectionLost)),
+            Signal::Down
+        );
+        assert_eq!(
+            read(Outcome::Unknown(UnknownCause::TaskCancelled)),
+            Signal::Alive
+        );
+        assert_eq!(read(failure("transient", json!({}))), Signal::Down);
+        assert_eq!(read(failure("rate_limited", json!({}))), Signal::Down);
+        assert_eq!(
+            read(failure("rate_limited", json!({"retryAfterMs": 700}))),
+            Signal::Hold(700 * MS)
+        );
+        for permanent in [
+            "validation",
+            "not_found",
+            "permission",
+            "internal",
+            "conflict",
+        ] {
+            assert_eq!(
+                read(failure(permanent, json!({}))),
+                Signal::Alive,
+                "{permanent}"
+            );
+        }
+        let ok = classify(&json!({"jsonrpc": "2.0", "id": 1,
+            "result": {"content": [{"type": "text", "text": "done"}]}}));
+        assert_eq!(read(ok), Signal::Alive);
+        // A JSON-RPC error whose code the peer's SDK gives a lost connection.
+        let closed = Outcome::from(crate::JsonRpcError::new(-32000, "Connection closed"));
+        let ts = PeerProfile::typescript_sdk();
+        assert_eq!(signal(&describe(&closed, &ts)), Signal::Down);
+    }
+
+    #[test]
+    fn clones_share_one_state_and_a_changed_setting_makes_a_new_one() {
+        let health = ServerHealth::default().with_down_after(1);
+        let clone = health.clone();
+        fail(&health, Instant::now(), 1, Signal::Down);
+        assert!(clone.is_down());
+        assert!(!clone.with_release_spread(10 * MS).is_down());
+    }
+}

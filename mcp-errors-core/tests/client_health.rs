@@ -1,0 +1,205 @@
+//! `client::ServerHealth` through `Retrier::run`: calls to a server held down wait together
+//! for one probe, are released by its success, and give up at their deadline; on tokio's
+//! paused clock, so the waits cost no real time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use mcp_errors_core::client::{
+    Decision, EscalationReason, Retrier, RetryBudget, RetryPolicy, ServerHealth, StopReport,
+    ToolCall, UnknownCause,
+};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+fn ok() -> Result<Value, UnknownCause> {
+    Ok(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok"}]}}))
+}
+
+/// What SQLite says while another connection holds the write lock.
+fn locked() -> Result<Value, UnknownCause> {
+    Ok(
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "Error: database is locked"}]}}),
+    )
+}
+
+fn unavailable() -> Result<Value, UnknownCause> {
+    Ok(
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "UNAVAILABLE: backend down. Retryable."}],
+        "_meta": {"rs.mcp-errors/error": {"code": "UNAVAILABLE",
+            "category": "transient", "retryable": true, "message": "backend down"}}}}),
+    )
+}
+
+fn invalid() -> Result<Value, UnknownCause> {
+    Ok(
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "INVALID: bad id."}],
+        "_meta": {"rs.mcp-errors/error": {"code": "INVALID",
+            "category": "validation", "retryable": false, "message": "bad id"}}}}),
+    )
+}
+
+/// A server that answers with `during` until `until` from `start`, and `ok` after; counting
+/// the requests it gets.
+#[derive(Clone)]
+struct Server {
+    start: Instant,
+    until: Duration,
+    during: fn() -> Result<Value, UnknownCause>,
+    requests: Arc<AtomicU32>,
+}
+
+impl Server {
+    fn new(until: Duration, during: fn() -> Result<Value, UnknownCause>) -> Self {
+        Server {
+            start: Instant::now(),
+            until,
+            during,
+            requests: Arc::new(AtomicU32::new(0)),
+        }
+    }
+
+    fn answer(&self) -> Result<Value, UnknownCause> {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        if self.start.elapsed() < self.until {
+            (self.during)()
+        } else {
+            ok()
+        }
+    }
+
+    fn requests(&self) -> u32 {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+async fn call(retrier: &Retrier, server: &Server, call: &ToolCall) -> Result<(), StopReport> {
+    retrier
+        .run(
+            call,
+            |_| {
+                let answer = server.answer();
+                async move { answer }
+            },
+            tokio::time::sleep,
+        )
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lock_held_for_a_second_and_a_half_is_waited_out_with_the_defaults() {
+    for seed in 0..20 {
+        let server = Server::new(Duration::from_millis(1500), locked);
+        let retrier = Retrier::new(RetryPolicy::default()).with_seed(seed);
+        let write = ToolCall::new("insert_row", json!({"id": 1}));
+        let result = call(&retrier, &server, &write).await;
+        assert!(result.is_ok(), "seed {seed}: {result:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn callers_of_a_server_held_down_wait_for_one_probe_and_go_together_when_it_passes() {
+    let server = Server::new(Duration::from_secs(10), unavailable);
+    let retrier = Retrier::new(RetryPolicy::default())
+        .with_budget(RetryBudget::default())
+        .with_seed(3);
+    let reads: Vec<ToolCall> = (0..20)
+        .map(|i| ToolCall::new("get_order", json!({"id": i})).idempotent(true))
+        .collect();
+    let started = Instant::now();
+    let mut runs = tokio::task::JoinSet::new();
+    for read in reads {
+        let (retrier, server) = (retrier.clone(), server.clone());
+        runs.spawn(async move { call(&retrier, &server, &read).await });
+    }
+    while let Some(result) = runs.join_next().await {
+        assert!(result.unwrap().is_ok());
+    }
+    // Every call ended once the server was back, within the probes' longest wait of 1 s and
+    // the release spread of 100 ms.
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(10), "{took:?}");
+    assert!(took <= Duration::from_millis(11_100), "{took:?}");
+    // Over 10 s of outage the server met the failures that held it down, one probe at a
+    // time (at most one a 100 ms, in practice one a second), and one call from each caller
+    // at the end: far fewer than 20 callers retrying on their own.
+    let requests = server.requests();
+    assert!(requests <= 20 + 20 + 20, "{requests} requests");
+    assert!(!retrier.health().is_down());
+    // No token was taken while the callers waited.
+    assert!(retrier.budget().unwrap().available() >= 400);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_back_past_its_deadline_stops_with_how_long_it_waited() {
+    let server = Server::new(Duration::from_secs(60), unavailable);
+    let policy = RetryPolicy::default().with_deadline(Duration::from_secs(3));
+    let retrier = Retrier::new(policy).with_seed(5);
+    let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+    let started = Instant::now();
+    let report = call(&retrier, &server, &read).await.unwrap_err();
+    assert_eq!(
+        report.decision,
+        Decision::Escalate {
+            reason: EscalationReason::DeadlineExceeded
+        }
+    );
+    assert!(started.elapsed() <= Duration::from_secs(3));
+    assert!(report.held_back > Duration::ZERO, "{report:?}");
+    assert!(report.held_back < Duration::from_secs(3));
+    assert_eq!(report.attempts.len() as u32, server.requests());
+    assert!(retrier.health().is_down());
+    // The held-back time is on the report's wire too.
+    let wire = serde_json::to_value(&report).unwrap();
+    assert_eq!(
+        wire["heldBackMs"],
+        u64::try_from(report.held_back.as_millis()).unwrap()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_that_arrives_while_the_server_is_down_sends_nothing_until_released() {
+    let server = Server::new(Duration::from_secs(2), unavailable);
+    let health = ServerHealth::default().with_down_after(1);
+    let retrier = Retrier::new(RetryPolicy::default())
+        .with_health(health.clone())
+        .with_seed(9);
+    let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+    let first = tokio::spawn({
+        let (retrier, server, read) = (retrier.clone(), server.clone(), read.clone());
+        async move { call(&retrier, &server, &read).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(health.is_down());
+    let before = server.requests();
+    // A second retrier of the same server shares its health: its first call waits too.
+    let other = Retrier::new(RetryPolicy::default()).with_health(health.clone());
+    let second = call(&other, &server, &read).await;
+    assert!(second.is_ok());
+    // Only the first caller's probes reached the server before the release.
+    assert!(first.await.unwrap().is_ok());
+    assert!(
+        server.requests() - before <= 1 + 1 + 4,
+        "{}",
+        server.requests()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn permanent_failures_never_hold_the_server_down() {
+    let server = Server::new(Duration::from_secs(60), invalid);
+    let retrier = Retrier::new(RetryPolicy::default());
+    for i in 0..20 {
+        let write = ToolCall::new("create", json!({"id": i}));
+        let report = call(&retrier, &server, &write).await.unwrap_err();
+        assert_eq!(report.decision, Decision::FixInput);
+        assert_eq!(report.held_back, Duration::ZERO);
+    }
+    assert!(!retrier.health().is_down());
+    assert_eq!(server.requests(), 20);
+}
