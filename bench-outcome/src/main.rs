@@ -178,9 +178,10 @@ fn run(options: &Options) -> Result<(), BoxError> {
         let schedule = Schedule::new(m.kind, options.seeds[0]);
         let _ = writeln!(
             markdown,
-            "### {} (`{}`)\n\nThe schedule: {}.\n",
+            "### {} (`{}`)\n\nThe schedule of seed {}: {}.\n",
             m.kind.title(),
             m.kind.name(),
+            options.seeds[0],
             schedule.describe()
         );
         for (transport, per_strategy) in &m.results {

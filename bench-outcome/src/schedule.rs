@@ -258,17 +258,30 @@ impl Schedule {
                 self.burst_failure * 100.0
             )
         };
+        let permanent = if self.permanent > 0.0 {
+            format!(
+                "{:.0} % of the calls with arguments that fail for good (validation, not found, \
+                 permission)",
+                self.permanent * 100.0
+            )
+        } else {
+            "no call with arguments that fail for good".to_owned()
+        };
+        let lost = if self.lost_response > 0.0 {
+            format!(
+                "{:.0} % of refund responses held back {:.0} s after the refund",
+                self.lost_response * 100.0,
+                self.lost_hold.as_secs_f64()
+            )
+        } else {
+            "no refund response held back".to_owned()
+        };
         format!(
-            "a {:.0} s run; {outages}; {bursts}; at most {} calls per {} ms, over it \
-             `RATE_LIMITED` with the rest of the window as the retry-after; {:.0} % of the calls \
-             with arguments that fail for good (validation, not found, permission); {:.0} % of \
-             refund responses held back {:.0} s after the refund",
+            "a run of {:.0} s; {outages}; {bursts}; at most {} calls per {} ms, over it \
+             `RATE_LIMITED` with the rest of the window as the retry-after; {permanent}; {lost}",
             self.run.as_secs_f64(),
             self.capacity,
             self.window.as_millis(),
-            self.permanent * 100.0,
-            self.lost_response * 100.0,
-            self.lost_hold.as_secs_f64(),
         )
     }
 }
