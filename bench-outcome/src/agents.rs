@@ -14,12 +14,17 @@ use crate::strategy::Strategy;
 /// What the model reads for an attempt that timed out.
 const TIMEOUT_TEXT: &str = "The tool call timed out; it may or may not have run.";
 
-/// The time a call's faults must clear in, and its success arrive in, to count as recovered.
-pub const DEADLINE: Duration = Duration::from_secs(1);
+/// The caller's deadline for one logical call, from its first attempt: every strategy stops
+/// there, and a transient failure counts as recoverable when its fault clears within it and
+/// as recovered when the call's success arrives within it. 15 s, so that the longest outage
+/// of the schedules (10 s) clears within it.
+pub const CALLER_DEADLINE: Duration = Duration::from_secs(15);
 
 /// One logical call of a task.
 struct Planned {
     call: ToolCall,
+    /// Whether its arguments fail for good.
+    bad: bool,
 }
 
 /// One logical call as it went.
@@ -32,7 +37,7 @@ pub struct CallLog {
     /// From its first attempt to the decision.
     pub decided_in: Duration,
     /// When the last transient fault it met cleared, from its first attempt, and which fault
-    /// that was; `None` if it met none.
+    /// that was; `None` if it met none or its arguments fail for good (no retry recovers it).
     pub fault_clears: Option<(Duration, Fault)>,
     /// Attempts made after one that failed for good (validation, not found, permission).
     pub permanent_retries: u32,
@@ -50,7 +55,7 @@ pub enum Fault {
 }
 
 /// The codes of the failures no retry fixes.
-const PERMANENT_CODES: [&str; 4] = [
+pub const PERMANENT_CODES: [&str; 4] = [
     "BAD_ORDER_ID",
     "EMPTY_QUERY",
     "NO_SUCH_ORDER",
@@ -68,15 +73,15 @@ pub struct TaskLog {
     pub model_chars: usize,
 }
 
-/// The three calls of task `index` of agent `agent`: a search, a read, a refund, each with a
-/// 5 % chance of arguments that fail for good.
-fn plan(seed: u64, agent: u32, index: u32) -> Vec<Planned> {
+/// The three calls of task `index` of agent `agent`: a search, a read, a refund, each with
+/// `permanent` as its chance of arguments that fail for good.
+fn plan(seed: u64, permanent: f64, agent: u32, index: u32) -> Vec<Planned> {
     let mut rng = fastrand::Rng::with_seed(
         seed ^ (u64::from(agent) << 32) ^ u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15),
     );
     let key = |step: u32| format!("a{agent}-t{index}-s{step}");
     let order = format!("ORD-{}", rng.u32(1..10_000));
-    let mut bad = || rng.f64() < 0.05;
+    let mut bad = || rng.f64() < permanent;
     let (search_bad, read_bad, refund_bad) = (bad(), bad(), bad());
     let read_id = if !read_bad {
         order.clone()
@@ -97,16 +102,19 @@ fn plan(seed: u64, agent: u32, index: u32) -> Vec<Planned> {
                 json!({"key": key(1), "query": if search_bad { "" } else { "late delivery" }}),
             )
             .idempotent(true),
+            bad: search_bad,
         },
         Planned {
             call: ToolCall::new("get_order", json!({"key": key(2), "order_id": read_id}))
                 .idempotent(true),
+            bad: read_bad,
         },
         Planned {
             call: ToolCall::new(
                 "refund_order",
                 json!({"key": key(3), "order_id": refund_id, "cents": 4200}),
             ),
+            bad: refund_bad,
         },
     ]
 }
@@ -133,12 +141,15 @@ pub async fn run_agent(
             completed: true,
             model_chars: 0,
         };
-        for (step, planned) in plan(schedule.seed, agent, index).into_iter().enumerate() {
+        for (step, planned) in plan(schedule.seed, schedule.permanent, agent, index)
+            .into_iter()
+            .enumerate()
+        {
             if step > 0 {
                 tokio::time::sleep(turn()).await;
             }
             let began = start.elapsed();
-            let seen = strategy.call(&peer, planned.call).await;
+            let seen = strategy.call(&peer, planned.call.clone()).await;
             let Some(last) = seen.last() else {
                 log.completed = false;
                 break;
@@ -147,6 +158,7 @@ pub async fn run_agent(
             log.model_chars += model_chars(&last.outcome);
             let fault_clears = seen
                 .iter()
+                .filter(|_| !planned.bad)
                 .filter_map(|s| clears(&s.outcome, began + s.at, &schedule))
                 .max()
                 .map(|(at, fault)| (at.saturating_sub(began), fault));
@@ -179,8 +191,14 @@ fn clears(outcome: &Outcome, at: Duration, schedule: &Schedule) -> Option<(Durat
         return None;
     };
     match error.code.as_deref()? {
-        "SERVICE_UNAVAILABLE" => Some((schedule.outage.1, Fault::Outage)),
-        "BACKEND_BUSY" => Some((schedule.burst_end(at).unwrap_or(at), Fault::Burst)),
+        "SERVICE_UNAVAILABLE" => Some((
+            schedule.last_outage_end(at).unwrap_or(at).max(at),
+            Fault::Outage,
+        )),
+        "BACKEND_BUSY" => Some((
+            schedule.last_burst_end(at).unwrap_or(at).max(at),
+            Fault::Burst,
+        )),
         "RATE_LIMITED" => Some((at + error.retry_after.unwrap_or_default(), Fault::RateLimit)),
         _ => None,
     }

@@ -1,11 +1,16 @@
-//! The outcome benchmark: populations of simulated agents, one per retry strategy, call a
-//! shop whose tools fail on a seeded schedule (transient bursts, a full outage, a rate limit
-//! with a retry-after, permanent failures, responses lost after the refund), in process and
-//! over Streamable HTTP on 127.0.0.1; prints what each strategy cost and bought.
+//! The outcome benchmark: populations of simulated agents, one per retry strategy and an
+//! oracle, call a shop whose tools fail on a seeded schedule (transient bursts, full outages,
+//! a rate limit with a retry-after, permanent failures, responses lost after the refund), in
+//! process and over Streamable HTTP on 127.0.0.1, for each kind of schedule; prints what each
+//! strategy cost and bought.
 //!
 //! ```text
-//! outcome-bench [--quick] [--seeds N] [--agents N] [--markdown PATH] [--svg PATH] [--json PATH]
+//! outcome-bench [--quick] [--seeds N] [--agents N] [--schedules NAME,NAME]
+//!               [--markdown PATH] [--svg PATH] [--json PATH]
 //! ```
+//!
+//! `--schedules` takes names of [`ScheduleKind`] (`mixed`, `long-outage`, `flapping`,
+//! `rate-limits`, `permanent-heavy`); all by default. `--quick` runs one seed.
 //!
 //! `scripts/outcome-bench` runs it and places the table and the plot.
 
@@ -26,9 +31,9 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 
-use crate::agents::{DEADLINE, TaskLog, run_agent};
+use crate::agents::{CALLER_DEADLINE, TaskLog, run_agent};
 use crate::metrics::{Figures, by_fault_table, figures, table};
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, ScheduleKind};
 use crate::server::{Shop, serve_http, serve_in_process};
 use crate::strategy::{ATTEMPT_TIMEOUT, Kind, Strategy};
 
@@ -64,6 +69,7 @@ struct Options {
     seeds: Vec<u64>,
     agents: u32,
     transports: Vec<Transport>,
+    schedules: Vec<ScheduleKind>,
     markdown: Option<PathBuf>,
     svg: Option<PathBuf>,
     json: Option<PathBuf>,
@@ -75,6 +81,7 @@ fn options() -> Result<Options, String> {
         seeds: Vec::new(),
         agents: 20,
         transports: vec![Transport::InProcess, Transport::Http],
+        schedules: ScheduleKind::ALL.to_vec(),
         markdown: None,
         svg: None,
         json: None,
@@ -89,6 +96,15 @@ fn options() -> Result<Options, String> {
                 options.agents = value()?.parse().map_err(|e| format!("--agents: {e}"))?;
             }
             "--in-process-only" => options.transports = vec![Transport::InProcess],
+            "--schedules" => {
+                options.schedules = value()?
+                    .split(',')
+                    .map(|name| {
+                        ScheduleKind::parse(name.trim())
+                            .ok_or(format!("--schedules: no schedule {name}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "--markdown" => options.markdown = Some(value()?.into()),
             "--svg" => options.svg = Some(value()?.into()),
             "--json" => options.json = Some(value()?.into()),
@@ -116,68 +132,81 @@ fn main() -> ExitCode {
     }
 }
 
+/// The runs of one schedule kind: per transport, per strategy, the figures of each seed.
+struct Measured {
+    kind: ScheduleKind,
+    results: Vec<(Transport, Vec<Vec<Figures>>)>,
+}
+
 fn run(options: &Options) -> Result<(), BoxError> {
     let began = Instant::now();
-    // Per transport, per strategy: the figures of each seed.
-    let mut results: Vec<(Transport, Vec<Vec<Figures>>)> = Vec::new();
-    for &transport in &options.transports {
-        let mut per_strategy = vec![Vec::new(); Kind::ALL.len()];
-        for &seed in &options.seeds {
-            let figures = run_once(transport, seed, options.agents)?;
-            eprintln!(
-                "outcome-bench: {transport:?} seed {seed} done at {:.1} s",
-                began.elapsed().as_secs_f64()
-            );
-            for (all, one) in per_strategy.iter_mut().zip(figures) {
-                all.push(one);
+    let mut measured = Vec::new();
+    for &kind in &options.schedules {
+        let mut results = Vec::new();
+        for &transport in &options.transports {
+            let mut per_strategy = vec![Vec::new(); Kind::ALL.len()];
+            for &seed in &options.seeds {
+                let figures = run_once(transport, Schedule::new(kind, seed), options.agents)?;
+                eprintln!(
+                    "outcome-bench: {} {transport:?} seed {seed} done at {:.1} s",
+                    kind.name(),
+                    began.elapsed().as_secs_f64()
+                );
+                for (all, one) in per_strategy.iter_mut().zip(figures) {
+                    all.push(one);
+                }
             }
+            results.push((transport, per_strategy));
         }
-        results.push((transport, per_strategy));
+        measured.push(Measured { kind, results });
     }
 
-    let schedule = Schedule::new(options.seeds[0]);
     let mut markdown = String::new();
     let _ = writeln!(
         markdown,
         "{} agents per strategy, each running tasks of three calls (a search, a read, a refund) \
          with 400 to 600 ms of model time before each call; a task ends at its first call that \
-         does not succeed. Seeds {}; each cell is the mean over the seeds, the lowest and highest \
-         run in brackets. The schedule: a {:.0} s run; a full outage from {:.1} s to {:.1} s; \
-         six bursts of 100 to 250 ms in which half the calls fail; at most {} calls per {} ms, \
-         over it `RATE_LIMITED` with the rest of the window as the retry-after; 5 % of the calls \
-         with arguments that fail for good (validation, not found, permission); {:.0} % of \
-         refund responses held back after the refund, past the {} ms attempt timeout.\n",
+         does not succeed. The caller's deadline for one call is {} s from its first attempt, \
+         every attempt times out after {} ms. Seeds {}; each cell is \
+         the mean over the seeds, the lowest and highest run in brackets.\n",
         options.agents,
-        seed_list(&options.seeds),
-        schedule.run.as_secs_f64(),
-        schedule.outage.0.as_secs_f64(),
-        schedule.outage.1.as_secs_f64(),
-        schedule.capacity,
-        schedule.window.as_millis(),
-        schedule.lost_response * 100.0,
+        CALLER_DEADLINE.as_secs(),
         ATTEMPT_TIMEOUT.as_millis(),
+        seed_list(&options.seeds),
     );
-    for (transport, per_strategy) in &results {
-        let rows: Vec<(&str, Vec<Figures>)> = Kind::ALL
-            .iter()
-            .zip(per_strategy)
-            .map(|(kind, runs)| (kind.label(), runs.clone()))
-            .collect();
+    for m in &measured {
+        let schedule = Schedule::new(m.kind, options.seeds[0]);
         let _ = writeln!(
             markdown,
-            "#### {}\n\n{}\n{}",
-            transport.title(),
-            table(&rows),
-            by_fault_table(&rows)
+            "### {} (`{}`)\n\nThe schedule of seed {}: {}.\n",
+            m.kind.title(),
+            m.kind.name(),
+            options.seeds[0],
+            schedule.describe()
         );
+        for (transport, per_strategy) in &m.results {
+            let rows: Vec<(Kind, Vec<Figures>)> = Kind::ALL
+                .iter()
+                .copied()
+                .zip(per_strategy.iter().cloned())
+                .collect();
+            let _ = writeln!(
+                markdown,
+                "#### {}\n\n{}\n{}",
+                transport.title(),
+                table(&rows, &schedule),
+                by_fault_table(&rows)
+            );
+        }
+        let _ = writeln!(markdown, "{}", targets(&m.results, &schedule));
     }
-    let _ = writeln!(markdown, "{}", targets(&results));
     print!("{markdown}");
     if let Some(path) = &options.markdown {
         std::fs::write(path, &markdown)?;
     }
-    if let Some(path) = &options.svg {
-        let (transport, per_strategy) = &results[0];
+    if let (Some(path), Some(m)) = (&options.svg, measured.first()) {
+        let schedule = Schedule::new(m.kind, options.seeds[0]);
+        let (transport, per_strategy) = &m.results[0];
         let series: Vec<(&str, Vec<f64>)> = Kind::ALL
             .iter()
             .zip(per_strategy)
@@ -185,7 +214,8 @@ fn run(options: &Options) -> Result<(), BoxError> {
             .map(|(kind, runs)| (kind.label(), mean_load(runs)))
             .collect();
         let title = format!(
-            "Offered load per strategy, {} (mean of {} seeds); outage shaded",
+            "Offered load per strategy, {} schedule, {} (mean of {} seeds); outages shaded",
+            m.kind.name(),
             match transport {
                 Transport::InProcess => "in process",
                 Transport::Http => "over HTTP",
@@ -195,14 +225,17 @@ fn run(options: &Options) -> Result<(), BoxError> {
         plot::offered_load(path, &title, &series, &schedule).map_err(|e| e.to_string())?;
     }
     if let Some(path) = &options.json {
-        let json: Vec<_> = results
+        let json: Vec<_> = measured
             .iter()
-            .map(|(transport, per_strategy)| {
-                serde_json::json!({
-                    "transport": format!("{transport:?}"),
-                    "strategies": Kind::ALL.iter().zip(per_strategy).map(|(kind, runs)| {
-                        serde_json::json!({"strategy": kind.label(), "runs": runs})
-                    }).collect::<Vec<_>>(),
+            .flat_map(|m| {
+                m.results.iter().map(|(transport, per_strategy)| {
+                    serde_json::json!({
+                        "schedule": m.kind.name(),
+                        "transport": format!("{transport:?}"),
+                        "strategies": Kind::ALL.iter().zip(per_strategy).map(|(kind, runs)| {
+                            serde_json::json!({"strategy": kind.label(), "runs": runs})
+                        }).collect::<Vec<_>>(),
+                    })
                 })
             })
             .collect();
@@ -236,40 +269,72 @@ fn mean_load(runs: &[Figures]) -> Vec<f64> {
         .collect()
 }
 
-/// The targets, met or missed by the Retrier (the worst run of either transport), with the
-/// distance when missed.
-fn targets(results: &[(Transport, Vec<Vec<Figures>>)]) -> String {
-    let index = Kind::ALL
-        .iter()
-        .position(|k| *k == Kind::Retrier)
-        .unwrap_or(0);
-    let runs: Vec<&Figures> = results.iter().flat_map(|(_, s)| &s[index]).collect();
-    let worst = |f: &dyn Fn(&Figures) -> f64, highest: bool| {
-        runs.iter()
-            .map(|r| f(r))
-            .fold(if highest { f64::MIN } else { f64::MAX }, |a, b| {
-                if highest { a.max(b) } else { a.min(b) }
-            })
+/// The targets of one schedule, met or missed by the Retrier (the worst run of either
+/// transport), with the distance when missed.
+fn targets(results: &[(Transport, Vec<Vec<Figures>>)], schedule: &Schedule) -> String {
+    let of = |kind: Kind| {
+        Kind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or_default()
     };
-    let permanent = worst(&|f| f.permanent_retries as f64, true);
-    let amplification = worst(&|f| f.amplification, true);
-    let recovered = worst(&|f| f.transient_recovered_pct, false);
-    let keyed = Kind::ALL
+    let runs: Vec<&Figures> = results
         .iter()
-        .position(|k| *k == Kind::RetrierKeys)
-        .unwrap_or(0);
+        .flat_map(|(_, s)| &s[of(Kind::Retrier)])
+        .collect();
+    let highest = |f: &dyn Fn(&Figures) -> f64| runs.iter().map(|r| f(r)).fold(f64::MIN, f64::max);
+    let permanent = highest(&|f| f.permanent_retries as f64);
+    let amplification = highest(&|f| f.amplification);
+    let recovered = runs
+        .iter()
+        .map(|r| r.transient_recovered_pct)
+        .fold(f64::MAX, f64::min);
     let duplicates = results
         .iter()
-        .flat_map(|(_, s)| &s[keyed])
+        .flat_map(|(_, s)| &s[of(Kind::RetrierKeys)])
         .map(|f| f.duplicates)
         .max()
         .unwrap_or(0);
+    // Run by run (the same seed and transport for every strategy): the Retrier's tasks
+    // completed against the best baseline's and the oracle's.
+    let mut paired = Vec::new();
+    for (transport, per_strategy) in results {
+        for (i, retrier) in per_strategy[of(Kind::Retrier)].iter().enumerate() {
+            let best = Kind::ALL
+                .iter()
+                .filter(|k| k.baseline())
+                .map(|k| per_strategy[of(*k)][i].completed)
+                .max()
+                .unwrap_or(0);
+            let oracle = per_strategy[of(Kind::Oracle)][i].completed;
+            paired.push((*transport, i, retrier.completed, best, oracle));
+        }
+    }
+    let behind_best = paired
+        .iter()
+        .min_by_key(|(_, _, retrier, best, _)| *retrier as i64 - *best as i64);
+    let share = |retrier: usize, oracle: usize| 100.0 * retrier as f64 / oracle.max(1) as f64;
+    let behind_oracle = paired.iter().min_by(|a, b| {
+        share(a.2, a.4)
+            .partial_cmp(&share(b.2, b.4))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     let verdict = |met: bool, distance: String| {
         if met {
             "**met**".to_owned()
         } else {
             format!("**missed** by {distance}")
         }
+    };
+    let where_ = |transport: Transport, i: usize| {
+        format!(
+            "{}, seed {}",
+            match transport {
+                Transport::InProcess => "in process",
+                Transport::Http => "HTTP",
+            },
+            i + 1
+        )
     };
     let mut out = String::from(
         "| target (the Retrier, worst run of both transports) | worst run | verdict |\n|---|---|---|\n",
@@ -281,51 +346,57 @@ fn targets(results: &[(Transport, Vec<Vec<Figures>>)]) -> String {
     );
     let _ = writeln!(
         out,
-        "| outage load at most 1.1 × normal | {amplification:.2} | {} |",
-        verdict(amplification <= 1.1, format!("{:.2}", amplification - 1.1))
-    );
-    let _ = writeln!(
-        out,
-        "| at least 99 % of transient failures recovered when the fault clears within {} s | {recovered:.1} % | {} |",
-        DEADLINE.as_secs(),
-        verdict(recovered >= 99.0, format!("{:.1} points", 99.0 - recovered))
-    );
-    let _ = writeln!(
-        out,
         "| 0 duplicate refunds with idempotency keys (the Retrier + keys) | {duplicates} | {} |",
         verdict(duplicates == 0, format!("{duplicates} duplicates"))
     );
-    // The same, pooled over every run, by the fault that cleared last.
-    let pooled = |faults: &[usize]| {
-        let (n, ok) = runs.iter().fold((0u64, 0u64), |(n, ok), r| {
-            faults.iter().fold((n, ok), |(n, ok), &i| {
-                (n + r.by_fault[i].0, ok + r.by_fault[i].1)
-            })
-        });
-        (n, ok, 100.0 * ok as f64 / n.max(1) as f64)
-    };
-    for (what, faults) in [
-        ("bursts and rate-limit refusals only", &[1usize, 2][..]),
-        ("the outage's last second only", &[0usize][..]),
-    ] {
-        let (n, ok, pct) = pooled(faults);
+    if !schedule.outages.is_empty() {
         let _ = writeln!(
             out,
-            "| the same, {what}, all runs pooled | {ok} of {n}: {pct:.1} % | {} |",
-            verdict(pct >= 99.0, format!("{:.1} points", 99.0 - pct))
+            "| outage load at most 1.1 × normal | {amplification:.2} | {} |",
+            verdict(amplification <= 1.1, format!("{:.2}", amplification - 1.1))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| at least 99 % of the transient failures whose fault clears within the caller's {} s deadline recovered | {recovered:.1} % | {} |",
+        CALLER_DEADLINE.as_secs(),
+        verdict(recovered >= 99.0, format!("{:.1} points", 99.0 - recovered))
+    );
+    if let Some(&(transport, i, retrier, best, _)) = behind_best {
+        let _ = writeln!(
+            out,
+            "| tasks completed at least the best baseline's (no retries, fixed, exponential, AWS) | {retrier} against {best} ({}) | {} |",
+            where_(transport, i),
+            verdict(
+                retrier >= best,
+                format!("{} tasks", best - retrier.min(best))
+            )
+        );
+    }
+    if let Some(&(transport, i, retrier, _, oracle)) = behind_oracle {
+        let pct = share(retrier, oracle);
+        let _ = writeln!(
+            out,
+            "| tasks completed at least 90 % of the oracle's | {retrier} of {oracle}: {pct:.0} % ({}) | {} |",
+            where_(transport, i),
+            verdict(pct >= 90.0, format!("{:.0} points", 90.0 - pct))
         );
     }
     out
 }
 
 /// One run of every strategy at once on `seed`'s schedule, each with its own shop.
-fn run_once(transport: Transport, seed: u64, agents: u32) -> Result<Vec<Figures>, BoxError> {
+fn run_once(
+    transport: Transport,
+    schedule: Schedule,
+    agents: u32,
+) -> Result<Vec<Figures>, BoxError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let figures = runtime.block_on(async {
-        let schedule = Arc::new(Schedule::new(seed));
+        let schedule = Arc::new(schedule);
         let start = Instant::now() + transport.setup();
         let mut populations = Vec::new();
         for kind in Kind::ALL {
@@ -333,7 +404,11 @@ fn run_once(transport: Transport, seed: u64, agents: u32) -> Result<Vec<Figures>
             if kind.keys() {
                 shop = shop.with_keys();
             }
-            let strategy = Arc::new(Strategy::new(kind, seed));
+            let mut strategy = Strategy::new(kind, schedule.clone(), start);
+            if kind == Kind::Oracle {
+                strategy = strategy.knowing(shop.clone());
+            }
+            let strategy = Arc::new(strategy);
             let url = match transport {
                 Transport::Http => Some(serve_http(shop.clone()).await?),
                 Transport::InProcess => None,

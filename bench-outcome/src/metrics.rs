@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::agents::{DEADLINE, Fault, TaskLog};
+use crate::agents::{CALLER_DEADLINE, CallLog, Fault, TaskLog};
 use crate::schedule::Schedule;
 use crate::server::Ledger;
+use crate::strategy::Kind;
 
 /// The width of a bin of the load series.
 pub const BIN: Duration = Duration::from_millis(250);
@@ -30,7 +31,8 @@ pub struct Figures {
     pub by_fault: [(u64, u64); 3],
     /// Refunds made more than once for one logical call.
     pub duplicates: u64,
-    /// The shop's calls per second during the outage over those before it.
+    /// The shop's calls per second during the outages over those from the baseline's start to
+    /// the first outage; 0 without an outage.
     pub amplification: f64,
     /// Time from a call's first attempt to its decision, median, in ms.
     pub decision_p50_ms: f64,
@@ -50,9 +52,9 @@ pub fn figures(tasks: &[TaskLog], ledger: &Ledger, schedule: &Schedule) -> Figur
     let permanent_retries = calls.clone().map(|c| u64::from(c.permanent_retries)).sum();
     let eligible: Vec<_> = calls
         .clone()
-        .filter(|c| c.fault_clears.is_some_and(|(at, _)| at <= DEADLINE))
+        .filter(|c| c.fault_clears.is_some_and(|(at, _)| at <= CALLER_DEADLINE))
         .collect();
-    let recovers = |c: &&&crate::agents::CallLog| c.success && c.decided_in <= DEADLINE;
+    let recovers = |c: &&&CallLog| c.success && c.decided_in <= CALLER_DEADLINE;
     let recovered = eligible.iter().filter(recovers).count();
     let mut by_fault = [(0u64, 0u64); 3];
     for fault in [Fault::Outage, Fault::Burst, Fault::RateLimit] {
@@ -62,7 +64,7 @@ pub fn figures(tasks: &[TaskLog], ledger: &Ledger, schedule: &Schedule) -> Figur
             .collect();
         let ok = of
             .iter()
-            .filter(|c| c.success && c.decided_in <= DEADLINE)
+            .filter(|c| c.success && c.decided_in <= CALLER_DEADLINE)
             .count();
         by_fault[fault as usize] = (of.len() as u64, ok as u64);
     }
@@ -76,8 +78,20 @@ pub fn figures(tasks: &[TaskLog], ledger: &Ledger, schedule: &Schedule) -> Figur
             .count();
         n as f64 / (to - from).as_secs_f64()
     };
-    let normal = rate(schedule.baseline_from, schedule.outage.0);
-    let outage = rate(schedule.outage.0, schedule.outage.1);
+    let (normal, outage) = match schedule.outages.first() {
+        Some((first, _)) => {
+            let during = schedule
+                .outages
+                .iter()
+                .map(|(from, to)| rate(*from, *to) * (*to - *from).as_secs_f64())
+                .sum::<f64>();
+            (
+                rate(schedule.baseline_from, *first),
+                during / schedule.outage_time().as_secs_f64(),
+            )
+        }
+        None => (0.0, 0.0),
+    };
     let bins = (schedule.run.as_nanos() / BIN.as_nanos()) as usize;
     let mut load = vec![0u32; bins];
     for at in &ledger.arrivals {
@@ -128,30 +142,58 @@ fn spread(values: &[f64], digits: usize) -> String {
     format!("{mean:.digits$} ({min:.digits$}–{max:.digits$})")
 }
 
+/// The mean of `values`.
+pub fn mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (n, sum) = values
+        .into_iter()
+        .fold((0usize, 0.0), |(n, sum), v| (n + 1, sum + v));
+    sum / n.max(1) as f64
+}
+
 /// The markdown table of one transport: a row per strategy, each cell the mean over the runs
-/// and, in brackets, the lowest and highest run.
-pub fn table(rows: &[(&str, Vec<Figures>)]) -> String {
+/// and, in brackets, the lowest and highest run; the tasks completed also as a share of the
+/// oracle's mean.
+pub fn table(rows: &[(Kind, Vec<Figures>)], schedule: &Schedule) -> String {
+    let oracle = rows
+        .iter()
+        .find(|(kind, _)| *kind == Kind::Oracle)
+        .map_or(0.0, |(_, runs)| {
+            mean(runs.iter().map(|f| f.completed as f64))
+        });
     let mut out = String::new();
-    out.push_str(
-        "| strategy | calls per completed task | retries of permanent failures | transient failures recovered in 1 s (%) | duplicate refunds | outage load / normal | decision p50 (ms) | decision p99 (ms) | characters read per task | tasks completed / started |\n",
+    let _ = writeln!(
+        out,
+        "| strategy | tasks completed | calls per completed task | retries of permanent failures | transient failures recovered within {} s (%) | duplicate refunds | outage load / normal | decision p50 (ms) | decision p99 (ms) | characters read per task | tasks started |",
+        CALLER_DEADLINE.as_secs()
     );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-    for (label, runs) in rows {
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (kind, runs) in rows {
         let col = |f: &dyn Fn(&Figures) -> f64, digits| {
             spread(&runs.iter().map(f).collect::<Vec<_>>(), digits)
         };
+        let completed = mean(runs.iter().map(|f| f.completed as f64));
+        let share = if oracle > 0.0 {
+            format!(", {:.0} % of oracle", 100.0 * completed / oracle)
+        } else {
+            String::new()
+        };
+        let amplification = if schedule.outages.is_empty() {
+            "–".to_owned()
+        } else {
+            col(&|f| f.amplification, 2)
+        };
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            "| {} | {}{share} | {} | {} | {} | {} | {amplification} | {} | {} | {} | {} |",
+            kind.label(),
+            col(&|f| f.completed as f64, 0),
             col(&|f| f.calls_per_completed, 2),
             col(&|f| f.permanent_retries as f64, 1),
             col(&|f| f.transient_recovered_pct, 1),
             col(&|f| f.duplicates as f64, 1),
-            col(&|f| f.amplification, 2),
             col(&|f| f.decision_p50_ms, 0),
             col(&|f| f.decision_p99_ms, 0),
             col(&|f| f.chars_per_task, 0),
-            col(&|f| f.completed as f64, 0),
             col(&|f| f.tasks as f64, 0),
         );
     }
@@ -160,19 +202,26 @@ pub fn table(rows: &[(&str, Vec<Figures>)]) -> String {
 
 /// Per strategy, the calls that met each fault clearing within the deadline and how many of
 /// them recovered, summed over the runs.
-pub fn by_fault_table(rows: &[(&str, Vec<Figures>)]) -> String {
+pub fn by_fault_table(rows: &[(Kind, Vec<Figures>)]) -> String {
     let mut out = format!(
-        "| strategy | recovered in {} s after the outage | after a burst | after a rate-limit refusal |\n|---|---|---|---|\n",
-        DEADLINE.as_secs()
+        "| strategy | recovered within {} s after an outage | after a burst | after a rate-limit refusal |\n|---|---|---|---|\n",
+        CALLER_DEADLINE.as_secs()
     );
-    for (label, runs) in rows {
+    for (kind, runs) in rows {
         let cell = |i: usize| {
             let (n, ok) = runs.iter().fold((0, 0), |(n, ok), f| {
                 (n + f.by_fault[i].0, ok + f.by_fault[i].1)
             });
             format!("{ok} of {n}")
         };
-        let _ = writeln!(out, "| {label} | {} | {} | {} |", cell(0), cell(1), cell(2));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            kind.label(),
+            cell(0),
+            cell(1),
+            cell(2)
+        );
     }
     out
 }

@@ -5,17 +5,18 @@ use plotters::prelude::*;
 use crate::metrics::BIN;
 use crate::schedule::Schedule;
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 7] = [
     RGBColor(0x55, 0x55, 0x55),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0xff, 0x7f, 0x0e),
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0x2c, 0xa0, 0x2c),
     RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x00, 0x00, 0x00),
 ];
 
 /// Draws one line per `(label, calls per bin averaged over the runs)` into `path`, the
-/// outage shaded.
+/// outages shaded.
 pub fn offered_load(
     path: &std::path::Path,
     title: &str,
@@ -42,14 +43,12 @@ pub fn offered_load(
         .x_desc("time since the start of the run (s)")
         .y_desc("tools/call offered per second")
         .draw()?;
-    let (from, to) = (
-        schedule.outage.0.as_secs_f64(),
-        schedule.outage.1.as_secs_f64(),
-    );
-    chart.draw_series(std::iter::once(Rectangle::new(
-        [(from, 0.0), (to, top.max(1.0))],
-        RGBColor(0xee, 0xee, 0xee).filled(),
-    )))?;
+    chart.draw_series(schedule.outages.iter().map(|(from, to)| {
+        Rectangle::new(
+            [(from.as_secs_f64(), 0.0), (to.as_secs_f64(), top.max(1.0))],
+            RGBColor(0xee, 0xee, 0xee).filled(),
+        )
+    }))?;
     for (i, (label, bins)) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let points = bins

@@ -1,17 +1,73 @@
-//! The seeded fault schedule every strategy's server follows: when the outage is, when the
-//! transient bursts are, the rate limit, and which responses are lost.
+//! The seeded fault schedules every strategy's server follows: when the outages are, when the
+//! transient bursts are, the rate limit, which calls fail for good and which responses are
+//! lost.
 
 use std::time::Duration;
+
+/// The kinds of schedule, each measured in a table of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleKind {
+    /// An 8 s run: a 2 s outage at 3 s, six bursts around it, a rate limit of 7 calls per
+    /// 100 ms, 5 % of calls failing for good, 5 % of refund responses lost.
+    Mixed,
+    /// A 20 s run: a 10 s outage at 3 s, six bursts around it, the rest as in `Mixed`.
+    LongOutage,
+    /// A 12 s run: outages of 300 to 800 ms from 2 s on, 1.5 to 3 s apart, no bursts, the rest as in
+    /// `Mixed`.
+    Flapping,
+    /// An 8 s run whose only fault is a strict rate limit: 10 calls per 500 ms window.
+    RateLimits,
+    /// `Mixed` with 30 % of calls failing for good.
+    PermanentHeavy,
+}
+
+impl ScheduleKind {
+    /// Every kind, in the order of the tables.
+    pub const ALL: [ScheduleKind; 5] = [
+        ScheduleKind::Mixed,
+        ScheduleKind::LongOutage,
+        ScheduleKind::Flapping,
+        ScheduleKind::RateLimits,
+        ScheduleKind::PermanentHeavy,
+    ];
+
+    /// The name on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScheduleKind::Mixed => "mixed",
+            ScheduleKind::LongOutage => "long-outage",
+            ScheduleKind::Flapping => "flapping",
+            ScheduleKind::RateLimits => "rate-limits",
+            ScheduleKind::PermanentHeavy => "permanent-heavy",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The heading of its tables.
+    pub fn title(self) -> &'static str {
+        match self {
+            ScheduleKind::Mixed => "Mixed faults",
+            ScheduleKind::LongOutage => "A long outage",
+            ScheduleKind::Flapping => "Flapping",
+            ScheduleKind::RateLimits => "Rate limits only",
+            ScheduleKind::PermanentHeavy => "Permanent-heavy",
+        }
+    }
+}
 
 /// How long one run lasts, and when each fault is, measured from the run's start.
 #[derive(Clone, Debug)]
 pub struct Schedule {
-    /// The seed of the bursts, the per-request draws and the agents' tasks.
+    /// The seed of the faults' times, the per-request draws and the agents' tasks.
     pub seed: u64,
     /// Agents start no task after this.
     pub run: Duration,
-    /// Every tool call fails (transient, retryable) in `[outage.0, outage.1)`.
-    pub outage: (Duration, Duration),
+    /// Every tool call fails (transient, retryable) in each `[start, end)`, in order.
+    pub outages: Vec<(Duration, Duration)>,
     /// In each `[start, end)`, a call fails (transient, retryable) with `burst_failure`.
     pub bursts: Vec<(Duration, Duration)>,
     /// The chance that a call inside a burst fails.
@@ -21,50 +77,119 @@ pub struct Schedule {
     pub window: Duration,
     /// Calls admitted per window.
     pub capacity: u32,
+    /// The chance that a call is planned with arguments that fail for good.
+    pub permanent: f64,
     /// The chance that a refund's response is lost after the refund is made.
     pub lost_response: f64,
     /// How long a lost response is held back (longer than any attempt timeout).
     pub lost_hold: Duration,
-    /// The load before the outage from here on is the baseline (after the agents warm up).
+    /// The load before the first outage from here on is the baseline (after the agents warm
+    /// up).
     pub baseline_from: Duration,
 }
 
-impl Schedule {
-    /// The schedule of `seed`: an 8 s run, a 2 s outage at 3 s, six bursts of 100 to 250 ms
-    /// outside it, 7 calls per 100 ms, 5 % of refund responses lost.
-    pub fn new(seed: u64) -> Self {
-        let mut rng = fastrand::Rng::with_seed(seed);
-        let outage = (Duration::from_millis(3000), Duration::from_millis(5000));
-        // Three bursts in each quiet stretch, each in its own third of the stretch.
-        let mut bursts = Vec::new();
-        for (from, to) in [(500u64, 2800u64), (5500, 7800)] {
-            let third = (to - from) / 3;
-            for i in 0..3 {
-                let len = rng.u64(100..=250);
-                let start = from + i * third + rng.u64(0..third - len);
-                bursts.push((
-                    Duration::from_millis(start),
-                    Duration::from_millis(start + len),
-                ));
-            }
+/// Three bursts of 100 to 250 ms in each of `stretches` (in ms), each in its own third.
+fn bursts(rng: &mut fastrand::Rng, stretches: [(u64, u64); 2]) -> Vec<(Duration, Duration)> {
+    let mut bursts = Vec::new();
+    for (from, to) in stretches {
+        let third = (to - from) / 3;
+        for i in 0..3 {
+            let len = rng.u64(100..=250);
+            let start = from + i * third + rng.u64(0..third - len);
+            bursts.push((
+                Duration::from_millis(start),
+                Duration::from_millis(start + len),
+            ));
         }
-        Schedule {
+    }
+    bursts
+}
+
+/// The end of the last of `spans` (in order) that started at or before `at`.
+fn last_end(spans: &[(Duration, Duration)], at: Duration) -> Option<Duration> {
+    spans
+        .iter()
+        .take_while(|(start, _)| *start <= at)
+        .last()
+        .map(|(_, end)| *end)
+}
+
+impl Schedule {
+    /// The schedule of `kind` for `seed`.
+    pub fn new(kind: ScheduleKind, seed: u64) -> Self {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mixed = |rng: &mut fastrand::Rng| Schedule {
             seed,
             run: Duration::from_millis(8000),
-            outage,
-            bursts,
+            outages: vec![(Duration::from_millis(3000), Duration::from_millis(5000))],
+            bursts: bursts(rng, [(500, 2800), (5500, 7800)]),
             burst_failure: 0.5,
             window: Duration::from_millis(100),
             capacity: 7,
+            permanent: 0.05,
             lost_response: 0.05,
             lost_hold: Duration::from_secs(3),
             baseline_from: Duration::from_millis(500),
+        };
+        match kind {
+            ScheduleKind::Mixed => mixed(&mut rng),
+            ScheduleKind::PermanentHeavy => Schedule {
+                permanent: 0.30,
+                ..mixed(&mut rng)
+            },
+            ScheduleKind::LongOutage => Schedule {
+                run: Duration::from_millis(20_000),
+                outages: vec![(Duration::from_millis(3000), Duration::from_millis(13_000))],
+                bursts: bursts(&mut rng, [(500, 2800), (13_500, 19_800)]),
+                ..mixed(&mut fastrand::Rng::with_seed(seed))
+            },
+            ScheduleKind::Flapping => {
+                let run = 12_000u64;
+                let mut outages = Vec::new();
+                let mut at = 2000u64;
+                loop {
+                    let len = rng.u64(300..=800);
+                    if at + len > run - 500 {
+                        break;
+                    }
+                    outages.push((Duration::from_millis(at), Duration::from_millis(at + len)));
+                    at += len + rng.u64(1500..=3000);
+                }
+                Schedule {
+                    run: Duration::from_millis(run),
+                    outages,
+                    bursts: Vec::new(),
+                    ..mixed(&mut rng)
+                }
+            }
+            ScheduleKind::RateLimits => Schedule {
+                outages: Vec::new(),
+                bursts: Vec::new(),
+                window: Duration::from_millis(500),
+                capacity: 10,
+                permanent: 0.0,
+                lost_response: 0.0,
+                ..mixed(&mut rng)
+            },
         }
     }
 
-    /// Whether `at` falls in the outage.
+    /// The outage `at` falls in, if any.
+    pub fn outage_at(&self, at: Duration) -> Option<(Duration, Duration)> {
+        self.outages
+            .iter()
+            .copied()
+            .find(|(start, end)| *start <= at && at < *end)
+    }
+
+    /// Whether `at` falls in an outage.
     pub fn in_outage(&self, at: Duration) -> bool {
-        self.outage.0 <= at && at < self.outage.1
+        self.outage_at(at).is_some()
+    }
+
+    /// The time all outages last together.
+    pub fn outage_time(&self) -> Duration {
+        self.outages.iter().map(|(start, end)| *end - *start).sum()
     }
 
     /// The end of the burst `at` falls in, if any.
@@ -73,6 +198,24 @@ impl Schedule {
             .iter()
             .find(|(start, end)| *start <= at && at < *end)
             .map(|(_, end)| *end)
+    }
+
+    /// The end of the last outage that started at or before `at`: when the outage an answer
+    /// received at `at` reported clears.
+    pub fn last_outage_end(&self, at: Duration) -> Option<Duration> {
+        last_end(&self.outages, at)
+    }
+
+    /// The end of the last burst that started at or before `at`.
+    pub fn last_burst_end(&self, at: Duration) -> Option<Duration> {
+        last_end(&self.bursts, at)
+    }
+
+    /// The end of the rate limit's window `at` falls in.
+    pub fn window_end(&self, at: Duration) -> Duration {
+        let window = self.window.as_nanos().max(1);
+        let end = (at.as_nanos() / window + 1) * window;
+        Duration::from_nanos(u64::try_from(end).unwrap_or(u64::MAX))
     }
 
     /// A draw in `0.0..1.0` fixed by the seed, the logical call and how often the server has
@@ -85,30 +228,221 @@ impl Schedule {
         hash = (hash ^ u64::from(seen)).wrapping_mul(0x0100_0000_01b3);
         fastrand::Rng::with_seed(hash).f64()
     }
+
+    /// The schedule in one sentence, for the table's heading.
+    pub fn describe(&self) -> String {
+        let secs = |d: Duration| format!("{:.1} s", d.as_secs_f64());
+        let outages = match self.outages.as_slice() {
+            [] => "no outage".to_owned(),
+            [(from, to)] => format!("a full outage from {} to {}", secs(*from), secs(*to)),
+            many => format!(
+                "{} full outages of {} to {} ms, the first at {}, 1.5 to 3 s apart",
+                many.len(),
+                many.iter()
+                    .map(|(s, e)| (*e - *s).as_millis())
+                    .min()
+                    .unwrap_or(0),
+                many.iter()
+                    .map(|(s, e)| (*e - *s).as_millis())
+                    .max()
+                    .unwrap_or(0),
+                secs(many[0].0),
+            ),
+        };
+        let bursts = if self.bursts.is_empty() {
+            "no bursts".to_owned()
+        } else {
+            format!(
+                "{} bursts of 100 to 250 ms in which {:.0} % of the calls fail",
+                self.bursts.len(),
+                self.burst_failure * 100.0
+            )
+        };
+        let permanent = if self.permanent > 0.0 {
+            format!(
+                "{:.0} % of the calls with arguments that fail for good (validation, not found, \
+                 permission)",
+                self.permanent * 100.0
+            )
+        } else {
+            "no call with arguments that fail for good".to_owned()
+        };
+        let lost = if self.lost_response > 0.0 {
+            format!(
+                "{:.0} % of refund responses held back {:.0} s after the refund",
+                self.lost_response * 100.0,
+                self.lost_hold.as_secs_f64()
+            )
+        } else {
+            "no refund response held back".to_owned()
+        };
+        format!(
+            "a run of {:.0} s; {outages}; {bursts}; at most {} calls per {} ms, over it \
+             `RATE_LIMITED` with the rest of the window as the retry-after; {permanent}; {lost}",
+            self.run.as_secs_f64(),
+            self.capacity,
+            self.window.as_millis(),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn ms(spans: &[(Duration, Duration)]) -> Vec<(u128, u128)> {
+        spans
+            .iter()
+            .map(|(s, e)| (s.as_millis(), e.as_millis()))
+            .collect()
+    }
+
+    #[test]
+    fn the_mixed_schedule_of_a_seed_is_pinned() {
+        let s = Schedule::new(ScheduleKind::Mixed, 1);
+        assert_eq!(
+            ms(&s.bursts),
+            [
+                (803, 1002),
+                (1756, 1892),
+                (2551, 2652),
+                (5966, 6182),
+                (6361, 6551),
+                (7137, 7246)
+            ]
+        );
+        assert_eq!(
+            ms(&Schedule::new(ScheduleKind::Mixed, 2).bursts),
+            [
+                (1080, 1210),
+                (1486, 1695),
+                (2242, 2452),
+                (6123, 6261),
+                (6636, 6736),
+                (7157, 7350)
+            ]
+        );
+        assert_eq!(ms(&s.outages), [(3000, 5000)]);
+        assert_eq!(s.run, Duration::from_secs(8));
+        assert_eq!((s.window, s.capacity), (Duration::from_millis(100), 7));
+        assert_eq!(
+            (s.burst_failure, s.permanent, s.lost_response),
+            (0.5, 0.05, 0.05)
+        );
+        assert_eq!(s.lost_hold, Duration::from_secs(3));
+        assert_eq!(s.baseline_from, Duration::from_millis(500));
+    }
+
     #[test]
     fn bursts_fall_in_the_quiet_stretches_and_last_100_to_250_ms() {
-        for seed in 1..=20 {
-            let schedule = Schedule::new(seed);
-            assert_eq!(schedule.bursts.len(), 6);
-            for (start, end) in &schedule.bursts {
-                let len = (*end - *start).as_millis();
-                assert!((100..=250).contains(&len), "seed {seed}: {len} ms");
-                assert!(!schedule.in_outage(*start) && !schedule.in_outage(*end));
-                assert!(*end <= schedule.run);
-                assert_eq!(schedule.burst_end(*start), Some(*end));
+        for kind in [
+            ScheduleKind::Mixed,
+            ScheduleKind::LongOutage,
+            ScheduleKind::PermanentHeavy,
+        ] {
+            for seed in 1..=20 {
+                let schedule = Schedule::new(kind, seed);
+                assert_eq!(schedule.bursts.len(), 6);
+                for (start, end) in &schedule.bursts {
+                    let len = (*end - *start).as_millis();
+                    assert!((100..=250).contains(&len), "{kind:?} seed {seed}: {len} ms");
+                    assert!(!schedule.in_outage(*start) && !schedule.in_outage(*end));
+                    assert!(*end <= schedule.run);
+                    assert_eq!(schedule.burst_end(*start), Some(*end));
+                }
             }
         }
     }
 
     #[test]
+    fn the_long_outage_lasts_10_s_in_a_20_s_run_with_bursts_on_both_sides() {
+        for seed in 1..=20 {
+            let s = Schedule::new(ScheduleKind::LongOutage, seed);
+            assert_eq!(ms(&s.outages), [(3000, 13_000)]);
+            assert_eq!(s.run, Duration::from_secs(20));
+            let after = s
+                .bursts
+                .iter()
+                .filter(|(start, _)| *start >= Duration::from_secs(13))
+                .count();
+            assert_eq!(after, 3, "seed {seed}");
+            assert!(s.baseline_from < s.outages[0].0);
+        }
+    }
+
+    #[test]
+    fn flapping_outages_last_300_to_800_ms_and_come_every_few_seconds() {
+        for seed in 1..=20 {
+            let s = Schedule::new(ScheduleKind::Flapping, seed);
+            assert!(s.bursts.is_empty());
+            assert!(s.outages.len() >= 3, "seed {seed}: {:?}", s.outages);
+            assert_eq!(s.outages[0].0, Duration::from_secs(2));
+            for pair in s.outages.windows(2) {
+                let gap = pair[1].0 - pair[0].1;
+                assert!(
+                    (Duration::from_millis(1500)..=Duration::from_secs(3)).contains(&gap),
+                    "seed {seed}: {gap:?}"
+                );
+            }
+            for (start, end) in &s.outages {
+                let len = (*end - *start).as_millis();
+                assert!((300..=800).contains(&len), "seed {seed}: {len} ms");
+                assert!(*end <= s.run);
+                assert_eq!(s.outage_at(*start), Some((*start, *end)));
+                assert!(!s.in_outage(*end));
+            }
+        }
+    }
+
+    #[test]
+    fn the_rate_limit_schedule_has_no_other_fault() {
+        let s = Schedule::new(ScheduleKind::RateLimits, 3);
+        assert!(s.outages.is_empty() && s.bursts.is_empty());
+        assert_eq!((s.permanent, s.lost_response), (0.0, 0.0));
+        assert_eq!((s.window, s.capacity), (Duration::from_millis(500), 10));
+        assert_eq!(s.outage_time(), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_permanent_heavy_schedule_is_the_mixed_one_with_30_percent_failing_for_good() {
+        for seed in 1..=5 {
+            let heavy = Schedule::new(ScheduleKind::PermanentHeavy, seed);
+            let mixed = Schedule::new(ScheduleKind::Mixed, seed);
+            assert_eq!(heavy.permanent, 0.30);
+            assert_eq!(heavy.bursts, mixed.bursts);
+            assert_eq!(heavy.outages, mixed.outages);
+        }
+    }
+
+    #[test]
+    fn the_last_outage_end_is_that_of_the_outage_begun_last() {
+        let s = Schedule::new(ScheduleKind::Flapping, 4);
+        let (first, second) = (s.outages[0], s.outages[1]);
+        assert_eq!(s.last_outage_end(first.0 - Duration::from_millis(1)), None);
+        assert_eq!(s.last_outage_end(first.0), Some(first.1));
+        assert_eq!(
+            s.last_outage_end(first.1 + Duration::from_millis(5)),
+            Some(first.1)
+        );
+        assert_eq!(s.last_outage_end(second.0), Some(second.1));
+    }
+
+    #[test]
+    fn a_window_ends_at_the_next_multiple_of_its_length() {
+        let s = Schedule::new(ScheduleKind::Mixed, 1);
+        assert_eq!(
+            s.window_end(Duration::from_millis(1234)),
+            Duration::from_millis(1300)
+        );
+        assert_eq!(
+            s.window_end(Duration::from_millis(1300)),
+            Duration::from_millis(1400)
+        );
+    }
+
+    #[test]
     fn a_draw_is_fixed_by_the_seed_the_call_and_the_times_seen() {
-        let schedule = Schedule::new(7);
+        let schedule = Schedule::new(ScheduleKind::Mixed, 7);
         assert_eq!(
             schedule.draw(1, "a1-t2-s3", 0),
             schedule.draw(1, "a1-t2-s3", 0)
@@ -119,7 +453,7 @@ mod tests {
         );
         assert_ne!(
             schedule.draw(1, "a1-t2-s3", 0),
-            Schedule::new(8).draw(1, "a1-t2-s3", 0)
+            Schedule::new(ScheduleKind::Mixed, 8).draw(1, "a1-t2-s3", 0)
         );
     }
 }

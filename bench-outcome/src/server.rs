@@ -385,10 +385,11 @@ pub async fn serve_http(shop: Shop) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::ScheduleKind;
 
     #[test]
     fn calls_over_the_capacity_of_a_window_are_refused_with_the_rest_of_it() {
-        let schedule = Arc::new(Schedule::new(1));
+        let schedule = Arc::new(Schedule::new(ScheduleKind::Mixed, 1));
         let shop = Shop::new(schedule.clone(), Instant::now());
         for i in 0..schedule.capacity {
             assert!(shop.admit(&format!("k{i}")).is_ok());
@@ -405,7 +406,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_answered_from_the_record_of_keys_is_counted_as_offered() {
-        let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
+        let shop = Shop::new(
+            Arc::new(Schedule::new(ScheduleKind::Mixed, 1)),
+            Instant::now(),
+        );
         let store = CountedStore::of(&shop);
         let key = RecordKey::new("agent", "k1");
         let fingerprint = Fingerprint::of("refund_order", &serde_json::json!({"cents": 1}));
@@ -421,7 +425,10 @@ mod tests {
 
     #[test]
     fn the_server_counts_how_often_it_saw_a_call() {
-        let shop = Shop::new(Arc::new(Schedule::new(1)), Instant::now());
+        let shop = Shop::new(
+            Arc::new(Schedule::new(ScheduleKind::Mixed, 1)),
+            Instant::now(),
+        );
         assert_eq!(shop.admit("a").ok(), Some(0));
         assert_eq!(shop.admit("b").ok(), Some(0));
         assert_eq!(shop.admit("a").ok(), Some(1));

@@ -1,15 +1,25 @@
 //! The retry strategies compared, each turning one logical tool call into attempts.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_errors_core::client::{Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause};
+use mcp_errors_core::client::{
+    Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause, classify_result,
+};
 use mcp_errors_core::rmcp::{call_tool, classify_call};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient};
+use serde_json::json;
+
+use crate::agents::{CALLER_DEADLINE, PERMANENT_CODES};
+use crate::schedule::Schedule;
+use crate::server::Shop;
 
 /// How long every strategy waits for one attempt before it counts as timed out.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// What the oracle reads for a refund made whose answer was lost.
+const RAN_TEXT: &str = "The refund was made; its answer was lost.";
 
 /// The base delay of every backoff here: the `Retrier`'s default.
 const BASE: Duration = Duration::from_millis(100);
@@ -36,13 +46,17 @@ pub enum Kind {
     RetrierKeys,
     /// The same with a budget of 50 tokens.
     RetrierSmallBudget,
-    /// The same as `Retrier` with up to 10 attempts within a deadline of 1 s.
-    RetrierDeadline,
+    /// The same as `Retrier` with up to 10 attempts.
+    RetrierTenAttempts,
+    /// Knows the schedule: after a transient failure it waits until that fault clears, then
+    /// sends the call again; it never retries a permanent failure, and takes a refund whose
+    /// answer does not come within the attempt timeout, which the shop made, as done.
+    Oracle,
 }
 
 impl Kind {
     /// Every strategy, in the order of the table.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::NoRetry,
         Kind::Fixed,
         Kind::Exponential,
@@ -50,13 +64,22 @@ impl Kind {
         Kind::Retrier,
         Kind::RetrierKeys,
         Kind::RetrierSmallBudget,
-        Kind::RetrierDeadline,
+        Kind::RetrierTenAttempts,
+        Kind::Oracle,
     ];
 
     /// Whether this is one of the strategies compared (not a variant of the `Retrier`'s
     /// settings).
     pub fn compared(self) -> bool {
-        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierDeadline)
+        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierTenAttempts)
+    }
+
+    /// Whether this is a baseline: neither the oracle nor one of mcp-errors' strategies.
+    pub fn baseline(self) -> bool {
+        matches!(
+            self,
+            Kind::NoRetry | Kind::Fixed | Kind::Exponential | Kind::AwsStandard
+        )
     }
 
     /// Whether the shop of this strategy honours idempotency keys.
@@ -74,7 +97,8 @@ impl Kind {
             Kind::Retrier => "mcp-errors Retrier",
             Kind::RetrierKeys => "mcp-errors Retrier + idempotency keys",
             Kind::RetrierSmallBudget => "Retrier, 50-token budget (variant)",
-            Kind::RetrierDeadline => "Retrier, 10 attempts within 1 s (variant)",
+            Kind::RetrierTenAttempts => "Retrier, 10 attempts (variant)",
+            Kind::Oracle => "oracle (knows when each fault clears)",
         }
     }
 }
@@ -94,20 +118,24 @@ pub struct Strategy {
     retrier: Retrier,
     quota: RetryBudget,
     jitter: Mutex<fastrand::Rng>,
+    /// The schedule and the run's start, read by the oracle only.
+    schedule: Arc<Schedule>,
+    run_start: Instant,
+    /// The shop whose refunds the oracle knows of.
+    shop: Option<Shop>,
 }
 
 impl Strategy {
-    /// `kind`, its randomness seeded with `seed`.
-    pub fn new(kind: Kind, seed: u64) -> Self {
-        let policy = RetryPolicy::default().with_attempt_timeout(ATTEMPT_TIMEOUT);
+    /// `kind`, its randomness seeded with the schedule's seed; the oracle reads `schedule`,
+    /// whose run starts at `run_start`.
+    pub fn new(kind: Kind, schedule: Arc<Schedule>, run_start: Instant) -> Self {
+        let seed = schedule.seed;
+        let policy = RetryPolicy::default()
+            .with_deadline(CALLER_DEADLINE)
+            .with_attempt_timeout(ATTEMPT_TIMEOUT);
         let (policy, budget) = match kind {
             Kind::RetrierSmallBudget => (policy, RetryBudget::default().with_capacity(50)),
-            Kind::RetrierDeadline => (
-                policy
-                    .with_max_attempts(10)
-                    .with_deadline(crate::agents::DEADLINE),
-                RetryBudget::default(),
-            ),
+            Kind::RetrierTenAttempts => (policy.with_max_attempts(10), RetryBudget::default()),
             _ => (policy, RetryBudget::default()),
         };
         // The shop with keys advertises them, and rmcp's client reads that over both
@@ -121,7 +149,25 @@ impl Strategy {
             retrier,
             quota: RetryBudget::default(),
             jitter: Mutex::new(fastrand::Rng::with_seed(seed)),
+            schedule,
+            run_start,
+            shop: None,
         }
+    }
+
+    /// The same strategy knowing which refunds `shop` made (the oracle's knowledge that a
+    /// call whose answer is lost has run).
+    pub fn knowing(mut self, shop: Shop) -> Self {
+        self.shop = Some(shop);
+        self
+    }
+
+    /// Whether the shop made the refund `call` asks for.
+    fn has_run(&self, call: &ToolCall) -> bool {
+        let key = call.arguments["key"].as_str().unwrap_or_default();
+        self.shop
+            .as_ref()
+            .is_some_and(|shop| shop.ledger().refunds.contains_key(key))
     }
 
     /// Runs one logical call to its end: every attempt, the last one deciding.
@@ -130,7 +176,7 @@ impl Strategy {
             Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierDeadline => {
+            | Kind::RetrierTenAttempts => {
                 let start = Instant::now();
                 let attempts = match call_tool(peer, &call, &self.retrier).await {
                     Ok(success) => success.attempts,
@@ -149,15 +195,47 @@ impl Strategy {
                 }
                 seen
             }
+            Kind::Oracle => self.oracle(peer, &call).await,
             _ => self.plain_loop(peer, &call).await,
         }
+    }
+
+    /// The oracle: an attempt, taken as done when it goes unanswered but the shop made the
+    /// refund, then, after a transient failure, a wait until its fault clears.
+    async fn oracle(&self, peer: &Peer<RoleClient>, call: &ToolCall) -> Vec<Seen> {
+        let start = Instant::now();
+        let mut seen = Vec::new();
+        loop {
+            let sent = self.run_start.elapsed();
+            let left = CALLER_DEADLINE.saturating_sub(start.elapsed());
+            let outcome = match once(peer, call, ATTEMPT_TIMEOUT.min(left)).await {
+                Outcome::Unknown(_) if self.has_run(call) => classify_result(&json!({
+                    "content": [{"type": "text", "text": RAN_TEXT}],
+                })),
+                other => other,
+            };
+            let now = self.run_start.elapsed();
+            let clears = oracle_clears(&self.schedule, &outcome, sent, now);
+            seen.push(Seen {
+                at: start.elapsed(),
+                outcome,
+            });
+            let Some(clears) = clears else { break };
+            let resume = self.run_start + clears;
+            if resume >= start + CALLER_DEADLINE {
+                break;
+            }
+            tokio::time::sleep_until(resume.into()).await;
+        }
+        seen
     }
 
     async fn plain_loop(&self, peer: &Peer<RoleClient>, call: &ToolCall) -> Vec<Seen> {
         let start = Instant::now();
         let mut seen = Vec::new();
         for number in 1u32.. {
-            let outcome = once(peer, call).await;
+            let left = CALLER_DEADLINE.saturating_sub(start.elapsed());
+            let outcome = once(peer, call, ATTEMPT_TIMEOUT.min(left)).await;
             let success = outcome.is_success();
             let timed_out = matches!(outcome, Outcome::Unknown(_));
             seen.push(Seen {
@@ -177,8 +255,10 @@ impl Strategy {
                 break;
             }
             match self.delay(number, timed_out) {
-                Some(delay) => tokio::time::sleep(delay).await,
-                None => break,
+                Some(delay) if start.elapsed() + delay < CALLER_DEADLINE => {
+                    tokio::time::sleep(delay).await;
+                }
+                _ => break,
             }
         }
         seen
@@ -191,7 +271,8 @@ impl Strategy {
             | Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierDeadline => None,
+            | Kind::RetrierTenAttempts
+            | Kind::Oracle => None,
             Kind::Fixed => (number <= 3).then_some(BASE),
             Kind::Exponential => (number <= 3).then(|| BASE * 2u32.pow(number - 1)),
             Kind::AwsStandard => {
@@ -207,14 +288,130 @@ impl Strategy {
     }
 }
 
-/// One `tools/call`, bounded by [`ATTEMPT_TIMEOUT`].
-async fn once(peer: &Peer<RoleClient>, call: &ToolCall) -> Outcome {
+/// When the oracle sends a call again after `outcome`, an attempt sent at `sent` and answered
+/// at `now` (both from the run's start): when the transient fault behind it clears (at once
+/// if it has), or `None` to stop (a success, a permanent failure, an attempt unanswered within
+/// the deadline, anything else).
+pub fn oracle_clears(
+    schedule: &Schedule,
+    outcome: &Outcome,
+    sent: Duration,
+    now: Duration,
+) -> Option<Duration> {
+    let Outcome::ExecutionError(error) = outcome else {
+        return None;
+    };
+    let code = error.code.as_deref()?;
+    if PERMANENT_CODES.contains(&code) {
+        return None;
+    }
+    let clears = match code {
+        "SERVICE_UNAVAILABLE" => schedule.last_outage_end(now)?,
+        "BACKEND_BUSY" => schedule.last_burst_end(now)?,
+        // The window the call arrived in: the one it was sent in, unless a window began
+        // before the answer came, in which case the call may have arrived in the new one.
+        "RATE_LIMITED" if schedule.window_end(sent) > now => schedule.window_end(sent),
+        "RATE_LIMITED" => schedule.window_end(now),
+        _ => return None,
+    };
+    Some(clears.max(now))
+}
+
+/// One `tools/call`, bounded by `timeout`.
+async fn once(peer: &Peer<RoleClient>, call: &ToolCall, timeout: Duration) -> Outcome {
     let mut params = CallToolRequestParams::new(call.name.clone());
     if let Some(arguments) = call.arguments.as_object() {
         params = params.with_arguments(arguments.clone());
     }
-    match tokio::time::timeout(ATTEMPT_TIMEOUT, peer.call_tool_once(params)).await {
+    match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
         Ok(answer) => classify_call(answer),
         Err(_) => Outcome::Unknown(UnknownCause::Timeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::ScheduleKind;
+
+    /// The execution error the shop answers with `code`.
+    fn failure(code: &str, category: &str, retry_after_ms: Option<u64>) -> Outcome {
+        let mut meta = json!({"code": code, "category": category, "retryable": true,
+            "message": "failed"});
+        if let Some(ms) = retry_after_ms {
+            meta["retryAfterMs"] = json!(ms);
+        }
+        classify_result(&json!({
+            "content": [{"type": "text", "text": format!("Error {code}")}],
+            "isError": true,
+            "_meta": {"rs.mcp-errors/error": meta},
+        }))
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_oracle_waits_for_the_outage_to_end() {
+        let s = Schedule::new(ScheduleKind::Mixed, 1);
+        let down = failure("SERVICE_UNAVAILABLE", "transient", None);
+        assert_eq!(oracle_clears(&s, &down, ms(3200), ms(3201)), Some(ms(5000)));
+        // Sent before the outage began, answered inside it.
+        assert_eq!(oracle_clears(&s, &down, ms(2999), ms(3001)), Some(ms(5000)));
+        let long = Schedule::new(ScheduleKind::LongOutage, 1);
+        assert_eq!(
+            oracle_clears(&long, &down, ms(4000), ms(4001)),
+            Some(ms(13_000))
+        );
+        // Answered after it ended: at once.
+        assert_eq!(oracle_clears(&s, &down, ms(4999), ms(5002)), Some(ms(5002)));
+    }
+
+    #[test]
+    fn the_oracle_waits_for_the_burst_to_end() {
+        let s = Schedule::new(ScheduleKind::Mixed, 1);
+        let busy = failure("BACKEND_BUSY", "transient", None);
+        // Seed 1's first burst is 803 to 1002 ms.
+        assert_eq!(oracle_clears(&s, &busy, ms(850), ms(851)), Some(ms(1002)));
+    }
+
+    #[test]
+    fn the_oracle_waits_for_the_end_of_the_window() {
+        let s = Schedule::new(ScheduleKind::RateLimits, 1);
+        let limited = failure("RATE_LIMITED", "rate_limited", Some(266));
+        assert_eq!(
+            oracle_clears(&s, &limited, ms(1234), ms(1235)),
+            Some(ms(1500))
+        );
+        // A window began before the answer came: the call may have arrived in it.
+        assert_eq!(
+            oracle_clears(&s, &limited, ms(1499), ms(1501)),
+            Some(ms(2000))
+        );
+    }
+
+    #[test]
+    fn the_oracle_never_retries_what_cannot_pass() {
+        let s = Schedule::new(ScheduleKind::Mixed, 1);
+        for (code, category) in [
+            ("BAD_ORDER_ID", "validation"),
+            ("EMPTY_QUERY", "validation"),
+            ("NO_SUCH_ORDER", "not_found"),
+            ("REFUND_NOT_PERMITTED", "permission"),
+        ] {
+            let outcome = failure(code, category, None);
+            assert_eq!(
+                oracle_clears(&s, &outcome, ms(3200), ms(3201)),
+                None,
+                "{code}"
+            );
+        }
+        // A call unanswered within the deadline is not sent again.
+        let unanswered = Outcome::Unknown(UnknownCause::Timeout);
+        assert_eq!(oracle_clears(&s, &unanswered, ms(100), ms(600)), None);
+        let done = classify_result(&json!({"content": [{"type": "text", "text": "ok"}]}));
+        assert!(done.is_success());
+        assert_eq!(oracle_clears(&s, &done, ms(3200), ms(3201)), None);
     }
 }
