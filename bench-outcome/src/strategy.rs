@@ -46,8 +46,8 @@ pub enum Kind {
     RetrierKeys,
     /// The same with a budget of 50 tokens.
     RetrierSmallBudget,
-    /// The same as `Retrier` with up to 10 attempts.
-    RetrierTenAttempts,
+    /// The same as `Retrier` with at most 3 attempts, as AWS's standard mode.
+    RetrierThreeAttempts,
     /// Knows the schedule: after a transient failure it waits until that fault clears, then
     /// sends the call again; it never retries a permanent failure, and takes a refund whose
     /// answer does not come within the attempt timeout, which the shop made, as done.
@@ -64,14 +64,14 @@ impl Kind {
         Kind::Retrier,
         Kind::RetrierKeys,
         Kind::RetrierSmallBudget,
-        Kind::RetrierTenAttempts,
+        Kind::RetrierThreeAttempts,
         Kind::Oracle,
     ];
 
     /// Whether this is one of the strategies compared (not a variant of the `Retrier`'s
     /// settings).
     pub fn compared(self) -> bool {
-        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierTenAttempts)
+        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierThreeAttempts)
     }
 
     /// Whether this is a baseline: neither the oracle nor one of mcp-errors' strategies.
@@ -97,7 +97,7 @@ impl Kind {
             Kind::Retrier => "mcp-errors Retrier",
             Kind::RetrierKeys => "mcp-errors Retrier + idempotency keys",
             Kind::RetrierSmallBudget => "Retrier, 50-token budget (variant)",
-            Kind::RetrierTenAttempts => "Retrier, 10 attempts (variant)",
+            Kind::RetrierThreeAttempts => "Retrier, 3 attempts (variant)",
             Kind::Oracle => "oracle (knows when each fault clears)",
         }
     }
@@ -135,7 +135,7 @@ impl Strategy {
             .with_attempt_timeout(ATTEMPT_TIMEOUT);
         let (policy, budget) = match kind {
             Kind::RetrierSmallBudget => (policy, RetryBudget::default().with_capacity(50)),
-            Kind::RetrierTenAttempts => (policy.with_max_attempts(10), RetryBudget::default()),
+            Kind::RetrierThreeAttempts => (policy.with_max_attempts(3), RetryBudget::default()),
             _ => (policy, RetryBudget::default()),
         };
         // The shop with keys advertises them, and rmcp's client reads that over both
@@ -176,7 +176,7 @@ impl Strategy {
             Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierTenAttempts => {
+            | Kind::RetrierThreeAttempts => {
                 let start = Instant::now();
                 let attempts = match call_tool(peer, &call, &self.retrier).await {
                     Ok(success) => success.attempts,
@@ -271,7 +271,7 @@ impl Strategy {
             | Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierTenAttempts
+            | Kind::RetrierThreeAttempts
             | Kind::Oracle => None,
             Kind::Fixed => (number <= 3).then_some(BASE),
             Kind::Exponential => (number <= 3).then(|| BASE * 2u32.pow(number - 1)),
