@@ -3,7 +3,8 @@
 //! Streamable HTTP on 127.0.0.1. `mcp_errors_core::rmcp::call_tool` follows each task, and
 //! the test checks what the client decides for each way a task ends: an execution error, a
 //! protocol error, a panic, a task the server cancels, one the caller cancels, one whose ttl
-//! runs out, one still working at the caller's deadline.
+//! runs out, one still working at the caller's deadline (with and without an idempotency
+//! key).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,8 +12,11 @@ use std::time::Duration;
 
 use mcp_errors_core::ToolError;
 use mcp_errors_core::client::{
-    Decision, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause, classify_result,
+    Decision, EscalationReason, Outcome, Retrier, RetryPolicy, ToolCall, UnknownCause,
+    classify_result,
 };
+use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
 use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -26,6 +30,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::json;
+use tower_layer::Layer as _;
 
 /// What a panicking export says, which must reach no client.
 const PANIC_TEXT: &str = "export buffer overrun at row 90817 (db password hunter2)";
@@ -118,8 +123,9 @@ const TOOLS: [&str; 6] = [
     "export_stuck",
 ];
 
-/// The server: every tool runs as a task of one manager, polled every 20 ms, kept `ttl_ms`.
-fn warehouse(ttl_ms: u64) -> ErrorBoundary<Warehouse> {
+/// The server: every tool runs as a task of one manager, polled every 20 ms, kept `ttl_ms`;
+/// with `keys`, `export_stuck` honours idempotency keys.
+fn warehouse(ttl_ms: u64, keys: bool) -> ErrorBoundary<Warehouse> {
     let tasks = TaskManager::new();
     let server = Warehouse {
         tasks: tasks.clone(),
@@ -128,7 +134,11 @@ fn warehouse(ttl_ms: u64) -> ErrorBoundary<Warehouse> {
     let options = TaskOptions::new()
         .with_poll_interval_ms(20)
         .with_ttl_ms(ttl_ms);
-    ErrorBoundary::new(server).with_tasks(tasks, options, TOOLS)
+    let boundary = ErrorBoundary::new(server).with_tasks(tasks, options, TOOLS);
+    if !keys {
+        return boundary;
+    }
+    boundary.with_idempotency(Idempotency::new(MemoryStore::new()).tools(["export_stuck"]))
 }
 
 /// How the client reaches the server.
@@ -149,7 +159,8 @@ fn client_config() -> ClientConfig {
     )
 }
 
-/// A client that declares the tasks extension, connected to `server` over `wire`.
+/// A client that declares the tasks extension, connected to `server` over `wire`, through
+/// the transport adapters that bring the server idempotency keys.
 async fn connect(
     server: ErrorBoundary<Warehouse>,
     wire: Wire,
@@ -157,8 +168,9 @@ async fn connect(
     match wire {
         Wire::Duplex => {
             let (server_side, client_side) = tokio::io::duplex(1 << 16);
+            let (read, write) = tokio::io::split(server_side);
             tokio::spawn(async move {
-                if let Ok(running) = server.serve(server_side).await {
+                if let Ok(running) = server.serve(adapter::server_stream(read, write)).await {
                     let _ = running.waiting().await;
                 }
             });
@@ -174,6 +186,7 @@ async fn connect(
                 Arc::new(LocalSessionManager::default()),
                 StreamableHttpServerConfig::default(),
             );
+            let service = HttpLayer.layer(service);
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
@@ -190,7 +203,7 @@ async fn connect(
 /// What `call_tool` comes to for `tool`: the decision it stopped with (`Done` for a success)
 /// and the outcome of its last attempt.
 async fn run(tool: &str, ttl_ms: u64, policy: RetryPolicy, wire: Wire) -> (Decision, Outcome) {
-    let client = connect(warehouse(ttl_ms), wire).await;
+    let client = connect(warehouse(ttl_ms, false), wire).await;
     let call = ToolCall::new(tool, json!({}));
     let retrier = Retrier::new(policy).with_seed(1);
     let ended = match call_tool(client.peer(), &call, &retrier).await {
@@ -305,7 +318,7 @@ async fn a_task_the_server_cancels_may_have_run() {
         assert_eq!(decision, Decision::CheckState, "{wire:?}");
         // Declared idempotent, it is sent again (with a new key), and ends the same way.
         let policy = RetryPolicy::default().with_max_attempts(2);
-        let client = connect(warehouse(TTL), wire).await;
+        let client = connect(warehouse(TTL, false), wire).await;
         let call = ToolCall::new("export_stopped", json!({})).idempotent(true);
         let report = call_tool(client.peer(), &call, &Retrier::new(policy).with_seed(1))
             .await
@@ -325,7 +338,7 @@ async fn a_task_the_server_cancels_may_have_run() {
 #[tokio::test]
 async fn a_task_the_caller_cancels_ends_cancelled() {
     on_every_wire(|wire| async move {
-        let client = connect(warehouse(TTL), wire).await;
+        let client = connect(warehouse(TTL, false), wire).await;
         let answer = client
             .peer()
             .call_tool_once(CallToolRequestParams::new("export_stuck"))
@@ -390,6 +403,49 @@ async fn a_task_still_working_at_the_deadline_is_an_unknown_outcome() {
             "{wire:?}: {outcome:?}"
         );
         assert_eq!(decision, Decision::CheckState, "{wire:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_keyed_task_still_working_at_the_deadline_brings_back_the_same_task() {
+    on_every_wire(|wire| async move {
+        let client = connect(warehouse(TTL, true), wire).await;
+        let call = ToolCall::new("export_stuck", json!({}));
+        let policy = RetryPolicy::default().with_deadline(Duration::from_millis(300));
+        let retrier = Retrier::new(policy)
+            .with_seed(1)
+            .with_idempotency_keys(true);
+        let report = call_tool(client.peer(), &call, &retrier)
+            .await
+            .expect_err("the task never ends");
+        // Every attempt with the same key followed one task: the server never started another.
+        let ids: std::collections::BTreeSet<_> = report
+            .attempts
+            .iter()
+            .filter_map(|attempt| match &attempt.outcome {
+                Outcome::Working { task_id, .. } => Some(task_id.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids.len(), 1, "{wire:?}: {:?}", report.attempts);
+        let keys: std::collections::BTreeSet<_> = report
+            .attempts
+            .iter()
+            .map(|attempt| attempt.idempotency_key.clone())
+            .collect();
+        assert_eq!(keys.len(), 1, "{wire:?}: one key throughout");
+        assert!(keys.iter().all(Option::is_some), "{wire:?}: keyed");
+        // The key would bring the task back: the caller is told the deadline passed, not to
+        // check the state.
+        assert_eq!(
+            report.decision,
+            Decision::Escalate {
+                reason: EscalationReason::DeadlineExceeded
+            },
+            "{wire:?}"
+        );
+        client.cancel().await.unwrap();
     })
     .await;
 }
