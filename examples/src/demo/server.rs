@@ -14,6 +14,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
+use super::exports::{self, ExportArgs, ExportError, ExportFile};
 use super::faults::{Fault, Faults};
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
 use super::refunds::{self, RefundArgs, RefundError, RefundReceipt};
@@ -32,6 +33,16 @@ pub struct IntentionalError;
 
 /// The tools with side effects, which honour request idempotency keys.
 pub const IDEMPOTENT_TOOLS: [&str; 2] = ["refund_order", "reserve_seat"];
+
+/// The long tools, which run as tasks for a client that declares the tasks extension.
+pub const TASK_TOOLS: [&str; 1] = ["export_orders"];
+
+/// The options of the demo's tasks: polled every 100 ms, kept ten minutes.
+pub fn task_options() -> rmcp::task_manager::TaskOptions {
+    rmcp::task_manager::TaskOptions::new()
+        .with_poll_interval_ms(100)
+        .with_ttl_ms(600_000)
+}
 
 #[derive(Debug)]
 struct State {
@@ -158,6 +169,19 @@ impl DemoServer {
         Parameters(args): Parameters<FetchReportArgs>,
     ) -> Result<Json<Report>, ReportError> {
         self.state.reports.fetch(&args.name).await.map(Json)
+    }
+
+    /// Exports the orders of one month (YYYY-MM) to a file. Takes a while: runs as a task for
+    /// a client that declares the tasks extension.
+    #[tool(
+        meta = error_catalog_meta::<ExportError>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true)
+    )]
+    async fn export_orders(
+        &self,
+        Parameters(args): Parameters<ExportArgs>,
+    ) -> Result<Json<ExportFile>, ExportError> {
+        exports::export(&args, &self.state.faults).await.map(Json)
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.
