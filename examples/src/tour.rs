@@ -16,7 +16,7 @@ use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
-use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
+use mcp_errors_core::rmcp::call_tool;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, RequestMetaObject,
 };
@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 
 use crate::cases::{Case, Reply, check};
-use crate::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS, TASK_TOOLS, task_options};
+use crate::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 
 /// A client connected to a `demo-server` child process; dropping it closes the child's stdin,
 /// and the child ends.
@@ -92,9 +92,9 @@ impl From<&Path> for ServerCommand {
 pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
 
 /// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
-/// takes them) over stdio, through [`ErrorBoundary`] with idempotency keys for its tools with
-/// side effects (in memory, through the transport adapter) and its long tools run as tasks,
-/// until the client leaves.
+/// takes them) over stdio, through its [boundary](DemoServer::boundary), with idempotency keys
+/// in memory (through the transport adapter) and its long tools run as tasks, until the
+/// client leaves.
 pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
     let faults = Faults::none();
     let mut args = args;
@@ -105,9 +105,7 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
         }
     }
     let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
-    let running = ErrorBoundary::new(DemoServer::new(faults))
-        .with_tasks(TaskManager::new(), task_options(), TASK_TOOLS)
-        .with_idempotency(keys)
+    let running = DemoServer::boundary(DemoServer::new(faults), Some(&keys), &TaskManager::new())
         .serve(adapter::server_stream(
             tokio::io::stdin(),
             tokio::io::stdout(),
@@ -128,7 +126,7 @@ pub async fn connect(
 }
 
 /// [`connect`] with a client that declares the tasks extension: the server runs its long
-/// tools ([`TASK_TOOLS`]) as tasks for it.
+/// tools ([`TASK_TOOLS`](crate::demo::TASK_TOOLS)) as tasks for it.
 pub async fn connect_with_tasks(
     command: impl Into<ServerCommand>,
     faults: &[String],

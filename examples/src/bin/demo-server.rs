@@ -100,8 +100,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, RedisStore};
-use mcp_errors_core::rmcp::ErrorBoundary;
-use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS, TASK_TOOLS, task_options};
+use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
 use rmcp::task_manager::TaskManager;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -400,20 +399,6 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The demo wrapped in its boundary, running its long tools as tasks of `tasks`, and
-/// honouring keys for its tools with side effects when `keys` holds a store.
-fn boundary(
-    server: DemoServer,
-    keys: Option<&Idempotency>,
-    tasks: &TaskManager,
-) -> ErrorBoundary<DemoServer> {
-    let boundary = ErrorBoundary::new(server).with_tasks(tasks.clone(), task_options(), TASK_TOOLS);
-    match keys {
-        Some(keys) => boundary.with_idempotency(keys.clone()),
-        None => boundary,
-    }
-}
-
 async fn serve_stdio(
     server: DemoServer,
     keys: Option<Idempotency>,
@@ -421,7 +406,7 @@ async fn serve_stdio(
     // The transport adapter brings the boundary the key and puts its capability on the wire; without
     // keys it changes nothing.
     let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
-    let running = boundary(server, keys.as_ref(), &TaskManager::new())
+    let running = DemoServer::boundary(server, keys.as_ref(), &TaskManager::new())
         .serve(stdio)
         .await?;
     running.waiting().await?;
@@ -458,7 +443,7 @@ async fn serve_http(
     // tasks.
     let tasks = TaskManager::new();
     let service = StreamableHttpService::new(
-        move || Ok(boundary(server.clone(), keys.as_ref(), &tasks)),
+        move || Ok(DemoServer::boundary(server.clone(), keys.as_ref(), &tasks)),
         sessions.clone(),
         config,
     );

@@ -71,10 +71,9 @@ fn is_month(month: &str) -> bool {
     let Some((year, number)) = month.split_once('-') else {
         return false;
     };
-    year.len() == 4
-        && year.bytes().all(|b| b.is_ascii_digit())
-        && number.len() == 2
-        && matches!(number.parse::<u8>(), Ok(1..=12))
+    let digits =
+        |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_digit());
+    digits(year, 4) && digits(number, 2) && matches!(number.parse::<u8>(), Ok(1..=12))
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@ use std::sync::atomic::AtomicU64;
 
 use chrono::{NaiveDate, Utc};
 use mcp_errors_core::ToolError;
-use mcp_errors_core::rmcp::{Json, error_catalog_meta};
+use mcp_errors_core::idempotency::Idempotency;
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CacheScope, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskManager, TaskOptions};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
 use super::exports::{self, ExportArgs, ExportError, ExportFile};
@@ -38,8 +40,8 @@ pub const IDEMPOTENT_TOOLS: [&str; 2] = ["refund_order", "reserve_seat"];
 pub const TASK_TOOLS: [&str; 1] = ["export_orders"];
 
 /// The options of the demo's tasks: polled every 100 ms, kept ten minutes.
-pub fn task_options() -> rmcp::task_manager::TaskOptions {
-    rmcp::task_manager::TaskOptions::new()
+pub fn task_options() -> TaskOptions {
+    TaskOptions::new()
         .with_poll_interval_ms(100)
         .with_ttl_ms(600_000)
 }
@@ -76,6 +78,22 @@ impl DemoServer {
 
     fn today() -> NaiveDate {
         Utc::now().date_naive()
+    }
+
+    /// The server wrapped in its boundary: its long tools ([`TASK_TOOLS`]) run as tasks of
+    /// `tasks`, and its tools with side effects ([`IDEMPOTENT_TOOLS`]) honour keys when `keys`
+    /// holds a store.
+    pub fn boundary(
+        server: DemoServer,
+        keys: Option<&Idempotency>,
+        tasks: &TaskManager,
+    ) -> ErrorBoundary<DemoServer> {
+        let boundary =
+            ErrorBoundary::new(server).with_tasks(tasks.clone(), task_options(), TASK_TOOLS);
+        match keys {
+            Some(keys) => boundary.with_idempotency(keys.clone()),
+            None => boundary,
+        }
     }
 
     /// Under `lose_response`, holds the response of a call whose work is done back for longer
