@@ -87,7 +87,10 @@ use crate::wire::{CATALOG_META_KEY, META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 ///   for its own timeout. The location comes from a panic hook installed at the first call,
 ///   which hands every panic on to the hook that was set before (yours, or the default one
 ///   that prints to stderr); a hook set after it replaces it, and the log then holds the
-///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends.
+///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends;
+/// - runs the tools given to [`with_tasks`](Self::with_tasks) as tasks (the extension
+///   `io.modelcontextprotocol/tasks`) for a client that declares it: the task ends as the
+///   direct call would have answered, everything above included.
 ///
 /// The correlation id of a request with a valid W3C `traceparent` in its `_meta` is
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
