@@ -23,6 +23,7 @@ use tokio::io::{
 
 const PASSWORD: &str = "hunter2-of-the-ledger";
 const USER: &str = "svc-ledger-writer";
+const SOURCE_TEXT: &str = "refused by ledger-db-7.internal";
 const PANIC_TEXT: &str = "ledger index corrupt at page 4411";
 
 #[derive(thiserror::Error, ToolError)]
@@ -37,6 +38,8 @@ enum ExportError {
         user: String,
         #[sensitive]
         password: String,
+        #[source]
+        cause: std::io::Error,
     },
     #[error("the ledger is rebuilding its index")]
     #[protocol(-32001)]
@@ -74,6 +77,7 @@ impl Exports {
         Err(ExportError::Connect {
             user: USER.into(),
             password: PASSWORD.into(),
+            cause: std::io::Error::other(SOURCE_TEXT),
         })
     }
 
@@ -301,7 +305,7 @@ async fn a_masked_error_completes_the_task_masked_with_the_requests_correlation_
     assert_eq!(ended["result"]["isError"], true);
     let text = ended["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("req-7"), "the model reports the id: {text}");
-    for secret in [PASSWORD, USER, "connect as"] {
+    for secret in [PASSWORD, USER, "connect as", SOURCE_TEXT, "ledger-db-7"] {
         assert!(!line.contains(secret), "{secret} on the wire: {line}");
     }
 }
