@@ -602,6 +602,25 @@ mod tests {
     use ::rmcp::model::ContentBlock;
     use serde_json::json;
 
+    #[test]
+    fn a_recorded_task_is_replayed_as_that_task_and_a_result_as_a_result() {
+        let now = "2025-11-25T10:30:00Z";
+        let task = ::rmcp::model::Task::new("t-1", ::rmcp::model::TaskStatus::Working, now, now);
+        let created = CreateTaskResult::new(task);
+        let recorded = Recorded::Result(serde_json::to_value(&created).unwrap());
+        let Ok(Ok(CallToolResponse::Task(replayed))) = replay(recorded) else {
+            panic!("expected the task");
+        };
+        assert_eq!(replayed, created);
+
+        let result = CallToolResult::success(vec![ContentBlock::text("done")]);
+        let recorded = Recorded::Result(serde_json::to_value(&result).unwrap());
+        let Ok(Ok(CallToolResponse::Complete(replayed))) = replay(recorded) else {
+            panic!("expected the result");
+        };
+        assert_eq!(replayed, result);
+    }
+
     fn fingerprint() -> Fingerprint {
         Fingerprint::of("refund", &json!({"order": 7}))
     }
