@@ -49,7 +49,7 @@ for line in sys.stdin:
                   "serverInfo": {"name": "probe", "version": "1"}}
         print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
 """
-TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"]
+TOOLS = ["export_orders", "fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"]
 
 
 def matches(expected, actual) -> bool:

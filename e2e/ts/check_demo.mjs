@@ -39,7 +39,7 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
   process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }) + "\\n");
 });
 `;
-const TOOLS = ["fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"];
+const TOOLS = ["export_orders", "fetch_report", "query_logs", "refund_order", "reserve_seat", "search_docs", "test_error_handling"];
 
 const server = process.argv[2];
 if (!server || process.argv.length !== 3) {

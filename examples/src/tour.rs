@@ -16,12 +16,15 @@ use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
-use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
-use rmcp::model::{CallToolRequestParams, RequestMetaObject};
+use mcp_errors_core::rmcp::call_tool;
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, RequestMetaObject,
+};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::task_manager::TaskManager;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value};
-use tokio::process::Command;
+use tokio::process::{ChildStdin, ChildStdout, Command};
 
 use crate::cases::{Case, Reply, check};
 use crate::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
@@ -89,8 +92,9 @@ impl From<&Path> for ServerCommand {
 pub const SERVE_DEMO_FLAG: &str = "--serve-demo";
 
 /// Serves a [`DemoServer`] with these faults (`--fault NAME[:N]` each, as `demo-server`
-/// takes them) over stdio, through [`ErrorBoundary`] with idempotency keys for its tools with
-/// side effects (in memory, through the transport adapter), until the client leaves.
+/// takes them) over stdio, through its [boundary](DemoServer::boundary), with idempotency keys
+/// in memory (through the transport adapter) and its long tools run as tasks, until the
+/// client leaves.
 pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dyn Error>> {
     let faults = Faults::none();
     let mut args = args;
@@ -101,8 +105,7 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
         }
     }
     let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
-    let running = ErrorBoundary::new(DemoServer::new(faults))
-        .with_idempotency(keys)
+    let running = DemoServer::boundary(DemoServer::new(faults), Some(&keys), &TaskManager::new())
         .serve(adapter::server_stream(
             tokio::io::stdin(),
             tokio::io::stdout(),
@@ -118,8 +121,30 @@ pub async fn connect(
     command: impl Into<ServerCommand>,
     faults: &[String],
 ) -> Result<DemoClient, Box<dyn Error>> {
+    let (stdout, stdin) = start(command.into(), faults)?;
+    Ok(().serve(adapter::client_stream(stdout, stdin)).await?)
+}
+
+/// [`connect`] with a client that declares the tasks extension: the server runs its long
+/// tools ([`TASK_TOOLS`](crate::demo::TASK_TOOLS)) as tasks for it.
+pub async fn connect_with_tasks(
+    command: impl Into<ServerCommand>,
+    faults: &[String],
+) -> Result<RunningService<RoleClient, ClientConfig>, Box<dyn Error>> {
+    let (stdout, stdin) = start(command.into(), faults)?;
+    let client = ClientConfig::new(
+        ClientCapabilities::builder().enable_tasks().build(),
+        Implementation::from_build_env(),
+    );
+    Ok(client.serve(adapter::client_stream(stdout, stdin)).await?)
+}
+
+/// Starts the server of `command` with these faults; its stdout and stdin.
+fn start(
+    command: ServerCommand,
+    faults: &[String],
+) -> Result<(ChildStdout, ChildStdin), Box<dyn Error>> {
     let mut child = command
-        .into()
         .command(faults)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -129,7 +154,7 @@ pub async fn connect(
     };
     // Reap the child once it ends (when the client closes its stdin).
     tokio::spawn(async move { child.wait().await });
-    Ok(().serve(adapter::client_stream(stdout, stdin)).await?)
+    Ok((stdout, stdin))
 }
 
 /// How long [`call`] waits for an answer: far longer than any case takes, so a server that
@@ -277,7 +302,8 @@ pub fn category_and_retryable(outcome: &Outcome) -> (String, String) {
 
 /// `key=value` pairs of a call's arguments, in the order the tools declare them.
 pub fn arguments_text(arguments: &Map<String, Value>) -> String {
-    const ORDER: [&str; 7] = [
+    const ORDER: [&str; 8] = [
+        "month",
         "department",
         "keywords",
         "seat_id",
@@ -321,6 +347,10 @@ pub struct RetryRuns {
     /// `refund_order` whose answer is held back past the attempt timeout (`lose_response:1`):
     /// retried with its idempotency key until the server replays the first answer.
     pub lost_answer: Result<RunSuccess, StopReport>,
+    /// `export_orders`, run as a task, against a warehouse lost during the first export
+    /// (`export_lost:1`): the task ends `completed` with a transient `isError` result, and the
+    /// call, declared idempotent, is sent again: a new task, which exports.
+    pub task_failure: Result<RunSuccess, StopReport>,
 }
 
 /// How long the tour's refund waits for an answer before it counts the attempt's outcome
@@ -335,7 +365,9 @@ pub const REFUND_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 /// `--fault lose_response:1`: the refund is made but its answer comes after
 /// [`REFUND_ATTEMPT_TIMEOUT`]; the server honours idempotency keys, so the client sends the
 /// call again with the same key (refused while the first still runs, then answered with the
-/// first call's answer): the refund is made once and the client gets its number.
+/// first call's answer): the refund is made once and the client gets its number. And an
+/// export run as a task by a client that declares the tasks extension, against a server
+/// started with `--fault export_lost:1`: the first task fails, the retry's task exports.
 pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, Box<dyn Error>> {
     let command = command.into();
     let client = connect(command.clone(), &["search_down:1".to_owned()]).await?;
@@ -348,7 +380,7 @@ pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, B
     let validation = call_tool(client.peer(), &search("finace"), &retrier).await;
     client.cancel().await?;
 
-    let client = connect(command, &["lose_response:1".to_owned()]).await?;
+    let client = connect(command.clone(), &["lose_response:1".to_owned()]).await?;
     let retrier = Retrier::new(
         RetryPolicy::default()
             .with_attempt_timeout(REFUND_ATTEMPT_TIMEOUT)
@@ -359,10 +391,18 @@ pub async fn retry_run(command: impl Into<ServerCommand>) -> Result<RetryRuns, B
     let refund = ToolCall::new("refund_order", serde_json::json!({"order_id": "ORD-1001"}));
     let lost_answer = call_tool(client.peer(), &refund, &retrier).await;
     client.cancel().await?;
+
+    let client = connect_with_tasks(command, &["export_lost:1".to_owned()]).await?;
+    let export =
+        ToolCall::new("export_orders", serde_json::json!({"month": "2026-11"})).idempotent(true);
+    let retrier = Retrier::new(RetryPolicy::default());
+    let task_failure = call_tool(client.peer(), &export, &retrier).await;
+    client.cancel().await?;
     Ok(RetryRuns {
         transient,
         validation,
         lost_answer,
+        task_failure,
     })
 }
 

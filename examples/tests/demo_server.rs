@@ -47,6 +47,7 @@ async fn every_case_comes_back_as_cases_json_expects() {
     assert_eq!(
         tools.into_iter().collect::<Vec<_>>(),
         [
+            "export_orders",
             "fetch_report",
             // A tool the server does not list.
             "query_log",
@@ -76,6 +77,7 @@ async fn every_tool_has_a_description_and_publishes_its_error_catalog() {
     assert_eq!(
         names,
         [
+            "export_orders",
             "fetch_report",
             "query_logs",
             "refund_order",

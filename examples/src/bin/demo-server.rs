@@ -17,7 +17,8 @@
 //! the response back for `--lose-response-delay`, 3 s by default: a client that waits less
 //! sees a timeout while the refund was made or the seat taken), and `stale_tool_list`
 //! (`tools/list` also lists `query_log`, a tool the server does not have, as a client's stale
-//! list would: a call to it is answered `UNKNOWN_TOOL`).
+//! list would: a call to it is answered `UNKNOWN_TOOL`), and `export_lost` (the warehouse goes
+//! away while `export_orders` runs: transient).
 //! `NAME:N` switches the fault on for the first N calls (of `tools/list` for
 //! `stale_tool_list`) only.
 //!
@@ -29,6 +30,9 @@
 //! `--no-idempotency` switches keys off (the capability is then not advertised, and keys are
 //! ignored). `--redis URL` keeps the records in Redis instead, so several replicas of the
 //! server behind one address (`--http ADDR --stateless`) share them.
+//!
+//! `export_orders` runs as a task (the tasks extension, polled every 100 ms, kept ten minutes)
+//! for a client that declares the extension; other clients get its answer directly.
 //!
 //! Over stdio, a line the server cannot read (not JSON, an id such as `1e400`, not a request)
 //! gets a JSON-RPC error with `"id": null`, and the server reads on
@@ -96,9 +100,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, RedisStore};
-use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
+use rmcp::task_manager::TaskManager;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -395,16 +399,6 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The demo wrapped in its boundary, honouring keys for its tools with side effects when
-/// `keys` holds a store.
-fn boundary(server: DemoServer, keys: Option<&Idempotency>) -> ErrorBoundary<DemoServer> {
-    let boundary = ErrorBoundary::new(server);
-    match keys {
-        Some(keys) => boundary.with_idempotency(keys.clone()),
-        None => boundary,
-    }
-}
-
 async fn serve_stdio(
     server: DemoServer,
     keys: Option<Idempotency>,
@@ -412,7 +406,9 @@ async fn serve_stdio(
     // The transport adapter brings the boundary the key and puts its capability on the wire; without
     // keys it changes nothing.
     let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
-    let running = boundary(server, keys.as_ref()).serve(stdio).await?;
+    let running = DemoServer::boundary(server, keys.as_ref(), &TaskManager::new())
+        .serve(stdio)
+        .await?;
     running.waiting().await?;
     Ok(())
 }
@@ -443,9 +439,11 @@ async fn serve_http(
         .with_legacy_session_mode(!limits.stateless)
         .with_json_response(limits.stateless);
     let end_sessions = config.cancellation_token.clone();
-    // Every session gets a clone: they share the faults, the seat map and the keys' store.
+    // Every session gets a clone: they share the faults, the seat map, the keys' store and the
+    // tasks.
+    let tasks = TaskManager::new();
     let service = StreamableHttpService::new(
-        move || Ok(boundary(server.clone(), keys.as_ref())),
+        move || Ok(DemoServer::boundary(server.clone(), keys.as_ref(), &tasks)),
         sessions.clone(),
         config,
     );

@@ -149,6 +149,19 @@ async fn tour() -> Result<bool, Box<dyn std::error::Error>> {
         &runs.lost_answer,
         true,
     );
+    println!(
+        "\nA task: export_orders, run as a task (the client declares the tasks extension), against a\n\
+         demo server with the fault export_lost:1 (the warehouse goes away during the first\n\
+         export). rmcp::call_tool polls tasks/get; the first task ends completed with a\n\
+         transient isError result, and the export, declared idempotent, is sent again:"
+    );
+    ok &= print_run(
+        &paint,
+        "export_orders",
+        "month=2026-11",
+        &runs.task_failure,
+        true,
+    );
     Ok(ok)
 }
 
@@ -220,6 +233,9 @@ fn describe(outcome: &Outcome) -> String {
             error.code.as_deref().unwrap_or("?"),
             error.category.map_or("?".into(), |c| c.to_string())
         ),
+        Outcome::Working { task_id, .. } => {
+            format!("task {} working", clip(task_id, 8))
+        }
         other => other.kind().to_owned(),
     }
 }
@@ -258,8 +274,14 @@ fn print_run(
     }
     match run {
         Ok(success) => {
-            println!("    succeeded after {} attempt(s)", attempts.len());
-            if let Some(key) = attempts.last().and_then(|a| a.idempotency_key.as_deref()) {
+            // The polls of a task are records of the attempt that started it.
+            let calls = attempts.last().map_or(0, |a| a.number);
+            println!("    succeeded after {calls} attempt(s)");
+            let one_key = attempts
+                .windows(2)
+                .all(|pair| pair[0].idempotency_key == pair[1].idempotency_key);
+            let key = attempts.last().and_then(|a| a.idempotency_key.as_deref());
+            if let Some(key) = key.filter(|_| one_key) {
                 let answer = success
                     .result()
                     .and_then(|r| r.structured_content())

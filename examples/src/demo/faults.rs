@@ -42,11 +42,14 @@ pub enum Fault {
     /// has, as a list a client fetched before the tool was removed would: a call to it finds
     /// no tool, which `ErrorBoundary` answers with `UNKNOWN_TOOL`.
     StaleToolList,
+    /// `export_lost`: the warehouse database goes away while `export_orders` runs
+    /// (`transient`): a task that ends `completed` with an `isError` result.
+    ExportLost,
 }
 
 impl Fault {
     /// Every fault, in the order of [`Fault::name`]s in the docs.
-    pub const ALL: [Fault; 11] = [
+    pub const ALL: [Fault; 12] = [
         Fault::SearchDown,
         Fault::TokenExpired,
         Fault::OrdersSlow,
@@ -58,6 +61,7 @@ impl Fault {
         Fault::ReportsOffline,
         Fault::LoseResponse,
         Fault::StaleToolList,
+        Fault::ExportLost,
     ];
 
     /// The name used by `--fault` and `DEMO_FAULTS`.
@@ -74,6 +78,7 @@ impl Fault {
             Fault::ReportsOffline => "reports_offline",
             Fault::LoseResponse => "lose_response",
             Fault::StaleToolList => "stale_tool_list",
+            Fault::ExportLost => "export_lost",
         }
     }
 

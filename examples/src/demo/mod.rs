@@ -1,4 +1,4 @@
-//! The demo server: six tools, each with its own derived error enum, modelled on the cases
+//! The demo server: seven tools, each with its own derived error enum, modelled on the cases
 //! that make tool errors hard.
 //!
 //! | tool | cases |
@@ -9,6 +9,7 @@
 //! | `query_logs` | entries; `start_time` after `end_time` (JSON-RPC -32602, `data` names both fields); a malformed timestamp (-32602); unknown service (`not_found`) |
 //! | `fetch_report` | from the cache; from the report service; classified at run time: a folder named as a report (`io::Error` `IsADirectory`: `validation`), an unknown report (HTTP 404: `not_found`), throttled (429: `rate_limited`, the service's `Retry-After`), down (503: `transient`), broken (500: `internal`, masked), unreachable (`reqwest::Error`: `transient`) |
 //! | `test_error_handling` | always a tool-execution error (the conformance suite calls it) |
+//! | `export_orders` | a long export (300 ms), run as a task ([`TASK_TOOLS`]) for a client that declares the tasks extension: the file written; a month that is not `YYYY-MM` (`validation`); the warehouse lost during the export (`transient`: the task ends `completed` with the `isError` result) |
 //!
 //! The faults that need a broken backend are switched on by [`Faults`]: the server's
 //! `--fault NAME[:N]` flags or the `DEMO_FAULTS` environment variable.
@@ -19,6 +20,7 @@
 //! idempotency keys ([`IDEMPOTENT_TOOLS`]): a retry with the key of a call that ran gets that
 //! call's answer, and nothing runs twice.
 
+mod exports;
 mod faults;
 mod logs;
 mod refunds;
@@ -27,10 +29,11 @@ mod search;
 mod seats;
 mod server;
 
+pub use exports::{EXPORT_DURATION, ExportArgs, ExportError, ExportFile};
 pub use faults::{Fault, Faults, LOSE_RESPONSE_DELAY, UnknownFault};
 pub use logs::{LogEntry, LogPage, LogsError, QueryLogsArgs};
 pub use refunds::{RefundArgs, RefundError, RefundReceipt};
 pub use reports::{FetchReportArgs, REPORT_SERVICE_RETRY_AFTER, Report, ReportError, Reports};
 pub use search::{DocHit, SearchArgs, SearchError, SearchHits};
 pub use seats::{Reservation, ReserveSeatArgs, SeatError};
-pub use server::{DemoServer, IDEMPOTENT_TOOLS, IntentionalError};
+pub use server::{DemoServer, IDEMPOTENT_TOOLS, IntentionalError, TASK_TOOLS, task_options};

@@ -5,15 +5,18 @@ use std::sync::atomic::AtomicU64;
 
 use chrono::{NaiveDate, Utc};
 use mcp_errors_core::ToolError;
-use mcp_errors_core::rmcp::{Json, error_catalog_meta};
+use mcp_errors_core::idempotency::Idempotency;
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CacheScope, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskManager, TaskOptions};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
+use super::exports::{self, ExportArgs, ExportError, ExportFile};
 use super::faults::{Fault, Faults};
 use super::logs::{self, LogPage, LogsError, QueryLogsArgs};
 use super::refunds::{self, RefundArgs, RefundError, RefundReceipt};
@@ -32,6 +35,16 @@ pub struct IntentionalError;
 
 /// The tools with side effects, which honour request idempotency keys.
 pub const IDEMPOTENT_TOOLS: [&str; 2] = ["refund_order", "reserve_seat"];
+
+/// The long tools, which run as tasks for a client that declares the tasks extension.
+pub const TASK_TOOLS: [&str; 1] = ["export_orders"];
+
+/// The options of the demo's tasks: polled every 100 ms, kept ten minutes.
+pub fn task_options() -> TaskOptions {
+    TaskOptions::new()
+        .with_poll_interval_ms(100)
+        .with_ttl_ms(600_000)
+}
 
 #[derive(Debug)]
 struct State {
@@ -65,6 +78,22 @@ impl DemoServer {
 
     fn today() -> NaiveDate {
         Utc::now().date_naive()
+    }
+
+    /// The server wrapped in its boundary: its long tools ([`TASK_TOOLS`]) run as tasks of
+    /// `tasks`, and its tools with side effects ([`IDEMPOTENT_TOOLS`]) honour keys when `keys`
+    /// holds a store.
+    pub fn boundary(
+        server: DemoServer,
+        keys: Option<&Idempotency>,
+        tasks: &TaskManager,
+    ) -> ErrorBoundary<DemoServer> {
+        let boundary =
+            ErrorBoundary::new(server).with_tasks(tasks.clone(), task_options(), TASK_TOOLS);
+        match keys {
+            Some(keys) => boundary.with_idempotency(keys.clone()),
+            None => boundary,
+        }
     }
 
     /// Under `lose_response`, holds the response of a call whose work is done back for longer
@@ -158,6 +187,19 @@ impl DemoServer {
         Parameters(args): Parameters<FetchReportArgs>,
     ) -> Result<Json<Report>, ReportError> {
         self.state.reports.fetch(&args.name).await.map(Json)
+    }
+
+    /// Exports the orders of one month (YYYY-MM) to a file. Takes a while: runs as a task for
+    /// a client that declares the tasks extension.
+    #[tool(
+        meta = error_catalog_meta::<ExportError>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true)
+    )]
+    async fn export_orders(
+        &self,
+        Parameters(args): Parameters<ExportArgs>,
+    ) -> Result<Json<ExportFile>, ExportError> {
+        exports::export(&args, &self.state.faults).await.map(Json)
     }
 
     /// Always fails with a tool-execution error, to test how a client handles one.

@@ -55,12 +55,16 @@
 //!
 //! | the task | [`Outcome`] | [`Decision`] |
 //! |---|---|---|
-//! | created, or `working` | [`Outcome::Working`] with its id, poll interval and ttl | [`Decision::PollTask`] after the poll interval; past the deadline, as [`Outcome::Unknown`] (`CheckState` unless declared idempotent or keyed) |
+//! | created, or `working` | [`Outcome::Working`] with its id, poll interval and ttl | [`Decision::PollTask`] after the poll interval |
+//! | `working` when the next poll would start after the deadline | the last [`Outcome::Working`] | `CheckState` (the call may have run), `Retry` if declared idempotent; with an idempotency key the server honors, `Retry` with the same key, which brings back the same task: the deadline then ends the call with [`Decision::Escalate`] (`DeadlineExceeded`) |
 //! | `input_required` | [`Outcome::InputRequired`], the `tasks/get` result kept | `ProvideInput`: answer with `tasks/update` |
-//! | `completed` | its `result` read as any result: ready, empty, execution error | as that outcome |
-//! | `failed` | its `error` read as any JSON-RPC error: [`Outcome::ProtocolError`] | as that error |
-//! | `cancelled` | [`Outcome::Unknown`]`(`[`UnknownCause::TaskCancelled`]`)` | `Retry` (with a new key) if declared idempotent, else `CheckState`: the task may have done some of its work, and its key would bring it back; a caller that cancelled the task itself knows it stopped at its word |
-//! | unknown id (-32602 from `tasks/get`) | [`Outcome::Unknown`]`(`[`UnknownCause::TaskExpired`]`)`, built by the caller | as `cancelled` |
+//! | `completed`, a success | [`Outcome::Ready`] | `Done` |
+//! | `completed`, an empty success | [`Outcome::Empty`] | `Done` |
+//! | `completed`, an execution error (`isError`) | [`Outcome::ExecutionError`], read as a direct call's | as that error: by its category, code and retry advice |
+//! | `failed` | its `error` read as any JSON-RPC error: [`Outcome::ProtocolError`] | as that error: `FixInput` for -32602, retried by its `data` advice, else `Escalate` |
+//! | `failed` because its `ttlMs` ran out before it ended (rmcp's -32603 `task expired: TTL elapsed before completion`) | [`Outcome::ProtocolError`] -32603 | `Escalate` |
+//! | `cancelled`, by the caller's `tasks/cancel` or by the server | [`Outcome::Unknown`]`(`[`UnknownCause::TaskCancelled`]`)` | `Retry` (with a new key) if declared idempotent, else `CheckState`: the task may have done some of its work, and its key would bring it back; a caller that cancelled the task itself knows it stopped at its word |
+//! | unknown id (-32602 from `tasks/get`: expired and deleted, or never known) | [`Outcome::Unknown`]`(`[`UnknownCause::TaskExpired`]`)`, built by the caller | as `cancelled` |
 //!
 //! A `taskId` longer than 1024 bytes, a status not among the five, a `completed` task without
 //! `result` or a `failed` one without `error` are [`Outcome::Invalid`].

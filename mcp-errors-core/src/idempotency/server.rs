@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::rmcp::ErrorData;
-use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, ServerCapabilities};
+use ::rmcp::model::{
+    CallToolResponse, CallToolResult, CreateTaskResult, JsonObject, ServerCapabilities,
+};
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -282,8 +284,10 @@ impl Idempotency {
             Ok(CallToolResponse::Complete(result)) => {
                 serde_json::to_value(result).map(Recorded::Result)
             }
+            // The task the call started: the same key gets the same task, never a second one.
+            Ok(CallToolResponse::Task(task)) => serde_json::to_value(task).map(Recorded::Result),
             Err(error) => serde_json::to_value(error).map(Recorded::Error),
-            // Not an outcome yet: the client comes back with input or for the task.
+            // Not an outcome yet: the client comes back with input.
             Ok(_) => {
                 let _ = self.store.release(&record, &token).await;
                 return answered;
@@ -401,6 +405,11 @@ fn replay(recorded: Recorded) -> Result<Result<CallToolResponse, ErrorData>, Sto
         )))
     };
     match recorded {
+        Recorded::Result(value) if value.get("resultType") == Some(&Value::from("task")) => {
+            serde_json::from_value::<CreateTaskResult>(value)
+                .map(|task| Ok(CallToolResponse::Task(task)))
+                .map_err(unreadable)
+        }
         Recorded::Result(value) => serde_json::from_value::<CallToolResult>(value)
             .map(|result| Ok(CallToolResponse::Complete(result)))
             .map_err(unreadable),
@@ -592,6 +601,25 @@ mod tests {
     use crate::idempotency::MemoryStore;
     use ::rmcp::model::ContentBlock;
     use serde_json::json;
+
+    #[test]
+    fn a_recorded_task_is_replayed_as_that_task_and_a_result_as_a_result() {
+        let now = "2025-11-25T10:30:00Z";
+        let task = ::rmcp::model::Task::new("t-1", ::rmcp::model::TaskStatus::Working, now, now);
+        let created = CreateTaskResult::new(task);
+        let recorded = Recorded::Result(serde_json::to_value(&created).unwrap());
+        let Ok(Ok(CallToolResponse::Task(replayed))) = replay(recorded) else {
+            panic!("expected the task");
+        };
+        assert_eq!(replayed, created);
+
+        let result = CallToolResult::success(vec![ContentBlock::text("done")]);
+        let recorded = Recorded::Result(serde_json::to_value(&result).unwrap());
+        let Ok(Ok(CallToolResponse::Complete(replayed))) = replay(recorded) else {
+            panic!("expected the result");
+        };
+        assert_eq!(replayed, result);
+    }
 
     fn fingerprint() -> Fingerprint {
         Fingerprint::of("refund", &json!({"order": 7}))

@@ -158,7 +158,8 @@ impl RecordKey {
 pub struct ClaimToken(pub String);
 
 /// The outcome of a call recorded for replay: the JSON of the `tools/call` result (`CallToolResult`,
-/// an `isError` result included), or of the JSON-RPC error object `{code, message, data?}`.
+/// an `isError` result included, or the `CreateTaskResult` of a call run as a task), or of the
+/// JSON-RPC error object `{code, message, data?}`.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Recorded {

@@ -95,6 +95,7 @@ mod client;
 mod json;
 mod panic;
 mod server;
+mod task;
 mod unknown_tool;
 
 #[cfg(feature = "client")]

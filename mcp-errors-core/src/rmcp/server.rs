@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use super::arguments::ArgumentError;
 use super::panic::{ToolPanicked, catch_panic};
+use super::task::{AnswerFn, Tasks};
 use super::unknown_tool::UnknownTool;
 use crate::catalog::ErrorCatalog;
 use crate::failure::options::FailureOptions;
@@ -86,7 +87,10 @@ use crate::wire::{CATALOG_META_KEY, META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 ///   for its own timeout. The location comes from a panic hook installed at the first call,
 ///   which hands every panic on to the hook that was set before (yours, or the default one
 ///   that prints to stderr); a hook set after it replaces it, and the log then holds the
-///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends.
+///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends;
+/// - runs the tools given to [`with_tasks`](Self::with_tasks) as tasks (the extension
+///   `io.modelcontextprotocol/tasks`) for a client that declares it: the task ends as the
+///   direct call would have answered, everything above included.
 ///
 /// The correlation id of a request with a valid W3C `traceparent` in its `_meta` is
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
@@ -127,6 +131,8 @@ pub struct ErrorBoundary<S> {
     /// Request idempotency keys, for the tools that opt in.
     #[cfg(feature = "idempotency")]
     idempotency: Option<crate::idempotency::Idempotency>,
+    /// The tools run as tasks, and the store that runs them.
+    tasks: Option<Tasks>,
 }
 
 /// The function that gives a request its correlation id.
@@ -145,7 +151,8 @@ impl<S: fmt::Debug> fmt::Debug for ErrorBoundary<S> {
                 &self.correlation_id.as_ref().map(|_| "fn"),
             )
             .field("catalog", &self.catalog)
-            .field("unknown_tool_result", &self.unknown_tool_result);
+            .field("unknown_tool_result", &self.unknown_tool_result)
+            .field("tasks", &self.tasks);
         #[cfg(feature = "idempotency")]
         f.field("idempotency", &self.idempotency);
         f.finish()
@@ -164,6 +171,7 @@ impl<S> ErrorBoundary<S> {
             unknown_tool_result: true,
             #[cfg(feature = "idempotency")]
             idempotency: None,
+            tasks: None,
         }
     }
 
@@ -316,14 +324,77 @@ impl<S> ErrorBoundary<S> {
         self
     }
 
-    /// `capabilities` with the idempotency capability's stand-in when keys are on.
+    /// Run the calls of `tools` as tasks (the extension `io.modelcontextprotocol/tasks`) of
+    /// `manager`, each with `options` (its `ttlMs` and `pollIntervalMs`), for a client that
+    /// declared the extension; a client that did not gets the direct answer. The boundary
+    /// declares the extension in its capabilities, answers `tools/call` with the task
+    /// (`resultType: "task"`), and `tasks/get`, `tasks/update` and `tasks/cancel` from
+    /// `manager` (an id `manager` does not know goes to the wrapped handler).
+    ///
+    /// The task runs the boundary's own answer, the one a direct call gets, and ends as it
+    /// says:
+    ///
+    /// | the tool's answer | the task |
+    /// |---|---|
+    /// | a result, an execution error (`isError`, payload, code, text, masking and correlation id as in a direct call), an argument error, an unknown tool, a masked `TOOL_PANICKED` for a panic | `completed`, with that result |
+    /// | a protocol error (a `#[protocol(...)]` variant, `invalid_params` to a client before 2025-11-25) | `failed`, with the JSON-RPC error and its `data` (code, retry advice) |
+    /// | none yet when `tasks/cancel` comes (the tool's future is dropped) | `cancelled` |
+    /// | none within `ttlMs` | `failed` with -32603 (rmcp's `TaskManager`), then gone |
+    ///
+    /// The tool finds the task's [`TaskContext`](::rmcp::task_manager::TaskContext) in its
+    /// request context's `extensions`, to ask the client for input (`input_required`) or set
+    /// the task's status message. With [`with_idempotency`](Self::with_idempotency), a
+    /// repeated key gets the same task back: the key records the task, not its end.
+    ///
+    /// `S` is cloned once here: the clone answers the calls run as tasks, so the server's
+    /// state must be shared between clones (an `Arc`, as rmcp's routers are).
+    ///
+    /// ```
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    /// use rmcp::task_manager::{TaskManager, TaskOptions};
+    ///
+    /// #[derive(Clone)]
+    /// struct Exports;
+    /// impl ServerHandler for Exports {}
+    ///
+    /// let options = TaskOptions::new().with_ttl_ms(600_000).with_poll_interval_ms(500);
+    /// let service = ErrorBoundary::new(Exports).with_tasks(TaskManager::new(), options, ["export"]);
+    /// # let _ = service;
+    /// ```
+    pub fn with_tasks<I>(
+        mut self,
+        manager: ::rmcp::task_manager::TaskManager,
+        options: ::rmcp::task_manager::TaskOptions,
+        tools: I,
+    ) -> Self
+    where
+        S: ServerHandler + Clone,
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let inner = self.inner.clone();
+        let answer: AnswerFn = Arc::new(move |request, context, options, unknown_tool_result| {
+            let inner = inner.clone();
+            Box::pin(async move {
+                answer_call(&inner, options, unknown_tool_result, request, context).await
+            })
+        });
+        let tools = tools.into_iter().map(Into::into).collect();
+        self.tasks = Some(Tasks::new(manager, options, tools, answer));
+        self
+    }
+
+    /// `capabilities` with the idempotency capability's stand-in when keys are on, and the
+    /// tasks extension when tools run as tasks.
     fn advertise(&self, capabilities: &mut ::rmcp::model::ServerCapabilities) {
+        if self.tasks.is_some() {
+            super::task::advertise(capabilities);
+        }
         #[cfg(feature = "idempotency")]
         if self.idempotency.is_some() {
             crate::idempotency::advertise(capabilities);
         }
-        #[cfg(not(feature = "idempotency"))]
-        let _ = capabilities;
     }
 
     /// The wrapped service.
@@ -431,13 +502,68 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
                 let name = request.name.clone();
                 let arguments = request.arguments.clone();
                 let scope = context.clone();
-                let call = self.answer_call(request, context);
+                let call = self.answer_or_spawn(request, context);
                 return idempotency
                     .run(&key, &name, arguments.as_ref(), &scope, &options, call)
                     .await;
             }
         }
-        self.answer_call(request, context).await
+        self.answer_or_spawn(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let Some(tasks) = &self.tasks else {
+            return self.inner.get_task(request, context).await;
+        };
+        match tasks.get(&request.task_id) {
+            Ok(task) => Ok(task),
+            Err(unknown) => self
+                .inner
+                .get_task(request, context)
+                .await
+                .map_err(|_| unknown),
+        }
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(tasks) = &self.tasks else {
+            return self.inner.update_task(request, context).await;
+        };
+        let responses = request.input_responses.clone();
+        match tasks.manager().update_task(&request.task_id, responses) {
+            Ok(()) => Ok(()),
+            Err(unknown) => self
+                .inner
+                .update_task(request, context)
+                .await
+                .map_err(|_| unknown),
+        }
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(tasks) = &self.tasks else {
+            return self.inner.cancel_task(request, context).await;
+        };
+        match tasks.manager().cancel_task(&request.task_id) {
+            Ok(()) => Ok(()),
+            Err(unknown) => self
+                .inner
+                .cancel_task(request, context)
+                .await
+                .map_err(|_| unknown),
+        }
     }
 
     async fn initialize(
@@ -505,9 +631,6 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         fn on_initialized(context: Notified) -> ();
         fn on_roots_list_changed(context: Notified) -> ();
         fn on_custom_notification(notification: CustomNotification, context: Notified) -> ();
-        fn get_task(request: GetTaskParams, context: Context) -> Answer<GetTaskResult>;
-        fn update_task(request: UpdateTaskParams, context: Context) -> Answer<()>;
-        fn cancel_task(request: CancelTaskParams, context: Context) -> Answer<()>;
         fn list_skills(
             request: Option<PaginatedRequestParams>,
             context: Context,
@@ -553,62 +676,83 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
 }
 
 impl<S: ServerHandler> ErrorBoundary<S> {
-    /// The answer to a `tools/call`: the wrapped handler's, run in the request's scope, with
-    /// rmcp's argument errors coded, an unknown tool named and a panic answered.
-    async fn answer_call(
+    /// The answer to a `tools/call`: the task that runs it, for a tool run as a task, else
+    /// the direct answer.
+    async fn answer_or_spawn(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let options = self.request_options(&request.name, &context);
-        // Kept to name the field of an argument error; the handler takes the request.
-        let arguments = request.arguments.clone();
-        // Kept to list the tools when the one called is not found.
-        let list_context = context.clone();
-        let name = request.name.clone();
-        let call = catch_panic(options.tool(), self.inner.call_tool(request, context));
-        match with_request_options(options.clone(), call).await {
-            Ok(Ok(CallToolResponse::Complete(result))) => {
-                // The tool's input schema says what a failing argument should be; asked for
-                // only when an argument failed.
-                let schema = || self.inner.get_tool(&name).map(|tool| tool.input_schema);
-                Ok(CallToolResponse::Complete(with_coded_argument_error(
-                    result,
-                    arguments.as_ref(),
-                    schema,
-                    &options,
-                )))
-            }
-            Ok(Err(error)) if is_tool_not_found(&error) => {
-                let listed = self.listed_tool_names(list_context).await;
-                UnknownTool::new(&name, listed)
-                    .answered_as_result(self.unknown_tool_result)
-                    .to_failure_with(&options)
-                    .into_rmcp()
-                    .map(CallToolResponse::from)
-            }
-            Ok(other) => other,
-            Err(panicked) => panicked
+        let unknown_tool_result = self.unknown_tool_result;
+        if let Some(tasks) = self.tasks.as_ref()
+            && tasks.runs(&request.name, &context)
+        {
+            return Ok(tasks.spawn(request, context, options, unknown_tool_result));
+        }
+        answer_call(&self.inner, options, unknown_tool_result, request, context).await
+    }
+}
+
+/// `inner`'s answer to a `tools/call`, run in the request's scope (`options`), with rmcp's
+/// argument errors coded, an unknown tool named and a panic answered.
+async fn answer_call<S: ServerHandler>(
+    inner: &S,
+    options: FailureOptions,
+    unknown_tool_result: bool,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    // Kept to name the field of an argument error; the handler takes the request.
+    let arguments = request.arguments.clone();
+    // Kept to list the tools when the one called is not found.
+    let list_context = context.clone();
+    let name = request.name.clone();
+    let call = catch_panic(options.tool(), inner.call_tool(request, context));
+    match with_request_options(options.clone(), call).await {
+        Ok(Ok(CallToolResponse::Complete(result))) => {
+            // The tool's input schema says what a failing argument should be; asked for
+            // only when an argument failed.
+            let schema = || inner.get_tool(&name).map(|tool| tool.input_schema);
+            Ok(CallToolResponse::Complete(with_coded_argument_error(
+                result,
+                arguments.as_ref(),
+                schema,
+                &options,
+            )))
+        }
+        Ok(Err(error)) if is_tool_not_found(&error) => {
+            let listed = listed_tool_names(inner, list_context).await;
+            UnknownTool::new(&name, listed)
+                .answered_as_result(unknown_tool_result)
                 .to_failure_with(&options)
                 .into_rmcp()
-                .map(CallToolResponse::from),
+                .map(CallToolResponse::from)
         }
+        Ok(other) => other,
+        Err(panicked) => panicked
+            .to_failure_with(&options)
+            .into_rmcp()
+            .map(CallToolResponse::from),
     }
+}
 
-    /// The names of the tools the wrapped handler lists, when its first page holds them all.
-    async fn listed_tool_names(&self, context: RequestContext<RoleServer>) -> Option<Vec<String>> {
-        let listed = self.inner.list_tools(None, context).await.ok()?;
-        if listed.next_cursor.is_some() {
-            return None;
-        }
-        Some(
-            listed
-                .tools
-                .into_iter()
-                .map(|tool| tool.name.into_owned())
-                .collect(),
-        )
+/// The names of the tools `inner` lists, when its first page holds them all.
+async fn listed_tool_names<S: ServerHandler>(
+    inner: &S,
+    context: RequestContext<RoleServer>,
+) -> Option<Vec<String>> {
+    let listed = inner.list_tools(None, context).await.ok()?;
+    if listed.next_cursor.is_some() {
+        return None;
     }
+    Some(
+        listed
+            .tools
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect(),
+    )
 }
 
 /// Whether `error` is the answer of rmcp's router to a tool it does not have, or has
