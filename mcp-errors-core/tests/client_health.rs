@@ -2,8 +2,7 @@
 //! for one probe, are released by its success, and give up at their deadline; on tokio's
 //! paused clock, so the waits cost no real time.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_errors_core::client::{
@@ -43,14 +42,14 @@ fn invalid() -> Result<Value, UnknownCause> {
     )
 }
 
-/// A server that answers with `during` until `until` from `start`, and `ok` after; counting
-/// the requests it gets.
+/// A server that answers with `during` until `until` from `start`, and `ok` after; noting
+/// when each request came.
 #[derive(Clone)]
 struct Server {
     start: Instant,
     until: Duration,
     during: fn() -> Result<Value, UnknownCause>,
-    requests: Arc<AtomicU32>,
+    requests: Arc<Mutex<Vec<Duration>>>,
 }
 
 impl Server {
@@ -59,13 +58,14 @@ impl Server {
             start: Instant::now(),
             until,
             during,
-            requests: Arc::new(AtomicU32::new(0)),
+            requests: Arc::default(),
         }
     }
 
     fn answer(&self) -> Result<Value, UnknownCause> {
-        self.requests.fetch_add(1, Ordering::SeqCst);
-        if self.start.elapsed() < self.until {
+        let at = self.start.elapsed();
+        self.requests.lock().unwrap().push(at);
+        if at < self.until {
             (self.during)()
         } else {
             ok()
@@ -73,8 +73,30 @@ impl Server {
     }
 
     fn requests(&self) -> u32 {
-        self.requests.load(Ordering::SeqCst)
+        self.times().len() as u32
     }
+
+    fn times(&self) -> Vec<Duration> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// The requests that came while it was down, after the first `skip`: the probes.
+    fn probes(&self, skip: usize) -> Vec<Duration> {
+        let times = self.times();
+        times[skip..]
+            .iter()
+            .copied()
+            .filter(|at| *at < self.until)
+            .collect()
+    }
+}
+
+/// Whether requests at `times` went one at a time, at least 100 ms apart (the first probe
+/// wait).
+fn one_at_a_time(times: &[Duration]) -> bool {
+    times
+        .windows(2)
+        .all(|pair| pair[1] - pair[0] >= Duration::from_millis(100))
 }
 
 async fn call(retrier: &Retrier, server: &Server, call: &ToolCall) -> Result<(), StopReport> {
@@ -120,16 +142,22 @@ async fn callers_of_a_server_held_down_wait_for_one_probe_and_go_together_when_i
     while let Some(result) = runs.join_next().await {
         assert!(result.unwrap().is_ok());
     }
-    // Every call ended once the server was back, within the probes' longest wait of 1 s and
+    // Every call ended once the server was back, within the probes' longest wait of 250 ms and
     // the release spread of 100 ms.
     let took = started.elapsed();
     assert!(took >= Duration::from_secs(10), "{took:?}");
-    assert!(took <= Duration::from_millis(11_100), "{took:?}");
-    // Over 10 s of outage the server met the failures that held it down, one probe at a
-    // time (at most one a 100 ms, in practice one a second), and one call from each caller
-    // at the end: far fewer than 20 callers retrying on their own.
-    let requests = server.requests();
-    assert!(requests <= 20 + 20 + 20, "{requests} requests");
+    assert!(took <= Duration::from_millis(10_350), "{took:?}");
+    // Over 10 s of outage the server met the 20 first calls, sent before it was held down,
+    // then one probe at a time, then each caller once at the end.
+    let probes = server.probes(20);
+    assert!(one_at_a_time(&probes), "{probes:?}");
+    assert!(probes.len() <= 10_000 / 100, "{probes:?}");
+    let after = server
+        .times()
+        .iter()
+        .filter(|at| **at >= server.until)
+        .count();
+    assert_eq!(after, 20);
     assert!(!retrier.health().is_down());
     // No token was taken while the callers waited.
     assert!(retrier.budget().unwrap().available() >= 400);
@@ -183,11 +211,15 @@ async fn a_call_that_arrives_while_the_server_is_down_sends_nothing_until_releas
     assert!(second.is_ok());
     // Only the first caller's probes reached the server before the release.
     assert!(first.await.unwrap().is_ok());
-    assert!(
-        server.requests() - before <= 1 + 1 + 4,
-        "{}",
-        server.requests()
-    );
+    assert_eq!(before, 1);
+    let probes = server.probes(0);
+    assert!(one_at_a_time(&probes), "{probes:?}");
+    let after = server
+        .times()
+        .iter()
+        .filter(|at| **at >= server.until)
+        .count();
+    assert_eq!(after, 2);
 }
 
 #[tokio::test(start_paused = true)]

@@ -131,14 +131,14 @@ pub(crate) struct Ticket {
 const DOWN_AFTER: u32 = 5;
 
 /// Five failures in a row hold the server down; the first probe goes 100 ms later, the next
-/// after twice as long as the one before, at most 1 s apart; released calls are spread over
-/// 100 ms.
+/// after twice as long as the one before, at most 250 ms apart; released calls are spread
+/// over 100 ms.
 impl Default for ServerHealth {
     fn default() -> Self {
         ServerHealth::new(Settings {
             down_after: DOWN_AFTER,
             first_probe: Duration::from_millis(100),
-            longest_probe: Duration::from_secs(1),
+            longest_probe: Duration::from_millis(250),
             release_spread: Duration::from_millis(100),
         })
     }
@@ -167,7 +167,8 @@ impl ServerHealth {
 
     /// A new health, up and shared with nothing yet, whose first probe of a server held down
     /// goes `first` after it was held down, and each next one twice as long after the last
-    /// failed, at most `longest`. The defaults are 100 ms and 1 s.
+    /// failed, at most `longest`. The defaults are 100 ms and 250 ms: a probe is one call, and
+    /// an agent's call is worth more on time.
     pub fn with_probe_backoff(self, first: Duration, longest: Duration) -> Self {
         self.with(|s| {
             s.first_probe = first;

@@ -441,6 +441,20 @@ impl Retrier {
                 }
                 _ => self.policy.decide(&outcome, attempt),
             };
+            // While the server is held down, the health holds the retry back until a probe
+            // passes: its own backoff would only make it later than the others.
+            let decision = match decision {
+                Decision::Retry { .. } if self.health.is_down() => Decision::Retry {
+                    after: Duration::ZERO,
+                },
+                Decision::RetryWithState { request_state, .. } if self.health.is_down() => {
+                    Decision::RetryWithState {
+                        after: Duration::ZERO,
+                        request_state,
+                    }
+                }
+                other => other,
+            };
             // A server replays an answered outcome under its key, so a retry after one is a new
             // attempt of the operation, with a new key.
             let renew = matches!(decision, Decision::Retry { .. }) && self.answered(&outcome);
