@@ -15,7 +15,7 @@
 //! - `peer`: what one peer's codes and texts mean; `idempotency`: whether an `initialize`
 //!   result advertises idempotency keys, and whether a tool's annotations call it idempotent.
 
-pub(crate) mod classify;
+pub(crate) mod response;
 pub(crate) mod clean;
 mod described;
 mod execution;
@@ -30,7 +30,7 @@ mod raw;
 pub(crate) mod text;
 pub(crate) mod unwrap;
 
-pub use classify::{classify, classify_bytes, classify_result};
+pub use response::{classify, classify_bytes, classify_result};
 pub use execution::{Evidence, ExecutionError};
 pub use idempotency::advertises_idempotency;
 pub(crate) use idempotency::hints_idempotent;
