@@ -10,8 +10,8 @@ use ::rmcp::model::{
 use ::rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
-use crate::client::read::response::MAX_REQUEST_STATE_BYTES;
 use crate::client::read::clean;
+use crate::client::read::response::MAX_REQUEST_STATE_BYTES;
 use crate::client::{
     AttemptContext, InvalidReason, Outcome, Retrier, RunSuccess, StopReport, ToolCall,
     UnknownCause, advertises_idempotency, classify_result,

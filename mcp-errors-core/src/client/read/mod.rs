@@ -15,7 +15,6 @@
 //! - `peer`: what one peer's codes and texts mean; `idempotency`: whether an `initialize`
 //!   result advertises idempotency keys, and whether a tool's annotations call it idempotent.
 
-pub(crate) mod response;
 pub(crate) mod clean;
 mod described;
 mod execution;
@@ -27,10 +26,10 @@ mod outcome;
 mod peer;
 pub(crate) mod protocol;
 mod raw;
+pub(crate) mod response;
 pub(crate) mod text;
 pub(crate) mod unwrap;
 
-pub use response::{classify, classify_bytes, classify_result};
 pub use execution::{Evidence, ExecutionError};
 pub use idempotency::advertises_idempotency;
 pub(crate) use idempotency::hints_idempotent;
@@ -38,3 +37,4 @@ pub use outcome::{InvalidReason, Outcome, UnknownCause};
 pub use peer::{CodeMeaning, PeerProfile};
 pub use protocol::ProtocolError;
 pub use raw::RawResult;
+pub use response::{classify, classify_bytes, classify_result};

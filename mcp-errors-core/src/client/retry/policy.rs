@@ -7,9 +7,9 @@ use super::call::Attempt;
 use super::decision::{Decision, EscalationReason};
 use crate::catalog::ErrorCatalog;
 use crate::category::{Category, FailureClass};
-use crate::client::read::response::MAX_REQUEST_STATE_BYTES;
 use crate::client::read::failure::{Channel, Description, Failure, NamedBy, describe};
 use crate::client::read::protocol::{KeyRefusal, ProtocolError};
+use crate::client::read::response::MAX_REQUEST_STATE_BYTES;
 use crate::client::{CodeMeaning, Outcome, PeerProfile};
 use crate::wire::jsonrpc::ErrorCode;
 

@@ -71,6 +71,14 @@ impl RunSuccess {
 /// replay the failure under the old one. An attempt's future that
 /// never finishes cannot outlast the deadline.
 ///
+/// The calls of one retrier, and of its clones, wait together on the server's
+/// [`ServerHealth`]: each attempt's outcome is recorded in it, and before each attempt the
+/// retrier asks it whether to send. While the server is held down, a call sends nothing and
+/// takes no budget until a probe (one caller's own call, one at a time) passes or its
+/// deadline comes ([`EscalationReason::DeadlineExceeded`], with the time held back in
+/// [`StopReport::held_back`]); a retry then waits for the probe, not its own backoff. Make
+/// one retrier per server and share it (or its health) among the calls to that server.
+///
 /// ```
 /// use std::future::Future;
 /// use std::pin::pin;
