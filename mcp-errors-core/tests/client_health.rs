@@ -2,6 +2,7 @@
 //! for one probe, are released by its success, and give up at their deadline; on tokio's
 //! paused clock, so the waits cost no real time.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -234,4 +235,58 @@ async fn permanent_failures_never_hold_the_server_down() {
     }
     assert!(!retrier.health().is_down());
     assert_eq!(server.requests(), 20);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_probe_left_unanswered_does_not_hold_the_other_callers_for_its_whole_attempt() {
+    let server = Server::new(Duration::from_secs(2), unavailable);
+    let policy = RetryPolicy::default().with_attempt_timeout(Duration::from_secs(5));
+    let retrier = Retrier::new(policy)
+        .with_health(ServerHealth::default().with_down_after(1))
+        .with_seed(11);
+    // The first call sent while the server is held down (the first probe) never gets an answer.
+    let hung = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let mut runs = tokio::task::JoinSet::new();
+    for i in 0..5 {
+        let (retrier, server, hung) = (retrier.clone(), server.clone(), hung.clone());
+        runs.spawn(async move {
+            let read = ToolCall::new("get_order", json!({"id": i})).idempotent(true);
+            let health = retrier.health().clone();
+            let result = retrier
+                .run(
+                    &read,
+                    |_| {
+                        let hang = health.is_down() && !hung.swap(true, Ordering::SeqCst);
+                        let answer = server.answer();
+                        async move {
+                            if hang {
+                                tokio::time::sleep(Duration::from_secs(60)).await;
+                            }
+                            answer
+                        }
+                    },
+                    tokio::time::sleep,
+                )
+                .await;
+            assert!(result.is_ok(), "{result:?}");
+            started.elapsed()
+        });
+    }
+    let mut ended = Vec::new();
+    while let Some(took) = runs.join_next().await {
+        ended.push(took.unwrap());
+    }
+    ended.sort();
+    assert!(hung.load(Ordering::SeqCst));
+    // The four others went on probing past the silent one and were released once the server
+    // was back: within the longest probe wait and the release spread of its return.
+    assert!(
+        ended[..4]
+            .iter()
+            .all(|t| *t <= Duration::from_millis(2_350)),
+        "{ended:?}"
+    );
+    // The caller of the silent probe waited out its own attempt, then passed.
+    assert!(ended[4] >= Duration::from_secs(5), "{ended:?}");
 }

@@ -26,7 +26,9 @@ use crate::client::read::failure::{Channel, Description};
 /// - **Down.** No call is sent. After the [first probe wait](Self::with_probe_backoff), one
 ///   caller at a time sends its own call as a probe; the others wait, sending nothing and
 ///   spending no [budget](crate::client::RetryBudget), each up to its own deadline. A probe
-///   that fails the same way doubles the wait before the next one, up to the longest. A probe
+///   that fails the same way doubles the wait before the next one, up to the longest; a probe
+///   still unanswered after one wait no longer holds the others, and the next caller probes
+///   (a slow answer says little, and would hold every caller for a whole attempt). A probe
 ///   the server answers in any other way, or a success of a call already in flight, marks the
 ///   server up and releases every waiting call at once, each after a jittered share of the
 ///   [release spread](Self::with_release_spread), so the server does not meet them all in the
@@ -84,6 +86,8 @@ struct State {
     held_until: Option<Instant>,
     /// Bumped at each change a waiting call must see.
     generation: u64,
+    /// Probes sent so far: the number of the last one.
+    probes: u64,
     waiters: Vec<Waker>,
 }
 
@@ -93,8 +97,9 @@ struct Down {
     next_probe: Instant,
     /// The wait before the next probe after this one fails.
     backoff: Duration,
-    /// A probe is out.
-    probing: bool,
+    /// The probe out, by number, and until when it holds the other calls back: one probe
+    /// wait after it was sent. A probe not answered by then is no longer the probe.
+    probe: Option<(u64, Instant)>,
 }
 
 /// What an attempt says of the server's health.
@@ -120,11 +125,11 @@ pub(crate) enum Gate {
     },
 }
 
-/// A sent attempt's place in the health: a probe's, or an ordinary call's.
+/// A sent attempt's place in the health: a probe's (with its number), or an ordinary call's.
 #[derive(Debug)]
 pub(crate) struct Ticket {
     health: ServerHealth,
-    probe: bool,
+    probe: Option<u64>,
 }
 
 /// Envoy's and Finagle's default count of consecutive failures.
@@ -214,14 +219,19 @@ impl ServerHealth {
             })
         };
         match state.down {
-            None => ticket(false),
-            Some(Down { probing: true, .. }) => wait(None),
+            None => ticket(None),
+            Some(Down {
+                probe: Some((_, until)),
+                ..
+            }) if now < until => wait(Some(until)),
             Some(Down { next_probe, .. }) if now < next_probe => wait(Some(next_probe)),
             Some(_) => {
+                state.probes = state.probes.wrapping_add(1);
+                let number = state.probes;
                 if let Some(down) = &mut state.down {
-                    down.probing = true;
+                    down.probe = Some((number, now.checked_add(down.backoff).unwrap_or(now)));
                 }
-                ticket(true)
+                ticket(Some(number))
             }
         }
     }
@@ -234,9 +244,12 @@ impl ServerHealth {
         }
     }
 
-    fn record(&self, signal: Signal, probe: bool, now: Instant) {
+    fn record(&self, signal: Signal, probe: Option<u64>, now: Instant) {
         let settings = self.0.settings;
         let mut state = self.lock();
+        // A probe superseded by a later one counts as an ordinary call.
+        let probe =
+            probe.is_some() && state.down.and_then(|d| d.probe).map(|(number, _)| number) == probe;
         let changed = match signal {
             Signal::Alive => {
                 state.consecutive = 0;
@@ -255,18 +268,18 @@ impl ServerHealth {
                 let tripped = state.consecutive >= settings.down_after;
                 match &mut state.down {
                     Some(down) if probe => {
-                        down.probing = false;
+                        down.probe = None;
                         down.backoff = down.backoff.saturating_mul(2).min(settings.longest_probe);
                         down.next_probe = now.checked_add(down.backoff).unwrap_or(now);
                         true
                     }
-                    // A call sent before the server was held down.
+                    // A call sent before the server was held down, or a superseded probe.
                     Some(_) => false,
                     None if tripped => {
                         state.down = Some(Down {
                             next_probe: now.checked_add(settings.first_probe).unwrap_or(now),
                             backoff: settings.first_probe,
-                            probing: false,
+                            probe: None,
                         });
                         true
                     }
@@ -279,13 +292,14 @@ impl ServerHealth {
         }
     }
 
-    /// A probe that ended without an outcome: another caller may probe.
-    fn abandon_probe(&self) {
+    /// Probe `number` ended without an outcome: if it is still the probe, another caller may
+    /// probe at once.
+    fn abandon_probe(&self, number: u64) {
         let mut state = self.lock();
         if let Some(down) = &mut state.down
-            && down.probing
+            && down.probe.is_some_and(|(out, _)| out == number)
         {
-            down.probing = false;
+            down.probe = None;
             bump(&mut state);
         }
     }
@@ -310,8 +324,8 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        if self.probe {
-            self.health.abandon_probe();
+        if let Some(number) = self.probe {
+            self.health.abandon_probe(number);
         }
     }
 }
@@ -382,7 +396,7 @@ mod tests {
 
     fn held(gate: Gate) -> Option<Instant> {
         match gate {
-            Gate::Go(ticket) => panic!("sent (probe: {})", ticket.probe),
+            Gate::Go(ticket) => panic!("sent (probe: {:?})", ticket.probe),
             Gate::Wait { until, .. } => until,
         }
     }
@@ -426,11 +440,11 @@ mod tests {
             .with_probe_backoff(100 * MS, 300 * MS);
         fail(&health, t0, 1, Signal::Down);
         let mut at = t0 + 100 * MS;
-        for wait in [200, 300, 300] {
+        for (out, wait) in [(100, 200), (200, 300), (300, 300)] {
             let probe = sent(health.admit(at));
-            assert!(probe.probe);
-            // While the probe is out, every other call waits for a change, with no timer.
-            assert_eq!(held(health.admit(at)), None);
+            assert!(probe.probe.is_some());
+            // While the probe is out, every other call waits for its answer, one probe wait.
+            assert_eq!(held(health.admit(at)), Some(at + out * MS));
             probe.record(Signal::Down, at);
             assert_eq!(held(health.admit(at)), Some(at + wait * MS));
             at += wait * MS;
@@ -454,7 +468,7 @@ mod tests {
         probe.record(Signal::Alive, at);
         assert!(waiting.as_mut().poll(&mut cx).is_ready());
         assert!(!health.is_down());
-        assert!(!sent(health.admit(at)).probe);
+        assert!(sent(health.admit(at)).probe.is_none());
     }
 
     #[test]
@@ -464,7 +478,38 @@ mod tests {
         fail(&health, t0, 1, Signal::Down);
         let at = t0 + 100 * MS;
         drop(sent(health.admit(at)));
-        assert!(sent(health.admit(at)).probe);
+        assert!(sent(health.admit(at)).probe.is_some());
+    }
+
+    #[test]
+    fn a_probe_unanswered_for_a_probe_wait_gives_way_to_the_next_and_counts_as_a_call() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(1);
+        fail(&health, t0, 1, Signal::Down);
+        let slow = sent(health.admit(t0 + 100 * MS));
+        assert_eq!(held(health.admit(t0 + 199 * MS)), Some(t0 + 200 * MS));
+        let next = sent(health.admit(t0 + 200 * MS));
+        assert!(next.probe.is_some() && next.probe != slow.probe);
+        // The slow one's failure is an ordinary call's: the probe out still holds the others.
+        slow.record(Signal::Down, t0 + 600 * MS);
+        assert_eq!(held(health.admit(t0 + 250 * MS)), Some(t0 + 300 * MS));
+        next.record(Signal::Down, t0 + 250 * MS);
+        assert_eq!(held(health.admit(t0 + 260 * MS)), Some(t0 + 450 * MS));
+        // Dropping a superseded probe does not free the place of the one out; dropping that
+        // one does.
+        let third = sent(health.admit(t0 + 450 * MS));
+        let fourth = sent(health.admit(t0 + 650 * MS));
+        drop(third);
+        assert_eq!(held(health.admit(t0 + 700 * MS)), Some(t0 + 850 * MS));
+        drop(fourth);
+        assert!(sent(health.admit(t0 + 700 * MS)).probe.is_some());
+        // A superseded probe's success releases every call, as any call's does.
+        let fifth = sent(health.admit(t0 + 700 * MS));
+        let sixth = sent(health.admit(t0 + 900 * MS));
+        fifth.record(Signal::Alive, t0 + 950 * MS);
+        assert!(!health.is_down());
+        drop(sixth);
+        assert!(sent(health.admit(t0 + 960 * MS)).probe.is_none());
     }
 
     #[test]
@@ -490,7 +535,7 @@ mod tests {
         // A shorter hold from a call that was in flight does not shorten it.
         in_flight.record(Signal::Hold(10 * MS), t0 + 150 * MS);
         assert_eq!(held(health.admit(t0 + 200 * MS)), Some(t0 + 500 * MS));
-        assert!(!sent(health.admit(t0 + 500 * MS)).probe);
+        assert!(sent(health.admit(t0 + 500 * MS)).probe.is_none());
     }
 
     #[test]
@@ -555,6 +600,9 @@ mod tests {
         let clone = health.clone();
         fail(&health, Instant::now(), 1, Signal::Down);
         assert!(clone.is_down());
-        assert!(!clone.with_release_spread(10 * MS).is_down());
+        let spread = clone.with_release_spread(10 * MS);
+        assert!(!spread.is_down());
+        assert_eq!(spread.release_spread(), 10 * MS);
+        assert_eq!(health.release_spread(), 100 * MS);
     }
 }
