@@ -1,4 +1,4 @@
-//! The shop: an rmcp server of three tools whose calls fail on the [`Schedule`], counting the
+//! The shop: an rmcp server of four tools whose calls fail on the [`Schedule`], counting the
 //! calls it is offered and the refunds it makes; with keys, its refunds honour idempotency
 //! keys, recorded in memory.
 
@@ -190,6 +190,20 @@ pub struct RefundArgs {
     cents: u32,
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct StatusArgs {
+    /// The agent's name for this call (the benchmark's bookkeeping).
+    key: String,
+    /// The `key` of the refund call asked about.
+    reference: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct RefundStatus {
+    reference: String,
+    refunded: bool,
+}
+
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Order {
     order_id: String,
@@ -322,6 +336,21 @@ impl Shop {
         }))
     }
 
+    /// Whether the refund call named `reference` was made: what an agent asks when a refund's
+    /// answer was lost.
+    #[tool(annotations(read_only_hint = true))]
+    async fn refund_status(
+        &self,
+        Parameters(args): Parameters<StatusArgs>,
+    ) -> Result<Json<RefundStatus>, ShopError> {
+        self.admit(&args.key)?;
+        let refunded = self.ledger().refunds.contains_key(&args.reference);
+        Ok(Json(RefundStatus {
+            reference: args.reference,
+            refunded,
+        }))
+    }
+
     /// Refunds an order. Calling it twice refunds twice.
     #[tool]
     async fn refund_order(
@@ -421,6 +450,27 @@ mod tests {
         let again = store.claim(&key, &fingerprint, lease).await.unwrap();
         assert!(matches!(again, Claim::InProgress));
         assert_eq!(shop.ledger().arrivals.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn refund_status_says_whether_the_refund_named_was_made() {
+        let shop = Shop::new(
+            Arc::new(Schedule::new(ScheduleKind::RateLimits, 1)),
+            Instant::now(),
+        );
+        shop.ledger().refunds.insert("a1-t1-s3".to_owned(), 1);
+        for (reference, made) in [("a1-t1-s3", true), ("a1-t2-s3", false)] {
+            let args = StatusArgs {
+                key: format!("{reference}-check"),
+                reference: reference.to_owned(),
+            };
+            let Ok(status) = shop.refund_status(Parameters(args)).await else {
+                panic!("the check of {reference} failed");
+            };
+            assert_eq!(status.into_inner().refunded, made, "{reference}");
+        }
+        // The checks reached the shop like any call.
+        assert_eq!(shop.ledger().arrivals.len(), 2);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_errors_core::client::{
-    Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause, classify_result,
+    Decision, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause, classify_result,
 };
 use mcp_errors_core::rmcp::{call_tool, classify_call};
 use rmcp::model::CallToolRequestParams;
@@ -176,28 +176,53 @@ impl Strategy {
             Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierThreeAttempts => {
-                let start = Instant::now();
-                let attempts = match call_tool(peer, &call, &self.retrier).await {
-                    Ok(success) => success.attempts,
-                    Err(report) => report.attempts,
-                };
-                let mut seen: Vec<Seen> = attempts
-                    .into_iter()
-                    .map(|a| Seen {
-                        at: a.elapsed,
-                        outcome: a.outcome,
-                    })
-                    .collect();
-                // The last attempt's end, on the same clock as the other strategies.
-                if let Some(last) = seen.last_mut() {
-                    last.at = start.elapsed();
-                }
-                seen
-            }
+            | Kind::RetrierThreeAttempts => self.retried(peer, call).await,
             Kind::Oracle => self.oracle(peer, &call).await,
             _ => self.plain_loop(peer, &call).await,
         }
+    }
+
+    /// `call` through the `Retrier`, and what the agent does when it stops at `CheckState`
+    /// (a refund whose answer was lost, sent without a key): it asks the shop whether that
+    /// refund was made (`refund_status`, through the same `Retrier`), takes a made refund as
+    /// done, and sends one not made again, while the caller's deadline lasts. The check's
+    /// attempts are the call's attempts.
+    async fn retried(&self, peer: &Peer<RoleClient>, call: ToolCall) -> Vec<Seen> {
+        let start = Instant::now();
+        let mut seen = Vec::new();
+        let mut next = call.clone();
+        while start.elapsed() < CALLER_DEADLINE {
+            let began = start.elapsed();
+            let (attempts, decision) = match call_tool(peer, &next, &self.retrier).await {
+                Ok(success) => (success.attempts, Decision::Done),
+                Err(report) => (report.attempts, report.decision),
+            };
+            seen.extend(attempts.into_iter().map(|a| Seen {
+                at: began + a.elapsed,
+                outcome: a.outcome,
+            }));
+            // The last attempt's end, on the same clock as the other strategies.
+            if let Some(last) = seen.last_mut() {
+                last.at = start.elapsed();
+            }
+            next = match decision {
+                Decision::CheckState if next.name == call.name => status_check(&call),
+                Decision::Done if next.name != call.name => {
+                    let refunded = seen.last().is_some_and(|s| match &s.outcome {
+                        Outcome::Ready(raw) => raw
+                            .to_value()
+                            .is_ok_and(|v| v["structuredContent"]["refunded"] == true),
+                        _ => false,
+                    });
+                    if refunded {
+                        break;
+                    }
+                    call.clone()
+                }
+                _ => break,
+            };
+        }
+        seen
     }
 
     /// The oracle: an attempt, taken as done when it goes unanswered but the shop made the
@@ -315,6 +340,16 @@ pub fn oracle_clears(
         _ => return None,
     };
     Some(clears.max(now))
+}
+
+/// The agent's question after the refund `call` stopped at `CheckState`: was it made?
+fn status_check(call: &ToolCall) -> ToolCall {
+    let reference = call.arguments["key"].as_str().unwrap_or_default();
+    ToolCall::new(
+        "refund_status",
+        json!({"key": format!("{reference}-check"), "reference": reference}),
+    )
+    .idempotent(true)
 }
 
 /// One `tools/call`, bounded by `timeout`.
