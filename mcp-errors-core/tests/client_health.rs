@@ -34,6 +34,17 @@ fn unavailable() -> Result<Value, UnknownCause> {
     )
 }
 
+/// A rate limit that asks for 100 ms.
+fn rate_limited() -> Result<Value, UnknownCause> {
+    Ok(
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+        "content": [{"type": "text", "text": "RATE_LIMITED: slow down. Retryable."}],
+        "_meta": {"rs.mcp-errors/error": {"code": "RATE_LIMITED",
+            "category": "rate_limited", "retryable": true, "retryAfterMs": 100,
+            "message": "slow down"}}}}),
+    )
+}
+
 fn invalid() -> Result<Value, UnknownCause> {
     Ok(
         json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
@@ -178,7 +189,13 @@ async fn a_call_held_back_past_its_deadline_stops_with_how_long_it_waited() {
             reason: EscalationReason::DeadlineExceeded
         }
     );
-    assert!(started.elapsed() <= Duration::from_secs(3));
+    // tokio's paused timer ends each sleep on the next millisecond, so a dozen waits can end
+    // a few milliseconds after the deadline they were measured to.
+    assert!(
+        started.elapsed() <= Duration::from_millis(3_020),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(report.held_back > Duration::ZERO, "{report:?}");
     assert!(report.held_back < Duration::from_secs(3));
     assert_eq!(report.attempts.len() as u32, server.requests());
@@ -289,4 +306,119 @@ async fn a_probe_left_unanswered_does_not_hold_the_other_callers_for_its_whole_a
     );
     // The caller of the silent probe waited out its own attempt, then passed.
     assert!(ended[4] >= Duration::from_secs(5), "{ended:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_caller_that_probes_a_long_outage_again_and_again_waits_it_out_within_its_deadline() {
+    // One caller is every probe: its attempts pile up, and with them its exponential backoff,
+    // which the health, not the backoff, replaces while the server is held down.
+    for seed in 0..10 {
+        let server = Server::new(Duration::from_secs(50), unavailable);
+        let retrier = Retrier::new(RetryPolicy::default()).with_seed(seed);
+        let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+        if let Err(report) = call(&retrier, &server, &read).await {
+            let at = report.attempts.last().map(|a| a.elapsed);
+            panic!("seed {seed}: {:?} at {at:?}", report.decision);
+        }
+        let last = *server.times().last().unwrap();
+        // The outage's end, one longest probe wait and one release spread.
+        assert!(
+            last <= Duration::from_millis(50_350),
+            "seed {seed}: {last:?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_released_after_a_long_outage_backs_off_afresh() {
+    // The first request after the outage is refused for a rate limit of 100 ms; the call's
+    // dozens of attempts during the outage must not turn that into a backoff of seconds.
+    for seed in 0..10 {
+        let start = Instant::now();
+        let refused = AtomicBool::new(false);
+        let policy = RetryPolicy::default().with_deadline(Duration::from_secs(15));
+        let retrier = Retrier::new(policy).with_seed(seed);
+        let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+        let result = retrier
+            .run(
+                &read,
+                |_| {
+                    let answer = if start.elapsed() < Duration::from_secs(10) {
+                        unavailable()
+                    } else if !refused.swap(true, Ordering::SeqCst) {
+                        rate_limited()
+                    } else {
+                        ok()
+                    };
+                    async move { answer }
+                },
+                tokio::time::sleep,
+            )
+            .await;
+        let success = result.unwrap_or_else(|report| panic!("seed {seed}: {:?}", report.decision));
+        assert!(
+            success.attempts.len() > 20,
+            "seed {seed}: {}",
+            success.attempts.len()
+        );
+        // The outage's end, a probe wait, a release spread, the rate limit's wait and its
+        // release spread.
+        let took = start.elapsed();
+        assert!(
+            took <= Duration::from_millis(10_550),
+            "seed {seed}: {took:?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn after_a_release_the_backoff_grows_from_the_first_failure_again() {
+    // After a 10 s outage, a rate limit (which marks the server up) and three failures (one
+    // short of holding it down again), then a success: their backoffs are those of failures
+    // 1 to 4, at most 100, 200, 400, 800 ms.
+    let mut longest_fourth = Duration::ZERO;
+    for seed in 0..10 {
+        let start = Instant::now();
+        let after_outage = std::sync::atomic::AtomicU32::new(0);
+        let retrier = Retrier::new(RetryPolicy::default()).with_seed(seed);
+        let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+        let success = retrier
+            .run(
+                &read,
+                |_| {
+                    let answer = if start.elapsed() < Duration::from_secs(10) {
+                        unavailable()
+                    } else {
+                        match after_outage.fetch_add(1, Ordering::SeqCst) {
+                            0 => rate_limited(),
+                            1..=3 => unavailable(),
+                            _ => ok(),
+                        }
+                    };
+                    async move { answer }
+                },
+                tokio::time::sleep,
+            )
+            .await
+            .unwrap_or_else(|report| panic!("seed {seed}: {:?}", report.decision));
+        // The four decisions before the last attempt are those of the failures after the
+        // release.
+        let records = &success.attempts[success.attempts.len() - 5..success.attempts.len() - 1];
+        for (k, record) in records.iter().enumerate() {
+            let Decision::Retry { after } = record.decision else {
+                panic!("seed {seed}: {:?}", record.decision);
+            };
+            assert!(
+                after <= Duration::from_millis(100 << k),
+                "seed {seed}: {after:?}"
+            );
+            if k == 3 {
+                longest_fourth = longest_fourth.max(after);
+            }
+        }
+    }
+    assert!(
+        longest_fourth > Duration::from_millis(100),
+        "{longest_fourth:?}"
+    );
 }

@@ -36,6 +36,8 @@ pub struct Attempt {
     /// it twice.
     pub keyed: bool,
     jitter: f64,
+    /// The exponent's attempt in the backoff: `number` unless the run says otherwise.
+    backoff_step: u32,
 }
 
 impl Attempt {
@@ -49,6 +51,7 @@ impl Attempt {
             idempotent: false,
             keyed: false,
             jitter: fastrand::f64(),
+            backoff_step: number,
         }
     }
 
@@ -77,9 +80,23 @@ impl Attempt {
 
     /// The fraction of the backoff a retry after this attempt waits, in `0.0..=1.0`: the
     /// policy waits `jitter * min(base * 2^(number-1), max_backoff)` (and at least a
-    /// server's retry-after).
+    /// server's retry-after). A [`Retrier`](crate::client::Retrier) counts `number` there
+    /// from the last time its [`ServerHealth`](crate::client::ServerHealth) held the server
+    /// down.
     pub fn jitter(&self) -> f64 {
         self.jitter
+    }
+
+    /// The same attempt, backing off as the `step`th failure in a row instead of the
+    /// `number`th: a run counts only the failures since the server's health last released it.
+    pub(crate) fn with_backoff_step(mut self, step: u32) -> Self {
+        self.backoff_step = step;
+        self
+    }
+
+    /// Which failure in a row the backoff treats this attempt as.
+    pub(crate) fn backoff_step(&self) -> u32 {
+        self.backoff_step
     }
 }
 

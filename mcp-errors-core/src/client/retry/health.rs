@@ -38,7 +38,12 @@ use crate::client::read::failure::{Channel, Description};
 ///
 /// A call that would wait past its deadline stops with
 /// [`EscalationReason::DeadlineExceeded`](crate::client::EscalationReason::DeadlineExceeded),
-/// and its [`StopReport`](crate::client::StopReport) says how long it was held back.
+/// and its [`StopReport`](crate::client::StopReport) says how long it was held back. While it
+/// waits with the others, its own backoff is set aside: a retry decided while the server is
+/// held down goes when the health lets it, so only a wait the server asked for is weighed
+/// against the deadline; once released, the call backs off as after a first failure, since
+/// the attempts the outage took (its probes among them) say nothing of how long it should
+/// wait on its own.
 ///
 /// What is taken from where: the trip on consecutive failures (5 by default) from Envoy's
 /// outlier detection (`consecutive_5xx`) and Finagle's failure accrual; the single probe of

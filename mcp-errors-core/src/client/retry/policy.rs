@@ -608,7 +608,7 @@ impl RetryPolicy {
         if retry_after.is_some_and(|wait| wait > self.max_backoff) {
             return escalate(EscalationReason::RetryAfterTooLong);
         }
-        let longest = self.backoff(attempt.number);
+        let longest = self.backoff(attempt.backoff_step());
         let after = match retry_after {
             // No jittered wait can be longer, so none is drawn.
             Some(wait) if wait >= longest => wait,

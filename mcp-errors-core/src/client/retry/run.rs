@@ -386,6 +386,8 @@ impl Retrier {
         let mut slept = Duration::ZERO;
         let mut attempts = Vec::new();
         let mut number: u32 = 1;
+        // The last attempt after which the server was held down.
+        let mut down_at: u32 = 0;
         let mut request_state = None;
         let mut key = keyed.then(|| call.idempotency_key().to_owned());
         let mut task_id = None;
@@ -438,24 +440,32 @@ impl Retrier {
                 let description = describe(&outcome, self.policy.peer_profile());
                 ticket.record(health::signal(&description), start + elapsed);
             }
+            let down = self.health.is_down();
+            // While the server is held down, the health, not the backoff, says when a retry
+            // goes: the policy weighs only the server's own wait against the deadline, and
+            // `admitted` stops the call at the deadline while it waits. Once it is released,
+            // the backoff starts over: the attempts the outage took say nothing of how long
+            // this call should wait on its own.
+            if down {
+                down_at = number;
+            }
             let attempt = Attempt::new(number, elapsed)
                 .idempotent(call.idempotent)
                 .keyed(keyed)
-                .with_jitter(jitter.sample());
+                .with_jitter(if down { 0.0 } else { jitter.sample() })
+                .with_backoff_step(number.saturating_sub(down_at));
             // While the server is held down, a retry waits with the others and takes no token.
             let decision = match &self.budget {
-                Some(budget) if !self.health.is_down() => {
-                    self.policy.decide_with_budget(&outcome, attempt, budget)
-                }
+                Some(budget) if !down => self.policy.decide_with_budget(&outcome, attempt, budget),
                 _ => self.policy.decide(&outcome, attempt),
             };
             // While the server is held down, the health holds the retry back until a probe
             // passes: its own backoff would only make it later than the others.
             let decision = match decision {
-                Decision::Retry { .. } if self.health.is_down() => Decision::Retry {
+                Decision::Retry { .. } if down => Decision::Retry {
                     after: Duration::ZERO,
                 },
-                Decision::RetryWithState { request_state, .. } if self.health.is_down() => {
+                Decision::RetryWithState { request_state, .. } if down => {
                     Decision::RetryWithState {
                         after: Duration::ZERO,
                         request_state,
