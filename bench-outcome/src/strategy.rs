@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_errors_core::client::{
-    Decision, Outcome, Retrier, RetryBudget, RetryPolicy, ToolCall, UnknownCause, classify_result,
+    Decision, Outcome, Retrier, RetryBudget, RetryPolicy, ServerHealth, ToolCall, UnknownCause,
+    classify_result,
 };
 use mcp_errors_core::rmcp::{call_tool, classify_call};
 use rmcp::model::CallToolRequestParams;
@@ -48,6 +49,9 @@ pub enum Kind {
     RetrierSmallBudget,
     /// The same as `Retrier` with at most 3 attempts, as AWS's standard mode.
     RetrierThreeAttempts,
+    /// The same as `Retrier` with a probe wait that doubles from 100 ms up to 250 ms, where
+    /// the default probes every 100 ms.
+    RetrierGrowingProbes,
     /// Knows the schedule: after a transient failure it waits until that fault clears, then
     /// sends the call again; it never retries a permanent failure, and takes a refund whose
     /// answer does not come within the attempt timeout, which the shop made, as done.
@@ -56,7 +60,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every strategy, in the order of the table.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::NoRetry,
         Kind::Fixed,
         Kind::Exponential,
@@ -65,13 +69,17 @@ impl Kind {
         Kind::RetrierKeys,
         Kind::RetrierSmallBudget,
         Kind::RetrierThreeAttempts,
+        Kind::RetrierGrowingProbes,
         Kind::Oracle,
     ];
 
     /// Whether this is one of the strategies compared (not a variant of the `Retrier`'s
     /// settings).
     pub fn compared(self) -> bool {
-        !matches!(self, Kind::RetrierSmallBudget | Kind::RetrierThreeAttempts)
+        !matches!(
+            self,
+            Kind::RetrierSmallBudget | Kind::RetrierThreeAttempts | Kind::RetrierGrowingProbes
+        )
     }
 
     /// Whether this is a baseline: neither the oracle nor one of mcp-errors' strategies.
@@ -98,6 +106,7 @@ impl Kind {
             Kind::RetrierKeys => "mcp-errors Retrier + idempotency keys",
             Kind::RetrierSmallBudget => "Retrier, 50-token budget (variant)",
             Kind::RetrierThreeAttempts => "Retrier, 3 attempts (variant)",
+            Kind::RetrierGrowingProbes => "Retrier, probe waits growing to 250 ms (variant)",
             Kind::Oracle => "oracle (knows when each fault clears)",
         }
     }
@@ -144,6 +153,13 @@ impl Strategy {
             .with_budget(budget)
             .with_seed(seed)
             .with_idempotency_keys(kind.keys());
+        let retrier = match kind {
+            Kind::RetrierGrowingProbes => retrier.with_health(
+                ServerHealth::default()
+                    .with_probe_backoff(Duration::from_millis(100), Duration::from_millis(250)),
+            ),
+            _ => retrier,
+        };
         Strategy {
             kind,
             retrier,
@@ -176,7 +192,8 @@ impl Strategy {
             Kind::Retrier
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
-            | Kind::RetrierThreeAttempts => self.retried(peer, call).await,
+            | Kind::RetrierThreeAttempts
+            | Kind::RetrierGrowingProbes => self.retried(peer, call).await,
             Kind::Oracle => self.oracle(peer, &call).await,
             _ => self.plain_loop(peer, &call).await,
         }
@@ -297,6 +314,7 @@ impl Strategy {
             | Kind::RetrierKeys
             | Kind::RetrierSmallBudget
             | Kind::RetrierThreeAttempts
+            | Kind::RetrierGrowingProbes
             | Kind::Oracle => None,
             Kind::Fixed => (number <= 3).then_some(BASE),
             Kind::Exponential => (number <= 3).then(|| BASE * 2u32.pow(number - 1)),

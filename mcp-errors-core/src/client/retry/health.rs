@@ -140,15 +140,14 @@ pub(crate) struct Ticket {
 /// Envoy's and Finagle's default count of consecutive failures.
 const DOWN_AFTER: u32 = 5;
 
-/// Five failures in a row hold the server down; the first probe goes 100 ms later, the next
-/// after twice as long as the one before, at most 250 ms apart; released calls are spread
-/// over 100 ms.
+/// Five failures in a row hold the server down; a probe goes every 100 ms while it is;
+/// released calls are spread over 100 ms.
 impl Default for ServerHealth {
     fn default() -> Self {
         ServerHealth::new(Settings {
             down_after: DOWN_AFTER,
             first_probe: Duration::from_millis(100),
-            longest_probe: Duration::from_millis(250),
+            longest_probe: Duration::from_millis(100),
             release_spread: Duration::from_millis(100),
         })
     }
@@ -177,8 +176,11 @@ impl ServerHealth {
 
     /// A new health, up and shared with nothing yet, whose first probe of a server held down
     /// goes `first` after it was held down, and each next one twice as long after the last
-    /// failed, at most `longest`. The defaults are 100 ms and 250 ms: a probe is one call, and
-    /// an agent's call is worth more on time.
+    /// failed, at most `longest`. The defaults are 100 ms and 100 ms, a probe every 100 ms: a
+    /// probe is one call for every caller that shares this health, however many, and a caller
+    /// waits half a probe wait on average past the server's recovery. Where many clients each
+    /// hold a health of their own for one server, their probes add up: a longer `longest`
+    /// (Envoy's ejection time grows the same way) trades their load for that wait.
     pub fn with_probe_backoff(self, first: Duration, longest: Duration) -> Self {
         self.with(|s| {
             s.first_probe = first;
@@ -458,6 +460,19 @@ mod tests {
     }
 
     #[test]
+    fn by_default_a_probe_goes_every_100_ms_while_the_server_is_down() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default();
+        fail(&health, t0, 5, Signal::Down);
+        let mut at = t0 + 100 * MS;
+        for _ in 0..3 {
+            sent(health.admit(at)).record(Signal::Down, at);
+            assert_eq!(held(health.admit(at)), Some(at + 100 * MS));
+            at += 100 * MS;
+        }
+    }
+
+    #[test]
     fn a_probe_that_succeeds_releases_every_waiting_call() {
         let t0 = Instant::now();
         let health = ServerHealth::default().with_down_after(1);
@@ -489,7 +504,9 @@ mod tests {
     #[test]
     fn a_probe_unanswered_for_a_probe_wait_gives_way_to_the_next_and_counts_as_a_call() {
         let t0 = Instant::now();
-        let health = ServerHealth::default().with_down_after(1);
+        let health = ServerHealth::default()
+            .with_down_after(1)
+            .with_probe_backoff(100 * MS, 250 * MS);
         fail(&health, t0, 1, Signal::Down);
         let slow = sent(health.admit(t0 + 100 * MS));
         assert_eq!(held(health.admit(t0 + 199 * MS)), Some(t0 + 200 * MS));
