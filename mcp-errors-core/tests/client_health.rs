@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_errors_core::client::{
-    Decision, EscalationReason, Retrier, RetryBudget, RetryPolicy, ServerHealth, StopReport,
-    ToolCall, UnknownCause,
+    Decision, EscalationReason, Retrier, RetryBudget, RetryPolicy, RunSuccess, ServerHealth,
+    StopReport, ToolCall, UnknownCause,
 };
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -54,24 +54,34 @@ fn invalid() -> Result<Value, UnknownCause> {
     )
 }
 
-/// A server that answers with `during` until `until` from `start`, and `ok` after; noting
-/// when each request came.
+type Answer = fn() -> Result<Value, UnknownCause>;
+
+/// A server that answers with `during` until `until` from `start`, then with the answers of
+/// `after` in turn, and `ok` after them; noting when each request came.
 #[derive(Clone)]
 struct Server {
     start: Instant,
     until: Duration,
-    during: fn() -> Result<Value, UnknownCause>,
+    during: Answer,
+    after: Arc<Mutex<std::vec::IntoIter<Answer>>>,
     requests: Arc<Mutex<Vec<Duration>>>,
 }
 
 impl Server {
-    fn new(until: Duration, during: fn() -> Result<Value, UnknownCause>) -> Self {
+    fn new(until: Duration, during: Answer) -> Self {
         Server {
             start: Instant::now(),
             until,
             during,
+            after: Arc::default(),
             requests: Arc::default(),
         }
+    }
+
+    /// The same server answering with `answers` in turn once `until` has passed.
+    fn then(self, answers: Vec<Answer>) -> Self {
+        *self.after.lock().unwrap() = answers.into_iter();
+        self
     }
 
     fn answer(&self) -> Result<Value, UnknownCause> {
@@ -80,7 +90,7 @@ impl Server {
         if at < self.until {
             (self.during)()
         } else {
-            ok()
+            self.after.lock().unwrap().next().unwrap_or(ok)()
         }
     }
 
@@ -111,7 +121,11 @@ fn one_at_a_time(times: &[Duration]) -> bool {
         .all(|pair| pair[1] - pair[0] >= Duration::from_millis(100))
 }
 
-async fn call(retrier: &Retrier, server: &Server, call: &ToolCall) -> Result<(), StopReport> {
+async fn call(
+    retrier: &Retrier,
+    server: &Server,
+    call: &ToolCall,
+) -> Result<RunSuccess, StopReport> {
     retrier
         .run(
             call,
@@ -122,7 +136,6 @@ async fn call(retrier: &Retrier, server: &Server, call: &ToolCall) -> Result<(),
             tokio::time::sleep,
         )
         .await
-        .map(|_| ())
 }
 
 #[tokio::test(start_paused = true)]
@@ -334,28 +347,13 @@ async fn a_call_released_after_a_long_outage_backs_off_afresh() {
     // The first request after the outage is refused for a rate limit of 100 ms; the call's
     // dozens of attempts during the outage must not turn that into a backoff of seconds.
     for seed in 0..10 {
-        let start = Instant::now();
-        let refused = AtomicBool::new(false);
+        let server = Server::new(Duration::from_secs(10), unavailable).then(vec![rate_limited]);
         let policy = RetryPolicy::default().with_deadline(Duration::from_secs(15));
         let retrier = Retrier::new(policy).with_seed(seed);
         let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
-        let result = retrier
-            .run(
-                &read,
-                |_| {
-                    let answer = if start.elapsed() < Duration::from_secs(10) {
-                        unavailable()
-                    } else if !refused.swap(true, Ordering::SeqCst) {
-                        rate_limited()
-                    } else {
-                        ok()
-                    };
-                    async move { answer }
-                },
-                tokio::time::sleep,
-            )
-            .await;
-        let success = result.unwrap_or_else(|report| panic!("seed {seed}: {:?}", report.decision));
+        let success = call(&retrier, &server, &read)
+            .await
+            .unwrap_or_else(|report| panic!("seed {seed}: {:?}", report.decision));
         assert!(
             success.attempts.len() > 20,
             "seed {seed}: {}",
@@ -363,10 +361,10 @@ async fn a_call_released_after_a_long_outage_backs_off_afresh() {
         );
         // The outage's end, a probe wait, a release spread, the rate limit's wait and its
         // release spread.
-        let took = start.elapsed();
+        let last = *server.times().last().unwrap();
         assert!(
-            took <= Duration::from_millis(10_550),
-            "seed {seed}: {took:?}"
+            last <= Duration::from_millis(10_550),
+            "seed {seed}: {last:?}"
         );
     }
 }
@@ -378,27 +376,11 @@ async fn after_a_release_the_backoff_grows_from_the_first_failure_again() {
     // 1 to 4, at most 100, 200, 400, 800 ms.
     let mut longest_fourth = Duration::ZERO;
     for seed in 0..10 {
-        let start = Instant::now();
-        let after_outage = std::sync::atomic::AtomicU32::new(0);
+        let after: Vec<Answer> = vec![rate_limited, unavailable, unavailable, unavailable];
+        let server = Server::new(Duration::from_secs(10), unavailable).then(after);
         let retrier = Retrier::new(RetryPolicy::default()).with_seed(seed);
         let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
-        let success = retrier
-            .run(
-                &read,
-                |_| {
-                    let answer = if start.elapsed() < Duration::from_secs(10) {
-                        unavailable()
-                    } else {
-                        match after_outage.fetch_add(1, Ordering::SeqCst) {
-                            0 => rate_limited(),
-                            1..=3 => unavailable(),
-                            _ => ok(),
-                        }
-                    };
-                    async move { answer }
-                },
-                tokio::time::sleep,
-            )
+        let success = call(&retrier, &server, &read)
             .await
             .unwrap_or_else(|report| panic!("seed {seed}: {:?}", report.decision));
         // The four decisions before the last attempt are those of the failures after the
