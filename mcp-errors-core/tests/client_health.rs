@@ -404,3 +404,19 @@ async fn after_a_release_the_backoff_grows_from_the_first_failure_again() {
         "{longest_fourth:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_back_waits_to_its_deadline_whatever_backoff_it_would_draw() {
+    // While the server is held down the health says when a retry goes, so no backoff of the
+    // call's own stops it before its deadline.
+    for seed in 0..20 {
+        let server = Server::new(Duration::from_secs(60), unavailable);
+        let policy = RetryPolicy::default().with_deadline(Duration::from_secs(3));
+        let retrier = Retrier::new(policy).with_seed(seed);
+        let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+        let started = Instant::now();
+        call(&retrier, &server, &read).await.unwrap_err();
+        let took = started.elapsed();
+        assert!(took >= Duration::from_secs(3), "seed {seed}: {took:?}");
+    }
+}
