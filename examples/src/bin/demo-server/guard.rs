@@ -1,0 +1,329 @@
+//! What a request to the `--http` server meets before rmcp sees it: its body's size and time,
+//! the session caps and the stream cap.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body::{Frame, SizeHint};
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use crate::connections::{Client, Counts, Held, lock};
+use crate::{CLIENT_FULL_RETRY_AFTER_SECS, HttpLimits, SESSIONS_FULL_RETRY_AFTER_SECS};
+
+/// The limits that a request meets before rmcp sees it: its body read whole in time, then, for
+/// an `initialize`, the session caps (rmcp's session manager has no upper bound, so they count
+/// in front of it), for a `GET /mcp`, the session's stream cap.
+#[derive(Clone)]
+pub(crate) struct RequestGuard {
+    sessions: Arc<LocalSessionManager>,
+    opening: Arc<Mutex<Opening>>,
+    streams: Arc<Counts<Arc<str>>>,
+    max_body_bytes: usize,
+    body_timeout: Duration,
+    max_sessions: usize,
+    max_sessions_per_client: usize,
+    max_streams_per_session: usize,
+}
+
+/// The requests that may be opening a session right now, and the sessions clients opened.
+#[derive(Default)]
+struct Opening {
+    requests: usize,
+    requests_by_client: HashMap<IpAddr, usize>,
+    /// Pruned of the sessions rmcp no longer holds (closed or idle) whenever one opens.
+    opened: HashMap<Arc<str>, Opened>,
+}
+
+/// A session a client opened.
+struct Opened {
+    client: IpAddr,
+    /// When a request of the session last arrived or was answered.
+    last_seen: Instant,
+}
+
+impl Opening {
+    fn held_by(&self, client: IpAddr) -> usize {
+        self.opened.values().filter(|s| s.client == client).count()
+    }
+
+    /// When the server is full, the session that makes room for a client holding `of_client`:
+    /// the longest idle of the client holding the most, if that one holds at least two more
+    /// (so that two clients never take a slot back and forth).
+    fn to_evict_for(&self, of_client: usize) -> Option<Arc<str>> {
+        let mut held: HashMap<IpAddr, usize> = HashMap::new();
+        for session in self.opened.values() {
+            *held.entry(session.client).or_default() += 1;
+        }
+        let most = held.values().copied().max()?;
+        if most < of_client + 2 {
+            return None;
+        }
+        self.opened
+            .iter()
+            .filter(|(_, session)| held[&session.client] == most)
+            .min_by_key(|(_, session)| session.last_seen)
+            .map(|(id, _)| id.clone())
+    }
+
+    fn seen(&mut self, session: &str) {
+        if let Some(opened) = self.opened.get_mut(session) {
+            opened.last_seen = Instant::now();
+        }
+    }
+}
+
+/// A request that may open a session, counted until its response is ready; by then rmcp
+/// holds the session it opened, if any.
+struct OpeningSlot {
+    opening: Arc<Mutex<Opening>>,
+    client: IpAddr,
+}
+
+impl Drop for OpeningSlot {
+    fn drop(&mut self) {
+        let mut opening = lock(&self.opening);
+        opening.requests = opening.requests.saturating_sub(1);
+        if let Some(of_client) = opening.requests_by_client.get_mut(&self.client) {
+            *of_client = of_client.saturating_sub(1);
+            if *of_client == 0 {
+                opening.requests_by_client.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// Why an `initialize` was refused.
+enum SessionsFull {
+    Server,
+    Client,
+}
+
+impl RequestGuard {
+    /// The guard of the sessions `sessions` holds, within `limits`.
+    pub(crate) fn new(sessions: Arc<LocalSessionManager>, limits: &HttpLimits) -> Self {
+        Self {
+            sessions,
+            opening: Arc::default(),
+            streams: Arc::default(),
+            max_body_bytes: limits.max_body_bytes,
+            body_timeout: limits.body_timeout,
+            max_sessions: limits.max_sessions,
+            max_sessions_per_client: limits.max_sessions_per_client,
+            max_streams_per_session: limits.max_streams_per_session,
+        }
+    }
+
+    /// The request with its body read whole, or the response that refuses it: 408 when the
+    /// body takes longer than `body_timeout`, 413 when it is over `max_body_bytes`.
+    async fn read_body(&self, request: Request) -> Result<Request, Response> {
+        let (parts, body) = request.into_parts();
+        let read = Limited::new(body, self.max_body_bytes).collect();
+        match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(body)) => Ok(Request::from_parts(parts, Body::from(body.to_bytes()))),
+            Ok(Err(error)) if error.is::<LengthLimitError>() => Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the body is over {} bytes",
+                    self.max_body_bytes
+                ),
+            )
+                .into_response()),
+            Ok(Err(_)) => Err(closing(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read".into(),
+            )),
+            Err(_) => Err(closing(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "Request Timeout: the request body did not arrive within {:?}",
+                    self.body_timeout
+                ),
+            )),
+        }
+    }
+
+    /// Counts a request that may open a session for `client`, unless the client has as many
+    /// sessions as it may, or the server has and no session can make room for it. The session
+    /// returned with the slot makes room: close it before opening the new one.
+    async fn admit_session(
+        &self,
+        client: IpAddr,
+    ) -> Result<(OpeningSlot, Option<Arc<str>>), SessionsFull> {
+        let open = self.sessions.sessions.read().await;
+        let mut opening = lock(&self.opening);
+        opening.opened.retain(|id, _| open.contains_key(id));
+        let of_client = opening.held_by(client)
+            + opening
+                .requests_by_client
+                .get(&client)
+                .copied()
+                .unwrap_or(0);
+        let full = open.len() + opening.requests >= self.max_sessions;
+        let evicted = if full {
+            let id = opening.to_evict_for(of_client);
+            Some(id.ok_or(SessionsFull::Server)?)
+        } else {
+            None
+        };
+        if of_client >= self.max_sessions_per_client {
+            return Err(SessionsFull::Client);
+        }
+        if let Some(id) = &evicted {
+            opening.opened.remove(id);
+        }
+        opening.requests += 1;
+        *opening.requests_by_client.entry(client).or_default() += 1;
+        let slot = OpeningSlot {
+            opening: self.opening.clone(),
+            client,
+        };
+        Ok((slot, evicted))
+    }
+
+    async fn open_session(&self, client: IpAddr, request: Request, next: Next) -> Response {
+        let slot = match self.admit_session(client).await {
+            Ok((slot, evicted)) => {
+                if let Some(id) = evicted {
+                    // Its worker ends and its streams close; a request of it gets 404 after.
+                    let _ = self.sessions.close_session(&id).await;
+                }
+                slot
+            }
+            Err(SessionsFull::Server) => {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, SESSIONS_FULL_RETRY_AFTER_SECS)],
+                    format!(
+                        "Service Unavailable: {} sessions are open, the most this server keeps",
+                        self.max_sessions
+                    ),
+                )
+                    .into_response();
+            }
+            Err(SessionsFull::Client) => {
+                return (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                    format!(
+                        "Too Many Requests: {} sessions from this address are open, the most \
+                         one client may hold",
+                        self.max_sessions_per_client
+                    ),
+                )
+                    .into_response();
+            }
+        };
+        let response = next.run(request).await;
+        if let Some(id) = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|id| id.to_str().ok())
+        {
+            let opened = Opened {
+                client,
+                last_seen: Instant::now(),
+            };
+            lock(&self.opening).opened.insert(id.into(), opened);
+        }
+        drop(slot);
+        response
+    }
+
+    /// Serves a `GET /mcp` of `session` unless it has `max_streams_per_session` streams open;
+    /// the stream counts until hyper drops its body (it ended or its connection closed).
+    async fn open_stream(&self, session: &str, request: Request, next: Next) -> Response {
+        let Some(slot) = self
+            .streams
+            .take(Arc::from(session), self.max_streams_per_session)
+        else {
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                format!(
+                    "Too Many Requests: this session has {} streams open, the most it may",
+                    self.max_streams_per_session
+                ),
+            )
+                .into_response();
+        };
+        next.run(request)
+            .await
+            .map(|body| Body::new(HoldingBody { body, _slot: slot }))
+    }
+}
+
+/// A response that closes its connection once sent.
+fn closing(status: StatusCode, message: String) -> Response {
+    (status, [(header::CONNECTION, "close")], message).into_response()
+}
+
+pub(crate) async fn guard_request(
+    State(guard): State<RequestGuard>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let client = request
+        .extensions()
+        .get::<Client>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |client| client.0);
+    let request = match guard.read_body(request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    let session = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    if let Some(session) = &session {
+        lock(&guard.opening).seen(session);
+    }
+    let response = match (request.method(), &session) {
+        // Only a POST without a session id can open a session (an initialize).
+        (&Method::POST, None) => return guard.open_session(client, request, next).await,
+        (&Method::GET, Some(session)) => guard.open_stream(session, request, next).await,
+        _ => next.run(request).await,
+    };
+    if let Some(session) = &session {
+        lock(&guard.opening).seen(session);
+    }
+    response
+}
+
+/// A response body that holds `_slot` for as long as hyper holds the body.
+struct HoldingBody {
+    body: Body,
+    _slot: Held<Arc<str>>,
+}
+
+impl http_body::Body for HoldingBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
