@@ -17,7 +17,7 @@ pub enum ScheduleKind {
     Flapping,
     /// An 8 s run whose only fault is a strict rate limit: 10 calls per 500 ms window.
     RateLimits,
-    /// `Mixed` with 30 % of calls failing for good.
+    /// `Mixed`'s faults three times over (a 24 s run), with 30 % of calls failing for good.
     PermanentHeavy,
 }
 
@@ -88,6 +88,9 @@ pub struct Schedule {
     pub baseline_from: Duration,
 }
 
+/// How many times over `permanent-heavy` runs the faults of `mixed`.
+const PERMANENT_HEAVY_STRETCHES: u64 = 3;
+
 /// Three bursts of 100 to 250 ms in each of `stretches` (in ms), each in its own third.
 fn bursts(rng: &mut fastrand::Rng, stretches: [(u64, u64); 2]) -> Vec<(Duration, Duration)> {
     let mut bursts = Vec::new();
@@ -103,6 +106,19 @@ fn bursts(rng: &mut fastrand::Rng, stretches: [(u64, u64); 2]) -> Vec<(Duration,
         }
     }
     bursts
+}
+
+/// The least and the most of `values` as `A to B`, or `A` when they are equal, with `decimals`.
+fn span(values: impl Iterator<Item = f64>, decimals: usize) -> String {
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), v| {
+        (low.min(v), high.max(v))
+    });
+    let (low, high) = (format!("{low:.decimals$}"), format!("{high:.decimals$}"));
+    if low == high {
+        low
+    } else {
+        format!("{low} to {high}")
+    }
 }
 
 /// The end of the last of `spans` (in order) that started at or before `at`.
@@ -133,10 +149,31 @@ impl Schedule {
         };
         match kind {
             ScheduleKind::Mixed => mixed(&mut rng),
-            ScheduleKind::PermanentHeavy => Schedule {
-                permanent: 0.30,
-                ..mixed(&mut rng)
-            },
+            ScheduleKind::PermanentHeavy => {
+                // With 30 % of the calls failing for good about a third of the tasks can be
+                // completed: mixed's 8 s, three times over, so that a run completes about a
+                // hundred and one task is about a point of a share, not three.
+                let mut outages = Vec::new();
+                let mut all_bursts = Vec::new();
+                for stretch in 0..PERMANENT_HEAVY_STRETCHES {
+                    let at = stretch * 8000;
+                    outages.push((
+                        Duration::from_millis(at + 3000),
+                        Duration::from_millis(at + 5000),
+                    ));
+                    all_bursts.extend(bursts(
+                        &mut rng,
+                        [(at + 500, at + 2800), (at + 5500, at + 7800)],
+                    ));
+                }
+                Schedule {
+                    run: Duration::from_millis(PERMANENT_HEAVY_STRETCHES * 8000),
+                    outages,
+                    bursts: all_bursts,
+                    permanent: 0.30,
+                    ..mixed(&mut fastrand::Rng::with_seed(seed))
+                }
+            }
             ScheduleKind::LongOutage => Schedule {
                 run: Duration::from_millis(20_000),
                 outages: vec![(Duration::from_millis(3000), Duration::from_millis(13_000))],
@@ -235,19 +272,17 @@ impl Schedule {
         let outages = match self.outages.as_slice() {
             [] => "no outage".to_owned(),
             [(from, to)] => format!("a full outage from {} to {}", secs(*from), secs(*to)),
-            many => format!(
-                "{} full outages of {} to {} ms, the first at {}, 1.5 to 3 s apart",
-                many.len(),
-                many.iter()
-                    .map(|(s, e)| (*e - *s).as_millis())
-                    .min()
-                    .unwrap_or(0),
-                many.iter()
-                    .map(|(s, e)| (*e - *s).as_millis())
-                    .max()
-                    .unwrap_or(0),
-                secs(many[0].0),
-            ),
+            many => {
+                let lengths = many.iter().map(|(start, end)| *end - *start);
+                let gaps = many.windows(2).map(|pair| pair[1].0 - pair[0].1);
+                format!(
+                    "{} full outages of {} ms, the first at {}, {} s apart",
+                    many.len(),
+                    span(lengths.map(|d| d.as_millis() as f64), 0),
+                    secs(many[0].0),
+                    span(gaps.map(|d| d.as_secs_f64()), 1),
+                )
+            }
         };
         let bursts = if self.bursts.is_empty() {
             "no bursts".to_owned()
@@ -342,7 +377,12 @@ mod tests {
         ] {
             for seed in 1..=20 {
                 let schedule = Schedule::new(kind, seed);
-                assert_eq!(schedule.bursts.len(), 6);
+                let stretches = if kind == ScheduleKind::PermanentHeavy {
+                    3
+                } else {
+                    1
+                };
+                assert_eq!(schedule.bursts.len(), 6 * stretches);
                 for (start, end) in &schedule.bursts {
                     let len = (*end - *start).as_millis();
                     assert!((100..=250).contains(&len), "{kind:?} seed {seed}: {len} ms");
@@ -404,14 +444,63 @@ mod tests {
     }
 
     #[test]
-    fn the_permanent_heavy_schedule_is_the_mixed_one_with_30_percent_failing_for_good() {
+    fn the_permanent_heavy_schedule_is_the_mixed_one_three_times_over_with_30_percent_failing_for_good()
+     {
         for seed in 1..=5 {
             let heavy = Schedule::new(ScheduleKind::PermanentHeavy, seed);
             let mixed = Schedule::new(ScheduleKind::Mixed, seed);
             assert_eq!(heavy.permanent, 0.30);
-            assert_eq!(heavy.bursts, mixed.bursts);
-            assert_eq!(heavy.outages, mixed.outages);
+            assert_eq!(heavy.run, mixed.run * 3);
+            assert_eq!(heavy.bursts[..6], mixed.bursts);
+            assert_eq!(
+                ms(&heavy.outages),
+                [(3000, 5000), (11_000, 13_000), (19_000, 21_000)]
+            );
+            for stretch in 1..3u32 {
+                let offset = mixed.run * stretch;
+                let bursts = &heavy.bursts[6 * stretch as usize..6 * (stretch as usize + 1)];
+                assert!(
+                    bursts.iter().all(|(start, end)| *start >= offset
+                        && *end <= offset + mixed.run
+                        && !heavy.in_outage(*start)),
+                    "seed {seed}, stretch {stretch}: {bursts:?}"
+                );
+                // Each stretch draws bursts of its own.
+                assert_ne!(
+                    bursts.iter().map(|(s, e)| *e - *s).collect::<Vec<_>>(),
+                    mixed
+                        .bursts
+                        .iter()
+                        .map(|(s, e)| *e - *s)
+                        .collect::<Vec<_>>()
+                );
+            }
         }
+    }
+
+    #[test]
+    fn a_schedule_of_several_outages_says_their_lengths_and_gaps_as_drawn() {
+        let heavy = Schedule::new(ScheduleKind::PermanentHeavy, 1).describe();
+        assert!(
+            heavy.starts_with(
+                "a run of 24 s; 3 full outages of 2000 ms, the first at 3.0 s, 6.0 s apart; 18 bursts"
+            ),
+            "{heavy}"
+        );
+        let flapping = Schedule::new(ScheduleKind::Flapping, 1);
+        let lengths: Vec<_> = flapping
+            .outages
+            .iter()
+            .map(|(s, e)| (*e - *s).as_millis())
+            .collect();
+        let (low, high) = (lengths.iter().min().unwrap(), lengths.iter().max().unwrap());
+        let said = flapping.describe();
+        assert!(
+            said.contains(&format!(
+                "full outages of {low} to {high} ms, the first at 2.0 s, "
+            )),
+            "{said}"
+        );
     }
 
     #[test]
