@@ -357,8 +357,8 @@ pub struct RetryRuns {
 /// as unknown: less than the `lose_response` fault holds the answer back (3 s).
 pub const REFUND_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Runs `search_docs` with [`call_tool`] (a [`Retrier`] with the default policy: 3
-/// attempts, capped exponential backoff with full jitter) against a server started with
+/// Runs `search_docs` with [`call_tool`] (a [`Retrier`] with the default policy: a 60 s
+/// deadline, capped exponential backoff with full jitter) against a server started with
 /// `--fault search_down:1`: the first call fails with a transient error and the retry
 /// succeeds. Then a call with a misspelt department stops after one attempt with
 /// [`Decision::FixInput`]. Last, a refund against a server started with

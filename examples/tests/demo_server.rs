@@ -270,7 +270,7 @@ async fn a_fault_limited_to_n_calls_recovers_after_them() {
 }
 
 #[tokio::test]
-async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
+async fn a_transient_failure_is_retried_once_a_validation_error_never_and_a_failed_task_once() {
     let runs = retry_run(server()).await.expect("both runs complete");
     let success = runs.transient.expect("the retry succeeds");
     assert_eq!(success.attempts.len(), 2);
@@ -306,6 +306,33 @@ async fn a_transient_failure_is_retried_once_and_a_validation_error_never() {
             .iter()
             .all(|a| a.idempotency_key.as_deref() == Some(key))
     );
+
+    // The export run as a task over stdio: the first task ends `completed` with a transient
+    // `isError` result, the call declared idempotent is sent again, and its task exports.
+    let exported = runs.task_failure.expect("the second task exports");
+    assert!(
+        exported
+            .attempts
+            .iter()
+            .any(|a| matches!(a.outcome, Outcome::Working { .. })),
+        "the client polled a task: {:?}",
+        exported.attempts
+    );
+    let first_end = exported
+        .attempts
+        .iter()
+        .rfind(|a| a.number == 1)
+        .expect("a first attempt");
+    assert!(
+        matches!(first_end.outcome, Outcome::ExecutionError(ref e)
+        if e.code.as_deref() == Some("WAREHOUSE_LOST")),
+        "{:?}",
+        first_end.outcome
+    );
+    assert!(matches!(first_end.decision, Decision::Retry { .. }));
+    assert_eq!(exported.attempts.last().unwrap().number, 2);
+    let file = exported.result().unwrap().structured_content().unwrap();
+    assert_eq!(file["orders"], 42);
 }
 
 #[test]
