@@ -4,7 +4,7 @@
 //! the test checks what the client decides for each way a task ends: an execution error, a
 //! protocol error, a panic, a task the server cancels, one the caller cancels, one whose ttl
 //! runs out, one still working at the caller's deadline (with and without an idempotency
-//! key).
+//! key); and a tool that runs only as a task, called by a client without the extension.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -152,11 +152,8 @@ enum Wire {
 
 const WIRES: [Wire; 2] = [Wire::Duplex, Wire::Http];
 
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::builder().enable_tasks().build(),
-        Implementation::from_build_env(),
-    )
+fn tasks_declared() -> ClientCapabilities {
+    ClientCapabilities::builder().enable_tasks().build()
 }
 
 /// A client that declares the tasks extension, connected to `server` over `wire`, through
@@ -165,6 +162,16 @@ async fn connect(
     server: ErrorBoundary<Warehouse>,
     wire: Wire,
 ) -> RunningService<RoleClient, ClientConfig> {
+    connect_declaring(server, wire, tasks_declared()).await
+}
+
+/// A client that declares `capabilities`, connected to `server` over `wire`.
+async fn connect_declaring(
+    server: ErrorBoundary<Warehouse>,
+    wire: Wire,
+    capabilities: ClientCapabilities,
+) -> RunningService<RoleClient, ClientConfig> {
+    let client_config = || ClientConfig::new(capabilities, Implementation::from_build_env());
     match wire {
         Wire::Duplex => {
             let (server_side, client_side) = tokio::io::duplex(1 << 16);
@@ -230,6 +237,32 @@ where
 }
 
 const TTL: u64 = 60_000;
+
+#[tokio::test]
+async fn a_tool_that_runs_only_as_a_task_asks_a_client_without_the_extension_to_declare_it() {
+    on_every_wire(|wire| async move {
+        let server = warehouse(TTL, false).with_required_tasks(["export"]);
+        let client = connect_declaring(server, wire, ClientCapabilities::default()).await;
+        let retrier = Retrier::new(RetryPolicy::default());
+        let report = call_tool(client.peer(), &ToolCall::new("export", json!({})), &retrier)
+            .await
+            .expect_err("refused");
+        assert_eq!(report.attempts.len(), 1, "{wire:?}");
+        let Decision::DeclareCapabilities { required } = &report.decision else {
+            panic!(
+                "{wire:?}: expected DeclareCapabilities, got {:?}",
+                report.decision
+            );
+        };
+        assert_eq!(
+            serde_json::Value::Object(required.clone()),
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+            "{wire:?}"
+        );
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
 
 #[tokio::test]
 async fn a_task_that_completes_is_done() {

@@ -3,7 +3,8 @@
 //! result with the same payload, code, text, masking and correlation id; a protocol error is
 //! `failed` with the same error and `data`; a panic is a masked `TOOL_PANICKED` result that
 //! holds nothing of the panic; `tasks/cancel` ends it `cancelled`; the same idempotency key
-//! gets the same task back and runs the tool once.
+//! gets the same task back and runs the tool once; a tool that runs only as a task is refused
+//! with -32021 to a client that does not declare the extension.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -264,6 +265,42 @@ async fn the_boundary_declares_the_extension() {
         json!({}),
         "{init}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_that_runs_only_as_a_task_is_refused_to_a_client_without_the_extension() {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let required = || {
+        let server = Exports {
+            effects: effects.clone(),
+            tool_router: Exports::tool_router(),
+        };
+        let options = TaskOptions::new().with_poll_interval_ms(10);
+        ErrorBoundary::new(server)
+            .with_tasks(TaskManager::new(), options, ["offline"])
+            .with_required_tasks(["export"])
+    };
+
+    let (mut direct, _) = connect(required(), false).await;
+    let (refused, _) = direct.call("export", None).await;
+    let error = &refused["error"];
+    assert_eq!(error["code"], -32021, "{refused}");
+    assert_eq!(error["data"]["code"], "TASKS_REQUIRED", "{refused}");
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    );
+    assert_eq!(effects.load(Ordering::SeqCst), 0, "the tool did not run");
+    // A tool that may run either way still answers the same client directly.
+    let (answer, _) = direct.call("offline", None).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+
+    let (mut client, _) = connect(required(), true).await;
+    let (created, _) = client.call("export", None).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let (ended, _) = client.ended(&id).await;
+    assert_eq!(ended["result"]["content"][0]["text"], "export 1", "{ended}");
 }
 
 #[tokio::test]

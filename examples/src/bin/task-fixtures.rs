@@ -8,8 +8,9 @@
 //! - `greet {name}` answers `Hello, {name}!` directly;
 //! - `slow_compute {seconds, label?}` runs as a task for `seconds`, then answers; a
 //!   `tasks/cancel` while it runs ends it `cancelled`;
-//! - `failing_job {}` runs as a task for a second, then fails as an execution error: the task
-//!   ends `completed` with that `isError` result;
+//! - `failing_job {}` runs only as a task, for a second, then fails as an execution error:
+//!   the task ends `completed` with that `isError` result; a client that does not declare the
+//!   tasks extension is answered -32021;
 //! - `protocol_error_job {}` runs as a task and fails with a JSON-RPC error: the task ends
 //!   `failed` with that error.
 //!
@@ -32,8 +33,12 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
-/// The tools that run as tasks.
-const TASK_TOOLS: [&str; 3] = ["slow_compute", "failing_job", "protocol_error_job"];
+/// The tools that run as tasks for a client that declares the extension, and directly for
+/// one that does not.
+const TASK_TOOLS: [&str; 2] = ["slow_compute", "protocol_error_job"];
+
+/// The tools that run only as tasks.
+const REQUIRED_TASK_TOOLS: [&str; 1] = ["failing_job"];
 
 /// How the jobs fail.
 #[derive(Debug, thiserror::Error, ToolError)]
@@ -135,7 +140,8 @@ async fn serve(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     let boundary = ErrorBoundary::new(Fixtures {
         tool_router: Fixtures::tool_router(),
     })
-    .with_tasks(tasks, options, TASK_TOOLS);
+    .with_tasks(tasks, options, TASK_TOOLS)
+    .with_required_tasks(REQUIRED_TASK_TOOLS);
     let service = StreamableHttpService::new(
         move || Ok(boundary.clone()),
         Arc::new(LocalSessionManager::default()),

@@ -2,6 +2,7 @@
 //! answers, rmcp's own argument errors carry a code, and a panic is answered.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use serde_json::Value;
 
 use super::arguments::ArgumentError;
 use super::panic::{ToolPanicked, catch_panic};
-use super::task::{AnswerFn, Tasks};
+use super::task::{AnswerFn, Tasks, TasksRequired, client_declares_tasks};
 use super::unknown_tool::UnknownTool;
 use crate::catalog::ErrorCatalog;
 use crate::failure::options::FailureOptions;
@@ -90,7 +91,9 @@ use crate::wire::{CATALOG_META_KEY, META_KEY, RMCP_ARGUMENT_ERROR_PREFIX};
 ///   message alone. Under `panic = "abort"` nothing unwinds, and the process ends;
 /// - runs the tools given to [`with_tasks`](Self::with_tasks) as tasks (the extension
 ///   `io.modelcontextprotocol/tasks`) for a client that declares it: the task ends as the
-///   direct call would have answered, everything above included.
+///   direct call would have answered, everything above included; those given to
+///   [`with_required_tasks`](Self::with_required_tasks) run only so, and a client that does
+///   not declare it is answered -32021.
 ///
 /// The correlation id of a request with a valid W3C `traceparent` in its `_meta` is
 /// `<trace-id>.<16 hex digits>` (see [`FailureOptions::with_traceparent`]): the trace id finds
@@ -133,6 +136,8 @@ pub struct ErrorBoundary<S> {
     idempotency: Option<crate::idempotency::Idempotency>,
     /// The tools run as tasks, and the store that runs them.
     tasks: Option<Tasks>,
+    /// The tools that run only as tasks.
+    required_tasks: Arc<BTreeSet<String>>,
 }
 
 /// The function that gives a request its correlation id.
@@ -152,7 +157,8 @@ impl<S: fmt::Debug> fmt::Debug for ErrorBoundary<S> {
             )
             .field("catalog", &self.catalog)
             .field("unknown_tool_result", &self.unknown_tool_result)
-            .field("tasks", &self.tasks);
+            .field("tasks", &self.tasks)
+            .field("required_tasks", &self.required_tasks);
         #[cfg(feature = "idempotency")]
         f.field("idempotency", &self.idempotency);
         f.finish()
@@ -172,6 +178,7 @@ impl<S> ErrorBoundary<S> {
             #[cfg(feature = "idempotency")]
             idempotency: None,
             tasks: None,
+            required_tasks: Arc::default(),
         }
     }
 
@@ -382,6 +389,40 @@ impl<S> ErrorBoundary<S> {
         });
         let tools = tools.into_iter().map(Into::into).collect();
         self.tasks = Some(Tasks::new(manager, options, tools, answer));
+        self
+    }
+
+    /// Run the calls of `tools` only as tasks: like the tools given to
+    /// [`with_tasks`](Self::with_tasks), they run as tasks of its manager for a client that
+    /// declares the extension; a client that does not is answered -32021 (Missing Required
+    /// Client Capability) with the stable code `TASKS_REQUIRED` and
+    /// `data.requiredCapabilities` naming the extension, as the extension asks of a tool that
+    /// cannot answer without a task (one that outlasts a request's timeout), and the tool does
+    /// not run. Without [`with_tasks`](Self::with_tasks) there is no manager to run them, and
+    /// they are answered as direct calls.
+    ///
+    /// ```
+    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use rmcp::ServerHandler;
+    /// use rmcp::task_manager::{TaskManager, TaskOptions};
+    ///
+    /// #[derive(Clone)]
+    /// struct Exports;
+    /// impl ServerHandler for Exports {}
+    ///
+    /// let service = ErrorBoundary::new(Exports)
+    ///     .with_tasks(TaskManager::new(), TaskOptions::new(), ["export"])
+    ///     .with_required_tasks(["export_year"]);
+    /// # let _ = service;
+    /// ```
+    pub fn with_required_tasks<I>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let mut required = BTreeSet::clone(&self.required_tasks);
+        required.extend(tools.into_iter().map(Into::into));
+        self.required_tasks = Arc::new(required);
         self
     }
 
@@ -685,10 +726,14 @@ impl<S: ServerHandler> ErrorBoundary<S> {
     ) -> Result<CallToolResponse, ErrorData> {
         let options = self.request_options(&request.name, &context);
         let unknown_tool_result = self.unknown_tool_result;
-        if let Some(tasks) = self.tasks.as_ref()
-            && tasks.runs(&request.name, &context)
-        {
-            return Ok(tasks.spawn(request, context, options, unknown_tool_result));
+        if let Some(tasks) = self.tasks.as_ref() {
+            let required = self.required_tasks.contains(request.name.as_ref());
+            if (required || tasks.lists(&request.name)) && client_declares_tasks(&context) {
+                return Ok(tasks.spawn(request, context, options, unknown_tool_result));
+            }
+            if required {
+                return TasksRequired::new(&request.name).answer(&options);
+            }
         }
         answer_call(&self.inner, options, unknown_tool_result, request, context).await
     }

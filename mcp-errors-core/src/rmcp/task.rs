@@ -2,6 +2,7 @@
 //! `io.modelcontextprotocol/tasks`): the boundary's whole answer to a `tools/call`, the one a
 //! direct call gets, runs in rmcp's `TaskManager`, and the task ends as that answer says.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::future::Future;
@@ -17,7 +18,14 @@ use ::rmcp::model::{
 use ::rmcp::service::{RequestContext, RoleServer};
 use ::rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 
+use serde_json::{Map, Value, json};
+
+use crate::catalog::descriptor::ErrorDescriptor;
+use crate::failure::ToolFailure;
 use crate::failure::options::FailureOptions;
+use crate::failure::tool_error::ToolError;
+use crate::mask::clean_text;
+use crate::wire::jsonrpc::ErrorCode;
 
 /// The boundary's answer to one `tools/call`, as a future that owns what it needs: the
 /// request, its context, its failure options and whether an unknown tool is a result.
@@ -67,13 +75,9 @@ impl Tasks {
         }
     }
 
-    /// Whether a call of `tool` runs as a task: the tool is listed and the client declared
-    /// the extension (rmcp refuses a task to a client that did not).
-    pub(super) fn runs(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
+    /// Whether `tool` was given to run as a task.
+    pub(super) fn lists(&self, tool: &str) -> bool {
         self.tools.contains(tool)
-            && context
-                .client_capabilities()
-                .is_some_and(|capabilities| capabilities.supports_tasks())
     }
 
     /// Starts the call as a task and answers with the task. The tool sees the task's
@@ -103,6 +107,85 @@ impl Tasks {
     /// The manager's handle on `tasks/update` and `tasks/cancel`.
     pub(super) fn manager(&self) -> &TaskManager {
         &self.manager
+    }
+}
+
+/// Whether the client of `context` declared the tasks extension (rmcp refuses a task to a
+/// client that did not).
+pub(super) fn client_declares_tasks(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.supports_tasks())
+}
+
+/// The stable code of a call to a tool that runs only as a task, from a client that did not
+/// declare the tasks extension.
+const TASKS_REQUIRED_CODE: &str = "TASKS_REQUIRED";
+
+/// The most characters of the tool's name kept: MCP's own limit on a tool name.
+const MAX_NAME_CHARS: usize = 128;
+
+static TASKS_REQUIRED: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
+    "TasksRequired",
+    TASKS_REQUIRED_CODE,
+    ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+)
+.with_origin("mcp_errors_core::rmcp::ErrorBoundary")];
+
+/// A call to a tool that runs only as a task, from a client that did not declare the tasks
+/// extension: -32021 with `data.requiredCapabilities` naming the extension, as the extension
+/// asks of a server that cannot answer such a call without a task. The tool did not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct TasksRequired {
+    tool: String,
+}
+
+impl TasksRequired {
+    /// A call to `tool`.
+    pub(super) fn new(tool: &str) -> Self {
+        TasksRequired {
+            tool: clean_text(tool, MAX_NAME_CHARS),
+        }
+    }
+
+    /// This error as the boundary answers it, converted with `options`.
+    pub(super) fn answer(&self, options: &FailureOptions) -> Result<CallToolResponse, ErrorData> {
+        let failure: ToolFailure = self.to_failure_with(options);
+        failure.into_rmcp().map(CallToolResponse::Complete)
+    }
+}
+
+impl fmt::Display for TasksRequired {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` runs only as a task", self.tool)
+    }
+}
+
+impl std::error::Error for TasksRequired {}
+
+impl ToolError for TasksRequired {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &TASKS_REQUIRED
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &TASKS_REQUIRED[0]
+    }
+
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        Some(Cow::Owned(format!(
+            "declare the extension {TASKS_EXTENSION_ID} in the client's capabilities, then call it again"
+        )))
+    }
+
+    fn details(&self) -> Map<String, Value> {
+        let mut details = Map::new();
+        details.insert("tool".to_owned(), Value::from(self.tool.as_str()));
+        details.insert(
+            "requiredCapabilities".to_owned(),
+            json!({"extensions": {TASKS_EXTENSION_ID: {}}}),
+        );
+        details
     }
 }
 
@@ -172,6 +255,27 @@ mod tests {
             panic!("expected failed");
         };
         assert_eq!(failed.code, ::rmcp::model::ErrorCode::INTERNAL_ERROR);
+    }
+
+    #[test]
+    fn a_required_task_refused_names_the_extension_in_the_data_and_the_hint() {
+        let Err(error) = TasksRequired::new("export\u{1b}[31m").answer(&FailureOptions::new())
+        else {
+            panic!("expected a protocol error");
+        };
+        assert_eq!(error.code.0, -32021);
+        assert_eq!(
+            error.message,
+            "TASKS_REQUIRED: `export [31m` runs only as a task. Hint: declare the extension \
+             io.modelcontextprotocol/tasks in the client's capabilities, then call it again"
+        );
+        let data = error.data.unwrap();
+        assert_eq!(data["code"], "TASKS_REQUIRED");
+        assert_eq!(data["tool"], "export [31m");
+        assert_eq!(
+            data["requiredCapabilities"],
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        );
     }
 
     #[test]
