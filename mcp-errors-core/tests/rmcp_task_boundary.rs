@@ -296,6 +296,10 @@ async fn a_tool_that_runs_only_as_a_task_is_refused_to_a_client_without_the_exte
     assert_eq!(answer["result"]["isError"], true, "{answer}");
 
     let (mut client, _) = connect(required(), true).await;
+    // A tool given to neither is answered directly, to this client too.
+    let (answer, _) = client.call("connect", None).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer.pointer("/result/taskId").is_none(), "{answer}");
     let (created, _) = client.call("export", None).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();

@@ -60,8 +60,9 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// listed runs as it would without keys, its key ignored.
 ///
 /// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
-/// -32602 and -32601, and a failure of category `validation` or `not_found` (arguments that do
-/// not deserialize, an unknown tool, input the tool refused). A retry runs the tool again and
+/// -32602, -32601 and -32021 (a tool that runs only as a task, called without the extension),
+/// and a failure of category `validation` or `not_found` (arguments that do not deserialize,
+/// an unknown tool, input the tool refused). A retry runs the tool again and
 /// gets the same answer, and such failures take no room in the store; so a tool must answer
 /// these only before it acts.
 ///
@@ -355,9 +356,10 @@ impl Drop for Held {
 }
 
 /// Whether `answered` says the tool ran nothing, so that there is nothing to record: invalid
-/// params or an unknown method (JSON-RPC -32602, -32601), or a failure of category
-/// `validation` or `not_found` (arguments that do not deserialize, an unknown tool, input the
-/// tool refused).
+/// params, an unknown method or a client capability missing (JSON-RPC -32602, -32601,
+/// -32021: a tool that runs only as a task, called without the extension), or a failure of
+/// category `validation` or `not_found` (arguments that do not deserialize, an unknown tool,
+/// input the tool refused).
 fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
     let nothing_ran = |category: Option<&Value>| {
         let category = category.and_then(Value::as_str);
@@ -368,6 +370,7 @@ fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
         Err(error) => {
             error.code == ::rmcp::model::ErrorCode::INVALID_PARAMS
                 || error.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND
+                || error.code == ::rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
                 || nothing_ran(error.data.as_ref().and_then(|data| data.get("category")))
         }
         Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
@@ -722,8 +725,15 @@ mod tests {
             result.meta = Some(meta);
             Ok(CallToolResponse::Complete(result))
         };
+        let needs_tasks = || {
+            let tasks = ::rmcp::model::ClientCapabilities::builder()
+                .enable_tasks()
+                .build();
+            Err(ErrorData::missing_required_client_capability(tasks))
+        };
         let failed = || Err(ErrorData::internal_error("ledger down", None));
-        let answers: [fn() -> Result<CallToolResponse, ErrorData>; 3] = [invalid, refused, failed];
+        let answers: [fn() -> Result<CallToolResponse, ErrorData>; 4] =
+            [invalid, refused, needs_tasks, failed];
         for (n, answer) in answers.into_iter().enumerate() {
             let record = RecordKey::new("process", format!("k{n}"));
             let first = keys
@@ -736,7 +746,7 @@ mod tests {
                 .claim(&record, &fingerprint(), DEFAULT_LEASE)
                 .await
                 .unwrap();
-            if n < 2 {
+            if n < 3 {
                 assert!(matches!(claimed, Claim::Claimed(_)), "{n}: {claimed:?}");
             } else {
                 assert!(matches!(claimed, Claim::Completed(_)), "{n}: {claimed:?}");

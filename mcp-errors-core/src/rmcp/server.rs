@@ -959,6 +959,11 @@ mod tests {
         );
         assert!(shown.starts_with("ErrorBoundary { inner: 7"), "{shown}");
         assert!(shown.contains("unknown_tool_result: false"), "{shown}");
+        let shown = format!(
+            "{:?}",
+            ErrorBoundary::new(7u8).with_required_tasks(["export"])
+        );
+        assert!(shown.contains(r#"required_tasks: {"export"}"#), "{shown}");
         #[cfg(feature = "idempotency")]
         {
             let store = crate::idempotency::MemoryStore::new();

@@ -276,6 +276,12 @@ mod tests {
             data["requiredCapabilities"],
             json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
         );
+        let catalog = TasksRequired::catalog();
+        let entry = catalog.get("TASKS_REQUIRED").expect("in the catalog");
+        assert_eq!(
+            entry.protocol_code(),
+            Some(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
+        );
     }
 
     #[test]
