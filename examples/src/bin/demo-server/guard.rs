@@ -202,27 +202,25 @@ impl RequestGuard {
                 slot
             }
             Err(SessionsFull::Server) => {
-                return (
+                return refused(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    [(header::RETRY_AFTER, SESSIONS_FULL_RETRY_AFTER_SECS)],
+                    SESSIONS_FULL_RETRY_AFTER_SECS,
                     format!(
                         "Service Unavailable: {} sessions are open, the most this server keeps",
                         self.max_sessions
                     ),
-                )
-                    .into_response();
+                );
             }
             Err(SessionsFull::Client) => {
-                return (
+                return refused(
                     StatusCode::TOO_MANY_REQUESTS,
-                    [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                    CLIENT_FULL_RETRY_AFTER_SECS,
                     format!(
                         "Too Many Requests: {} sessions from this address are open, the most \
                          one client may hold",
                         self.max_sessions_per_client
                     ),
-                )
-                    .into_response();
+                );
             }
         };
         let response = next.run(request).await;
@@ -248,20 +246,24 @@ impl RequestGuard {
             .streams
             .take(Arc::from(session), self.max_streams_per_session)
         else {
-            return (
+            return refused(
                 StatusCode::TOO_MANY_REQUESTS,
-                [(header::RETRY_AFTER, CLIENT_FULL_RETRY_AFTER_SECS)],
+                CLIENT_FULL_RETRY_AFTER_SECS,
                 format!(
                     "Too Many Requests: this session has {} streams open, the most it may",
                     self.max_streams_per_session
                 ),
-            )
-                .into_response();
+            );
         };
         next.run(request)
             .await
             .map(|body| Body::new(HoldingBody { body, _slot: slot }))
     }
+}
+
+/// A refusal that says when to come back: `Retry-After: retry_after_secs`.
+fn refused(status: StatusCode, retry_after_secs: &'static str, message: String) -> Response {
+    (status, [(header::RETRY_AFTER, retry_after_secs)], message).into_response()
 }
 
 /// A response that closes its connection once sent.
