@@ -62,9 +62,9 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
 /// -32602, -32601 and -32021 (a tool that runs only as a task, called without the extension),
 /// and a failure of category `validation` or `not_found` (arguments that do not deserialize,
-/// an unknown tool, input the tool refused). A retry runs the tool again and
-/// gets the same answer, and such failures take no room in the store; so a tool must answer
-/// these only before it acts.
+/// an unknown tool, input the tool refused). A retry runs the tool again and gets the same
+/// answer, and such failures take no room in the store; so a tool must answer these only
+/// before it acts.
 ///
 /// A call its client cancels (`notifications/cancelled`, which clients also send when they
 /// stop waiting) keeps its key until it ends, and its outcome is recorded: the answer of a

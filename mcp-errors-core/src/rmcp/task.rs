@@ -20,8 +20,8 @@ use ::rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 
 use serde_json::{Map, Value, json};
 
+use super::unknown_tool::MAX_NAME_CHARS;
 use crate::catalog::descriptor::ErrorDescriptor;
-use crate::failure::ToolFailure;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
@@ -122,9 +122,6 @@ pub(super) fn client_declares_tasks(context: &RequestContext<RoleServer>) -> boo
 /// declare the tasks extension.
 const TASKS_REQUIRED_CODE: &str = "TASKS_REQUIRED";
 
-/// The most characters of the tool's name kept: MCP's own limit on a tool name.
-const MAX_NAME_CHARS: usize = 128;
-
 static TASKS_REQUIRED: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
     "TasksRequired",
     TASKS_REQUIRED_CODE,
@@ -150,8 +147,9 @@ impl TasksRequired {
 
     /// This error as the boundary answers it, converted with `options`.
     pub(super) fn answer(&self, options: &FailureOptions) -> Result<CallToolResponse, ErrorData> {
-        let failure: ToolFailure = self.to_failure_with(options);
-        failure.into_rmcp().map(CallToolResponse::Complete)
+        self.to_failure_with(options)
+            .into_rmcp()
+            .map(CallToolResponse::Complete)
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) const MAX_LISTED_TOOLS: usize = 10;
 
 /// The most characters of the tool name that was called kept in the message: MCP's own limit
 /// on a tool name.
-const MAX_NAME_CHARS: usize = 128;
+pub(super) const MAX_NAME_CHARS: usize = 128;
 
 static DESCRIPTORS: [ErrorDescriptor; 1] =
     [
