@@ -92,3 +92,62 @@ pub(super) fn expected(g: &mut Grader, expect: &Expectation, outcome: &Outcome, 
         format!("{}; came back: {}", misses.join("; "), answer.join(", ")),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use crate::finding::Kind;
+    use crate::grade::channel::UnknownToolReading;
+    use crate::grade::{Context, grade};
+    use crate::probes::{Expectation, Planned, Provocation};
+    use crate::session::Answer;
+
+    #[test]
+    fn a_missed_call_quotes_what_came_back_on_one_bounded_line() {
+        let text = format!("Error BUSY:\n\u{1b}[2Jtry\tlater {}", "x".repeat(200));
+        let response =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": text}});
+        let planned = Planned {
+            provocation: Provocation::UserCall {
+                index: 4,
+                expect: Expectation {
+                    outcome: Some("success".into()),
+                    ..Expectation::default()
+                },
+            },
+            arguments: json!({}),
+        };
+        let answer = Answer {
+            bytes: Ok(response.to_string().into_bytes()),
+            elapsed: Duration::from_millis(3),
+        };
+        let context = Context {
+            listed: "",
+            tool_names: &[],
+            secrets: &[],
+            local_dirs: &[],
+            fast: Duration::from_secs(1),
+            unknown_tool: UnknownToolReading::Either,
+        };
+        let p = grade(&planned, &answer, &context);
+        assert_eq!(p.description, "your call #4");
+        let missed = p
+            .findings
+            .iter()
+            .find(|f| f.kind == Kind::Expected)
+            .unwrap();
+        // Whitespace runs and controls made one space, the escape's ESC with them; 80
+        // characters kept.
+        let start = "Error BUSY: [2Jtry later ";
+        let quoted = format!("\"{start}{}…\"", "x".repeat(80 - start.len()));
+        assert_eq!(
+            missed.message,
+            format!(
+                "expected success, got protocol_error; came back: protocol_error -32000, {quoted}"
+            )
+        );
+    }
+}
