@@ -1,6 +1,10 @@
 //! Grades one answer: the channel, whether the text names the field and what was expected,
 //! the machine-readable code and retry advice and whether they agree with the text, leaks,
-//! the time to answer.
+//! the time to answer. The `channel` check is in [`channel`], the check of the user's calls in
+//! [`expected`].
+
+pub mod channel;
+mod expected;
 
 use std::time::Duration;
 
@@ -9,8 +13,10 @@ use mcp_errors_core::{Category, FailureClass};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::finding::{Finding, Kind, Severity};
+use crate::grade::channel::UnknownToolReading;
 use crate::leaks;
-use crate::probes::{Expectation, Planned, Provocation};
+use crate::probes::{Planned, Provocation};
 use crate::session::Answer;
 use crate::transport::NoAnswer;
 
@@ -20,29 +26,6 @@ pub const ECHO_LIMIT: usize = 8192;
 /// A failure larger than this, in bytes as it came (the whole JSON-RPC response, `_meta` and
 /// `structuredContent` included), costs the agent more than the failure is worth.
 pub const FAILURE_SIZE_LIMIT: usize = 16 * 1024;
-
-/// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Costs the agent: a wrong channel, a leak, no answer.
-    Fail,
-    /// Costs some of the score.
-    Warn,
-    /// Worth knowing; costs nothing.
-    Info,
-}
-
-/// One thing the grader noticed.
-#[derive(Clone, Debug, Serialize)]
-pub struct Finding {
-    /// How bad it is.
-    pub severity: Severity,
-    /// The check it belongs to.
-    pub check: &'static str,
-    /// What it is.
-    pub message: String,
-}
 
 /// One check of one answer: a weight and the share of it earned.
 #[derive(Clone, Debug, Serialize)]
@@ -92,6 +75,8 @@ pub struct Context<'a> {
     /// Answers within this time (`--slow-ms`) get the full time score; within five times it,
     /// half; slower ones none.
     pub fast: Duration,
+    /// Which answer to an unknown tool the `channel` check takes as right (`--unknown-tool`).
+    pub unknown_tool: UnknownToolReading,
 }
 
 const WEIGHTS: [(&str, u32); 9] = [
@@ -124,12 +109,8 @@ impl Grader {
         });
     }
 
-    fn note(&mut self, severity: Severity, check: &'static str, message: impl Into<String>) {
-        self.findings.push(Finding {
-            severity,
-            check,
-            message: message.into(),
-        });
+    fn note(&mut self, severity: Severity, kind: Kind, message: impl Into<String>) {
+        self.findings.push(Finding::new(severity, kind, message));
     }
 }
 
@@ -254,7 +235,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
             };
             g.note(
                 Severity::Fail,
-                "channel",
+                Kind::NoAnswer,
                 format!("{what}: {no_answer}; the agent gets no failure it can read"),
             );
             return Probe {
@@ -279,7 +260,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
     );
     let looks_failed = outcome.looks_like_failure();
 
-    channel(&mut g, &planned.provocation, &outcome);
+    channel::channel(&mut g, &planned.provocation, &outcome, context.unknown_tool);
 
     if failed || looks_failed {
         if planned.provocation.is_invalid_input() || planned.provocation == Provocation::UnknownTool
@@ -290,8 +271,8 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         agreement(&mut g, &planned.provocation, &outcome, &text);
     }
 
-    if let Provocation::UserCall { expect } = &planned.provocation {
-        expected(&mut g, expect, &outcome);
+    if let Provocation::UserCall { expect, .. } = &planned.provocation {
+        expected::expected(&mut g, expect, &outcome, &text);
     }
 
     let sent = planned.arguments.to_string();
@@ -306,7 +287,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
     for leak in found {
         g.note(
             Severity::Fail,
-            "leaks",
+            Kind::Leak,
             format!(
                 "shows the model {}: {}",
                 leak.kind_with_article(),
@@ -323,7 +304,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
             g.score("echo", 0.0);
             g.note(
                 Severity::Warn,
-                "echo",
+                Kind::Echo,
                 format!("sends {shown} characters back for the oversize value"),
             );
         } else {
@@ -336,7 +317,7 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         g.score("size", 0.0);
         g.note(
             Severity::Fail,
-            "size",
+            Kind::Size,
             format!(
                 "a failure of {} bytes (over {FAILURE_SIZE_LIMIT}): it fills the agent's context",
                 bytes.len()
@@ -348,10 +329,10 @@ pub fn grade(planned: &Planned, answer: &Answer, context: &Context<'_>) -> Probe
         g.score("time", 1.0);
     } else if answer.elapsed <= context.fast * 5 {
         g.score("time", 0.5);
-        g.note(Severity::Warn, "time", format!("took {elapsed_ms} ms"));
+        g.note(Severity::Warn, Kind::Slow, format!("took {elapsed_ms} ms"));
     } else {
         g.score("time", 0.0);
-        g.note(Severity::Fail, "time", format!("took {elapsed_ms} ms"));
+        g.note(Severity::Fail, Kind::Slow, format!("took {elapsed_ms} ms"));
     }
 
     Probe {
@@ -373,125 +354,6 @@ impl leaks::Leak {
             "internal host" => "an internal host".into(),
             "environment value" => "an environment value".into(),
             other => format!("a {other}"),
-        }
-    }
-}
-
-fn channel(g: &mut Grader, provocation: &Provocation, outcome: &Outcome) {
-    let looks_failed = outcome.looks_like_failure();
-    match provocation {
-        Provocation::UnknownTool => match outcome {
-            Outcome::ProtocolError(e) if e.code.0 == -32602 => g.score("channel", 1.0),
-            Outcome::ExecutionError(_) => {
-                g.score("channel", 1.0);
-                g.note(Severity::Info, "channel", "an isError result, as the SEP-2145 draft proposes (the specification says -32602)");
-            }
-            Outcome::ProtocolError(e) if e.code.0 == -32601 => {
-                g.score("channel", 0.5);
-                g.note(Severity::Warn, "channel", "-32601 (method not found): tools/call exists; the specification says -32602 for an unknown tool");
-            }
-            Outcome::ProtocolError(e) if e.code.0 == -32603 => {
-                g.score("channel", 0.0);
-                g.note(Severity::Fail, "channel", "-32603 (internal error) for an unknown tool: the agent reads a server fault, not a wrong name");
-            }
-            Outcome::ProtocolError(e) => {
-                g.score("channel", 0.5);
-                g.note(
-                    Severity::Warn,
-                    "channel",
-                    format!(
-                        "code {} for an unknown tool; the specification says -32602",
-                        e.code.0
-                    ),
-                );
-            }
-            Outcome::Invalid(reason) => {
-                g.score("channel", 0.0);
-                g.note(
-                    Severity::Fail,
-                    "channel",
-                    format!("a malformed response: {reason}"),
-                );
-            }
-            _ => {
-                g.score("channel", 0.0);
-                g.note(
-                    Severity::Fail,
-                    "channel",
-                    "a success for a tool it does not list",
-                );
-            }
-        },
-        Provocation::UserCall { .. } => {
-            if looks_failed {
-                g.score("channel", 0.0);
-                g.note(
-                    Severity::Fail,
-                    "channel",
-                    "a failure sent as a success: isError is not set, the agent builds on it",
-                );
-            } else if let Outcome::Invalid(reason) = outcome {
-                g.score("channel", 0.0);
-                g.note(
-                    Severity::Fail,
-                    "channel",
-                    format!("a malformed response: {reason}"),
-                );
-            }
-        }
-        _ => {
-            let invalid = provocation.is_invalid_input();
-            match outcome {
-                Outcome::ExecutionError(_) => g.score("channel", 1.0),
-                _ if looks_failed => {
-                    g.score("channel", 0.0);
-                    g.note(
-                        Severity::Fail,
-                        "channel",
-                        "a failure sent as a success: isError is not set, the agent builds on it",
-                    );
-                }
-                Outcome::Ready(_) | Outcome::Empty(_) | Outcome::InputRequired(_) if invalid => {
-                    g.score("channel", 0.5);
-                    g.note(
-                        Severity::Warn,
-                        "channel",
-                        "accepted input its own schema forbids",
-                    );
-                }
-                Outcome::Ready(_) | Outcome::Empty(_) | Outcome::InputRequired(_) => {
-                    g.score("channel", 1.0)
-                }
-                Outcome::ProtocolError(e) if e.code.0 == -32602 => {
-                    g.score("channel", 0.5);
-                    g.note(
-                        Severity::Warn,
-                        "channel",
-                        "invalid input as JSON-RPC -32602: since 2025-11-25 (SEP-1303) it is a tool execution error (isError), which the model reads",
-                    );
-                }
-                Outcome::ProtocolError(e) if e.code.0 == -32603 => {
-                    g.score("channel", 0.0);
-                    g.note(
-                        Severity::Fail,
-                        "channel",
-                        "-32603 (internal error) for input the model could fix",
-                    );
-                }
-                Outcome::ProtocolError(e) => {
-                    g.score("channel", 0.0);
-                    g.note(Severity::Fail, "channel", format!("JSON-RPC error {} for input the model could fix; the model never sees it", e.code.0));
-                }
-                Outcome::Invalid(reason) => {
-                    g.score("channel", 0.0);
-                    g.note(
-                        Severity::Fail,
-                        "channel",
-                        format!("a malformed response: {reason}"),
-                    );
-                }
-                _ => g.score("channel", 0.0),
-            }
         }
     }
 }
@@ -539,14 +401,14 @@ fn names_field(g: &mut Grader, provocation: &Provocation, text: &str, context: &
         if !named {
             g.note(
                 Severity::Warn,
-                "names_field",
+                Kind::NamesField,
                 "the text does not name the tool that was called",
             );
         }
         if !expected {
             g.note(
                 Severity::Warn,
-                "names_field",
+                Kind::NamesField,
                 "the text names no tool the server has",
             );
         }
@@ -555,14 +417,14 @@ fn names_field(g: &mut Grader, provocation: &Provocation, text: &str, context: &
     if !named {
         g.note(
             Severity::Warn,
-            "names_field",
+            Kind::NamesField,
             format!("the text does not name `{field}`"),
         );
     }
     if !expected {
         g.note(
             Severity::Warn,
-            "names_field",
+            Kind::NamesField,
             "the text does not say what was expected",
         );
     }
@@ -575,7 +437,7 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
                 g.score("machine_readable", 0.5);
                 g.note(
                     Severity::Warn,
-                    "machine_readable",
+                    Kind::MachineReadable,
                     "a code in the text only: no category or retry advice a client can read",
                 );
             }
@@ -583,7 +445,7 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
                 g.score("machine_readable", 0.0);
                 g.note(
                     Severity::Warn,
-                    "machine_readable",
+                    Kind::MachineReadable,
                     "text only: no code, category or retry advice a client can read",
                 );
             }
@@ -596,14 +458,14 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
                 g.score("machine_readable", 0.5);
                 g.note(
                     Severity::Warn,
-                    "machine_readable",
+                    Kind::MachineReadable,
                     "only the JSON-RPC code: no stable code or retry advice in `data`",
                 );
             } else {
                 g.score("machine_readable", 0.0);
                 g.note(
                     Severity::Warn,
-                    "machine_readable",
+                    Kind::MachineReadable,
                     "no stable code or retry advice in `data`",
                 );
             }
@@ -612,7 +474,7 @@ fn machine_readable(g: &mut Grader, outcome: &Outcome) {
             g.score("machine_readable", 0.0);
             g.note(
                 Severity::Warn,
-                "machine_readable",
+                Kind::MachineReadable,
                 "no code, category or retry advice a client can read",
             );
         }
@@ -645,7 +507,7 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
             earned = 0.0;
             g.note(
                 Severity::Fail,
-                "agreement",
+                Kind::Agreement,
                 format!("says `{}` for {}", c.as_str(), what(provocation)),
             );
         }
@@ -659,7 +521,7 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
         earned = 0.0;
         g.note(
             Severity::Fail,
-            "agreement",
+            Kind::Agreement,
             format!("says class `{class:?}` for {}", what(provocation)).to_lowercase(),
         );
     }
@@ -667,7 +529,7 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
         earned = 0.0;
         g.note(
             Severity::Fail,
-            "agreement",
+            Kind::Agreement,
             "says retryable for input that fails again the same way",
         );
     }
@@ -677,7 +539,7 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
         earned = earned.min(0.5);
         g.note(
             Severity::Warn,
-            "agreement",
+            Kind::Agreement,
             format!(
                 "the text reads as `{}`, the code says `{}`",
                 read.as_str(),
@@ -686,62 +548,6 @@ fn agreement(g: &mut Grader, provocation: &Provocation, outcome: &Outcome, text:
         );
     }
     g.score("agreement", earned);
-}
-
-fn expected(g: &mut Grader, expect: &Expectation, outcome: &Outcome) {
-    let mut misses = Vec::new();
-    let actual = match outcome {
-        Outcome::Ready(_) | Outcome::Empty(_) if !outcome.looks_like_failure() => "success",
-        Outcome::ExecutionError(_) => "execution_error",
-        Outcome::ProtocolError(_) => "protocol_error",
-        Outcome::Ready(_) | Outcome::Empty(_) => "success",
-        _ => "other",
-    };
-    if let Some(want) = &expect.outcome {
-        let ok = want == actual
-            || (want == "error" && matches!(actual, "execution_error" | "protocol_error"));
-        if !ok {
-            misses.push(format!("expected {want}, got {actual}"));
-        }
-    }
-    let (_, retryable, code) = machine_advice(outcome);
-    let code = code.or_else(|| match outcome {
-        Outcome::ExecutionError(e) => e.code.clone(),
-        _ => None,
-    });
-    if let Some(want) = &expect.category {
-        let got = outcome.category().map(Category::as_str);
-        if got != Some(want.as_str()) {
-            misses.push(format!(
-                "expected category {want}, got {}",
-                got.unwrap_or("none")
-            ));
-        }
-    }
-    if let Some(want) = &expect.code
-        && code.as_deref() != Some(want.as_str())
-    {
-        misses.push(format!(
-            "expected code {want}, got {}",
-            code.as_deref().unwrap_or("none")
-        ));
-    }
-    if let Some(want) = expect.retryable {
-        let got = retryable.or(match outcome {
-            Outcome::ExecutionError(e) => Some(e.retryable),
-            _ => None,
-        });
-        if got != Some(want) {
-            misses.push(format!(
-                "expected retryable {want}, got {}",
-                got.map_or("none".into(), |b| b.to_string())
-            ));
-        }
-    }
-    g.score("expected", if misses.is_empty() { 1.0 } else { 0.0 });
-    for miss in misses {
-        g.note(Severity::Fail, "expected", miss);
-    }
 }
 
 /// The score of a set of probes, 0 to 100; `None` when nothing was graded.
@@ -788,6 +594,7 @@ mod tests {
                 secrets: &[],
                 local_dirs: &[],
                 fast: Duration::from_secs(1),
+                unknown_tool: UnknownToolReading::Either,
             },
         )
     }

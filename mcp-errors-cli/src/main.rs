@@ -2,6 +2,7 @@
 //! provokes the failures it can provoke safely and grades how the server reports them.
 //! See the README of this package for the checks and the scoring.
 
+mod finding;
 mod grade;
 mod leaks;
 mod printable;
@@ -19,9 +20,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
-use crate::grade::{Context, Finding, Severity, grade};
+use crate::finding::{Finding, Kind, Severity};
+use crate::grade::channel::UnknownToolReading;
+use crate::grade::{Context, grade};
 use crate::printable::{printable, printable_value};
-use crate::probes::{Planned, Provocation, UNKNOWN_TOOL, UserCall, plan};
+use crate::probes::{Planned, Provocation, UNKNOWN_TOOL, UserCall, plan, requires_nothing};
 use crate::report::{Report, ToolReport, UNKNOWN_TOOL_ROW};
 use crate::session::Session;
 use crate::transport::{HttpTransport, StdioTransport, Transport};
@@ -59,6 +62,14 @@ struct CheckArgs {
     /// "category", "code", "retryable"}}]`.
     #[arg(long, value_name = "FILE")]
     calls: Option<PathBuf>,
+    /// Which answer to a tool the server does not list counts as right: `either` (-32602 or
+    /// an `isError` result), `isError` or `protocol` (-32602 only), to match the grader a CI
+    /// uses.
+    #[arg(long, value_enum, default_value_t = UnknownToolReading::Either, value_name = "READING")]
+    unknown_tool: UnknownToolReading,
+    /// Call at most N read-only tools whose schema requires no argument with `{}` (0: none).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    no_argument_calls: usize,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -131,13 +142,9 @@ fn not_safe_to_call(tool: &Value) -> Option<&'static str> {
     }
 }
 
-/// What the listing alone shows of a tool.
-fn schema_notes(tool: &Value, called: bool, name: &str) -> Vec<String> {
-    let mut notes = Vec::new();
-    if !called {
-        let why = not_safe_to_call(tool).unwrap_or("not marked readOnlyHint");
-        notes.push(format!("not called: {why} (--allow {name} calls it)"));
-    }
+/// What the listing alone shows of a tool, after why it was not called, if it was not.
+fn schema_notes(tool: &Value, not_called: Option<String>) -> Vec<String> {
+    let mut notes = Vec::from_iter(not_called);
     let annotations = tool.get("annotations").and_then(Value::as_object);
     match annotations {
         None => notes.push("no annotations: an agent cannot tell whether a retry is safe (readOnlyHint, idempotentHint)".into()),
@@ -257,7 +264,9 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
         secrets: &secrets,
         local_dirs: &local_dirs,
         fast: Duration::from_millis(args.slow_ms),
+        unknown_tool: args.unknown_tool,
     };
+    let mut no_argument_calls = 0;
 
     let mut times_listed: HashMap<&str, usize> = HashMap::new();
     for name in &names {
@@ -282,29 +291,41 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
                 reports.push(ToolReport::failed_by_listing(
                     name.to_owned(),
                     vec![format!("not called: listed {listed} times")],
-                    vec![Finding {
-                        severity: Severity::Fail,
-                        check: "listing",
-                        message: format!(
-                            "listed {listed} times: an agent cannot tell which tool it calls"
-                        ),
-                    }],
+                    vec![Finding::new(
+                        Severity::Fail,
+                        Kind::Listing,
+                        format!("listed {listed} times: an agent cannot tell which tool it calls"),
+                    )],
                 ));
             }
             continue;
         }
-        let called = not_safe_to_call(tool).is_none() || args.allow.iter().any(|a| a == name);
-        let mut planned = if called {
-            plan(tool.get("inputSchema").unwrap_or(&Value::Null))
-        } else {
-            Vec::new()
-        };
+        let read_only = not_safe_to_call(tool).is_none();
+        let called = read_only || args.allow.iter().any(|a| a == name);
+        let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+        let mut planned = Vec::new();
+        // A read-only tool is safe to call for real: `{}` when its schema allows it, for a
+        // bounded number of tools.
+        let plain = read_only && requires_nothing(schema);
+        let over_bound = plain && no_argument_calls >= args.no_argument_calls;
+        if plain && !over_bound {
+            no_argument_calls += 1;
+            planned.push(Planned {
+                provocation: Provocation::NoArguments,
+                arguments: json!({}),
+            });
+        }
+        if called {
+            planned.extend(plan(schema));
+        }
         planned.extend(
             user_calls
                 .iter()
-                .filter(|c| c.tool == name)
-                .map(|c| Planned {
+                .enumerate()
+                .filter(|(_, c)| c.tool == name)
+                .map(|(i, c)| Planned {
                     provocation: Provocation::UserCall {
+                        index: i + 1,
                         expect: c.expect.clone(),
                     },
                     arguments: c.arguments.clone(),
@@ -314,7 +335,7 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
             progress(format!(
                 "[{}/{total}] {name}: {}",
                 i + 1,
-                if called {
+                if called && !over_bound {
                     "nothing to provoke"
                 } else {
                     "not called"
@@ -331,11 +352,18 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
             let answer = session.call(name, &p.arguments);
             probes.push(grade(p, &answer, &context));
         }
-        let called = called || !probes.is_empty();
+        let called = !probes.is_empty() || (called && !over_bound);
+        let not_called = (!called).then(|| match not_safe_to_call(tool) {
+            None => format!(
+                "not called: over --no-argument-calls {}",
+                args.no_argument_calls
+            ),
+            Some(why) => format!("not called: {why} (--allow {name} calls it)"),
+        });
         reports.push(ToolReport::new(
             name.to_owned(),
             called,
-            schema_notes(tool, called, name),
+            schema_notes(tool, not_called),
             probes,
         ));
     }
@@ -357,5 +385,5 @@ fn check(args: &CheckArgs) -> Result<Report, String> {
     let server = session.server_info.clone();
     let version = session.protocol_version.clone();
     session.close();
-    Ok(Report::new(server, version, reports))
+    Ok(Report::new(server, version, args.unknown_tool, reports))
 }

@@ -42,8 +42,12 @@ pub enum Provocation {
     },
     /// A call of a tool the server does not list.
     UnknownTool,
+    /// `{}` to a read-only tool whose schema requires no argument: a call it should answer.
+    NoArguments,
     /// A call from the user's file.
     UserCall {
+        /// Its place in the file, from 1.
+        index: usize,
         /// What the user expects.
         expect: Expectation,
     },
@@ -66,7 +70,8 @@ impl Provocation {
             Provocation::Oversize { field } => format!("`{field}` oversize"),
             Provocation::UnknownEnum { field, .. } => format!("`{field}` outside its enum"),
             Provocation::UnknownTool => "an unknown tool name".into(),
-            Provocation::UserCall { .. } => "your call".into(),
+            Provocation::NoArguments => "{} (requires no argument)".into(),
+            Provocation::UserCall { index, .. } => format!("your call #{index}"),
         }
     }
 
@@ -254,6 +259,11 @@ pub fn plausible(schema: &Value) -> Value {
             _ => json!("example"),
         },
     }
+}
+
+/// Whether a call with `{}` is one the schema allows: it names no required property.
+pub fn requires_nothing(input_schema: &Value) -> bool {
+    required(input_schema).is_empty()
 }
 
 fn required(schema: &Value) -> Vec<String> {

@@ -6,8 +6,13 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::grade::{self, Finding, Probe, Severity};
+use crate::finding::{Finding, Kind, Severity};
+use crate::grade::channel::UnknownToolReading;
+use crate::grade::{self, Probe};
 use crate::printable::printable;
+
+/// A grade on fewer calls than this is provisional: one answer is not yet how a server fails.
+pub const PROVISIONAL_BELOW: usize = 3;
 
 /// One tool's part of the report.
 #[derive(Clone, Debug, Serialize)]
@@ -20,6 +25,9 @@ pub struct ToolReport {
     pub score: Option<f64>,
     /// The letter for the score.
     pub grade: Option<char>,
+    /// Whether the grade rests on fewer than three calls (the unknown-tool row, one call by
+    /// design, never is).
+    pub provisional: bool,
     /// What the schema and annotations alone show.
     pub notes: Vec<String>,
     /// What the listing alone shows that costs the tool its whole score: its name listed more
@@ -34,6 +42,9 @@ impl ToolReport {
     pub fn new(name: String, called: bool, notes: Vec<String>, probes: Vec<Probe>) -> Self {
         let score = grade::score(&probes);
         ToolReport {
+            provisional: score.is_some()
+                && probes.len() < PROVISIONAL_BELOW
+                && name != UNKNOWN_TOOL_ROW,
             name,
             called,
             score,
@@ -51,6 +62,7 @@ impl ToolReport {
             called: false,
             score: Some(0.0),
             grade: Some(grade::letter(0.0)),
+            provisional: false,
             notes,
             findings,
             probes: Vec::new(),
@@ -92,8 +104,12 @@ pub struct Report {
     pub score: Option<f64>,
     /// The letter for the overall score.
     pub grade: Option<char>,
-    /// The calls made.
+    /// The calls made: what the overall grade rests on.
     pub calls: usize,
+    /// Whether the overall grade rests on fewer than three calls.
+    pub provisional: bool,
+    /// Which answer to an unknown tool was taken as right.
+    pub unknown_tool: UnknownToolReading,
     /// The largest failure seen, `_meta` and `structuredContent` included.
     pub largest_failure: Option<LargestFailure>,
     /// Per tool, worst first.
@@ -102,7 +118,12 @@ pub struct Report {
 
 impl Report {
     /// The report of `tools` (any order).
-    pub fn new(server: Value, protocol_version: String, mut tools: Vec<ToolReport>) -> Self {
+    pub fn new(
+        server: Value,
+        protocol_version: String,
+        unknown_tool: UnknownToolReading,
+        mut tools: Vec<ToolReport>,
+    ) -> Self {
         let scores: Vec<f64> = tools.iter().filter_map(|t| t.score).collect();
         let score = (!scores.is_empty())
             .then(|| (scores.iter().sum::<f64>() / scores.len() as f64 * 10.0).round() / 10.0);
@@ -127,6 +148,8 @@ impl Report {
             score,
             grade: score.map(grade::letter),
             calls,
+            provisional: score.is_some() && calls < PROVISIONAL_BELOW,
+            unknown_tool,
             largest_failure,
             tools,
         }
@@ -177,6 +200,11 @@ impl Report {
             printable(&self.protocol_version),
             self.calls
         )?;
+        writeln!(
+            out,
+            "  {dim}an unknown tool's answer is right as {}{dim:#}",
+            self.unknown_tool.describe()
+        )?;
         writeln!(out)?;
         let width = self
             .tools
@@ -196,13 +224,14 @@ impl Report {
             } else if tool.probes.is_empty() {
                 "no arguments: nothing to provoke".into()
             } else {
+                let on = if tool.provisional {
+                    format!("{}, provisional", calls(tool.probes.len()))
+                } else {
+                    calls(tool.probes.len())
+                };
                 match tool.worst() {
-                    Some((Severity::Info, ..)) | None => {
-                        format!("{}, no findings", calls(tool.probes.len()))
-                    }
-                    Some((_, what, message)) => {
-                        format!("{}; worst: {what}: {message}", calls(tool.probes.len()))
-                    }
+                    Some((Severity::Info, ..)) | None => format!("{on}, no findings"),
+                    Some((_, what, message)) => format!("{on}; worst: {what}: {message}"),
                 }
             };
             writeln!(
@@ -214,6 +243,7 @@ impl Report {
         }
         // The same finding on several calls of a tool is one line, naming the calls.
         let mut findings: Vec<(Severity, &str, &str, Vec<&str>)> = Vec::new();
+        let mut kinds: Vec<(Severity, Kind)> = Vec::new();
         for tool in &self.tools {
             let listing = tool.findings.iter().map(|f| (f, LISTING));
             let probes = tool
@@ -224,6 +254,10 @@ impl Report {
                 .chain(probes)
                 .filter(|(f, _)| f.severity != Severity::Info)
             {
+                match kinds.iter_mut().find(|(_, k)| *k == f.kind) {
+                    Some((s, _)) => *s = (*s).min(f.severity),
+                    None => kinds.push((f.severity, f.kind)),
+                }
                 match findings
                     .iter_mut()
                     .find(|(s, t, m, _)| *s == f.severity && *t == tool.name && *m == f.message)
@@ -246,6 +280,16 @@ impl Report {
                     printable(message),
                     printable(&calls.join("; "))
                 )?;
+            }
+        }
+        // One line per kind of finding, worst first: what to change, and the page showing how.
+        kinds.sort_by_key(|(s, _)| *s);
+        if !kinds.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "{bold}How to fix{bold:#}")?;
+            for (_, kind) in kinds {
+                let (fix, docs) = kind.fix();
+                writeln!(out, "  {}: {fix} {dim}({docs}){dim:#}", kind.label())?;
             }
         }
         let notes: Vec<(&str, &str)> = self
@@ -284,9 +328,17 @@ impl Report {
         match (self.grade, self.score) {
             (Some(g), Some(s)) => {
                 let style = colour(Some(g));
+                let on = if self.provisional {
+                    format!(
+                        "on {}: provisional, fewer than {PROVISIONAL_BELOW} calls",
+                        calls(self.calls)
+                    )
+                } else {
+                    format!("on {}", calls(self.calls))
+                };
                 writeln!(
                     out,
-                    "{bold}overall{bold:#}: {style}{g} ({s:.1}/100){style:#}"
+                    "{bold}overall{bold:#}: {style}{g} ({s:.1}/100){style:#} {on}"
                 )?;
             }
             _ => writeln!(out, "{bold}overall{bold:#}: nothing graded")?,
@@ -308,3 +360,115 @@ pub const UNKNOWN_TOOL_ROW: &str = "(unknown tool)";
 
 /// Where a finding of the listing alone is said to come from.
 const LISTING: &str = "the tool list";
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::grade::Check;
+    use crate::probes::Provocation;
+
+    fn probe(findings: Vec<Finding>) -> Probe {
+        Probe {
+            provocation: Provocation::NoArguments,
+            description: Provocation::NoArguments.describe(),
+            outcome: "protocol_error -32603".into(),
+            failed: true,
+            elapsed_ms: 1,
+            bytes: 60,
+            text: "Internal error".into(),
+            checks: vec![Check {
+                name: "channel",
+                weight: 3,
+                earned: 0.0,
+            }],
+            findings,
+        }
+    }
+
+    fn rendered(report: &Report) -> String {
+        let mut out = Vec::new();
+        report.render(&mut out).unwrap();
+        anstream::adapter::strip_str(&String::from_utf8(out).unwrap()).to_string()
+    }
+
+    #[test]
+    fn a_grade_on_fewer_than_three_calls_is_provisional() {
+        let one = ToolReport::new("t".into(), true, Vec::new(), vec![probe(Vec::new())]);
+        let three = ToolReport::new(
+            "u".into(),
+            true,
+            Vec::new(),
+            vec![probe(Vec::new()), probe(Vec::new()), probe(Vec::new())],
+        );
+        assert!(one.provisional && !three.provisional);
+        let report = Report::new(
+            json!({"name": "s"}),
+            "2025-11-25".into(),
+            UnknownToolReading::Either,
+            vec![one.clone()],
+        );
+        assert!(report.provisional);
+        assert_eq!(serde_json::to_value(&report).unwrap()["provisional"], true);
+        let text = rendered(&report);
+        assert!(text.contains("1 call, provisional"), "{text}");
+        assert!(
+            text.contains("F (0.0/100) on 1 call: provisional, fewer than 3 calls"),
+            "{text}"
+        );
+        let settled = Report::new(
+            json!({"name": "s"}),
+            "2025-11-25".into(),
+            UnknownToolReading::Either,
+            vec![one, three],
+        );
+        assert!(!settled.provisional);
+        assert!(rendered(&settled).contains("on 4 calls\n"));
+    }
+
+    #[test]
+    fn each_kind_of_finding_gets_one_line_of_how_to_fix() {
+        let finding = |kind, message: &str| Finding::new(Severity::Fail, kind, message);
+        let tool = ToolReport::new(
+            "t".into(),
+            true,
+            Vec::new(),
+            vec![
+                probe(vec![finding(Kind::InternalError, "-32603 once")]),
+                probe(vec![finding(Kind::InternalError, "-32603 again")]),
+                probe(vec![finding(Kind::Leak, "a stack trace")]),
+            ],
+        );
+        let report = Report::new(
+            json!({"name": "s"}),
+            "2025-11-25".into(),
+            UnknownToolReading::Protocol,
+            vec![tool],
+        );
+        let text = rendered(&report);
+        let fixes: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "How to fix")
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        assert_eq!(fixes.len(), 2, "{text}");
+        assert!(
+            fixes[0].starts_with("  internal_error: keep -32603"),
+            "{text}"
+        );
+        assert!(
+            fixes.iter().all(|l| l.contains(concat!(
+                "(",
+                env!("CARGO_PKG_REPOSITORY"),
+                "/blob/main/"
+            ))),
+            "{text}"
+        );
+        assert!(text.contains("right as only JSON-RPC -32602 (--unknown-tool protocol)"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["unknown_tool"], "protocol");
+        assert_eq!(json["tools"][0]["probes"][2]["findings"][0]["kind"], "leak");
+    }
+}

@@ -41,6 +41,8 @@ fn tools() -> Value {
         tool("foreign_json", &q),
         tool("sep3313_reliability", &q),
         tool("lookup", &json!({"type": "object", "properties": {"id": {"type": "string", "description": "An id."}}, "required": ["id"]})),
+        tool("no_args_internal", &json!({"type": "object", "properties": {}})),
+        tool("no_args_ok", &json!({"type": "object"})),
         {"name": "delete_records", "description": "Deletes records.", "inputSchema": q,
          "annotations": {"destructiveHint": true, "readOnlyHint": false}},
     ])
@@ -110,6 +112,10 @@ fn call(name: &str, arguments: &Value) -> Option<Result<Value, Value>> {
         // Planted: an unknown tool is a server fault.
         return Some(Err(json!({"code": -32603, "message": "Internal error"})));
     };
+    if name == "no_args_internal" {
+        // Planted: a valid call answered as a server fault.
+        return Some(Err(json!({"code": -32603, "message": "Internal error"})));
+    }
     if name == "slow" {
         std::thread::sleep(Duration::from_millis(1500));
     }
@@ -234,12 +240,16 @@ fn serve() {
                     json!({"jsonrpc": "2.0", "method": "notifications/message",
                                                    "params": {"level": "info", "data": "listing"}})
                 );
-                // Two pages: the client follows `nextCursor`.
-                let all = tools().as_array().unwrap().clone();
+                // Two pages: the client follows `nextCursor`. `PLANTED_TOOLS` lists a few only.
+                let mut all = tools().as_array().unwrap().clone();
+                if let Ok(only) = std::env::var("PLANTED_TOOLS") {
+                    all.retain(|t| only.split(',').any(|n| t["name"] == n));
+                }
+                let split = all.len().min(10);
                 if request["params"]["cursor"] == "page-2" {
-                    Ok(json!({"tools": all[10..]}))
+                    Ok(json!({"tools": all[split..]}))
                 } else {
-                    Ok(json!({"tools": all[..10], "nextCursor": "page-2"}))
+                    Ok(json!({"tools": all[..split], "nextCursor": "page-2"}))
                 }
             }
             "tools/call" => {
@@ -320,6 +330,37 @@ fn run_check(marker: &PathBuf) -> Run {
         tools,
         overall: report["score"].as_f64().unwrap(),
     }
+}
+
+/// A second run on two tools that need no argument: `--no-argument-calls 1` calls the first
+/// only, `--unknown-tool isError` is the reading in the report, and the overall grade rests on
+/// two calls.
+fn run_narrow() -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-errors"))
+        .args([
+            "check",
+            "--json",
+            "--quiet",
+            "--timeout",
+            "2",
+            "--no-argument-calls",
+            "1",
+            "--unknown-tool",
+            "isError",
+            "--",
+        ])
+        .arg(std::env::current_exe().unwrap())
+        .env("PLANTED_SERVER", "1")
+        .env("PLANTED_TOOLS", "no_args_internal,no_args_ok")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
 }
 
 /// The findings of `tool` as `severity check: message` lines.
@@ -412,6 +453,96 @@ fn main() {
         "(unknown tool)",
         "fail channel: -32603 (internal error) for an unknown tool",
     );
+    // Read-only tools whose schema requires nothing are called with `{}`, and graded.
+    expect(
+        "no_args_internal",
+        "fail channel: -32603 (internal error) for a call its schema allows",
+    );
+    // A failed call of the user's file says which one and what came back.
+    expect(
+        "lookup",
+        "fail expected: expected success, got execution_error; came back: execution_error, code NO_SUCH_RECORD, category not_found, retryable false, \"Error NO_SUCH_RECORD: no record with that id. Not retryable.\"",
+    );
+    let missed: Vec<&str> = run.tools["lookup"]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["name"] == "expected" && c["earned"] == 0.0)
+        })
+        .filter_map(|p| p["description"].as_str())
+        .collect();
+    if missed != ["your call #3"] {
+        failures.push(format!(
+            "lookup: the missed calls are {missed:?}, not [\"your call #3\"]"
+        ));
+    }
+    // A grade on fewer than three calls is provisional.
+    for tool in ["no_args_ok", "no_args_internal", "slow"] {
+        let probes = run.tools[tool]["probes"].as_array().unwrap();
+        let plain = probes
+            .iter()
+            .filter(|p| p["provocation"]["kind"] == "no_arguments")
+            .count();
+        if plain != 1 || (probes.len() < 3) != (run.tools[tool]["provisional"] == true) {
+            failures.push(format!(
+                "{tool}: {plain} calls with {{}} of {} (provisional {})",
+                probes.len(),
+                run.tools[tool]["provisional"]
+            ));
+        }
+    }
+    // Every finding says how to fix it and where the docs show how.
+    for (name, tool) in &run.tools {
+        for probe in tool["probes"].as_array().unwrap() {
+            for f in probe["findings"].as_array().unwrap() {
+                let docs = f["docs"].as_str().unwrap_or("");
+                if f["fix"].as_str().is_none_or(str::is_empty)
+                    || !docs.starts_with(env!("CARGO_PKG_REPOSITORY"))
+                {
+                    failures.push(format!("{name}: a finding without a fix or docs: {f}"));
+                }
+            }
+        }
+    }
+    let narrow = run_narrow();
+    let mut rows: Vec<(&str, bool, usize)> = narrow["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["called"] == true,
+                t["probes"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    rows.sort();
+    if rows
+        != [
+            ("(unknown tool)", true, 1),
+            ("no_args_internal", true, 1),
+            ("no_args_ok", false, 0),
+        ]
+    {
+        failures.push(format!("--no-argument-calls 1: {rows:?}"));
+    }
+    if (
+        narrow["unknown_tool"].as_str(),
+        narrow["calls"].as_u64(),
+        narrow["provisional"].as_bool(),
+    ) != (Some("isError"), Some(2), Some(true))
+    {
+        failures.push(format!(
+            "narrow run: unknown_tool {}, calls {}, provisional {}",
+            narrow["unknown_tool"], narrow["calls"], narrow["provisional"]
+        ));
+    }
 
     // The clean tools: every check passes, whichever shape the failure comes in (this
     // project's payload, SEP-3313's entry, a JSON description in the text).
