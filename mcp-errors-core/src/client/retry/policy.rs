@@ -481,7 +481,7 @@ impl RetryPolicy {
         match code {
             ErrorCode::INTERNAL_ERROR => match failure.category {
                 Some(category) => {
-                    self.guessed(category, failure.retry_after, failure.refused, attempt)
+                    self.guessed(category, failure.retry_after(), failure.refused, attempt)
                 }
                 None => escalate(EscalationReason::ProtocolError),
             },
@@ -517,7 +517,7 @@ impl RetryPolicy {
         if failure.named_by == NamedBy::Profile
             && let Some(mine) = failure.category
         {
-            return self.guessed(mine, failure.retry_after, failure.refused, attempt);
+            return self.guessed(mine, failure.retry_after(), failure.refused, attempt);
         }
         let Some(category) = category else {
             return self.by_class(failure, attempt);
@@ -530,7 +530,7 @@ impl RetryPolicy {
             if passing && failure.retryable != Some(true) {
                 return escalate(EscalationReason::NotRetryable);
             }
-            return self.guessed(category, failure.retry_after, failure.refused, attempt);
+            return self.guessed(category, failure.retry_after(), failure.refused, attempt);
         }
         by_category(category, || self.reliability(failure, attempt))
     }
@@ -580,7 +580,7 @@ impl RetryPolicy {
             return Decision::CheckState;
         }
         let not_before = failure.retry_not_before.and_then(wait_until);
-        let wait = match (failure.retry_after, not_before) {
+        let wait = match (failure.retry_after(), not_before) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
