@@ -186,33 +186,39 @@ async fn a_tools_rate_limit_holds_that_tool_and_not_the_others() {
 }
 
 #[tokio::test]
-async fn a_caller_held_past_its_deadline_by_the_server_stops_at_once() {
-    let retrier = retrier(ServerHealth::default(), Duration::from_millis(800));
-    let requests = Arc::default();
-    let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
-    // The wait would pass the deadline of the call refused, which gives up.
-    let first = run(&retrier, &read, vec![server_rate_limited(5_000)], &requests)
-        .await
-        .unwrap_err();
-    assert!(deadline_exceeded(&first), "{:?}", first.decision);
-    let started = Instant::now();
-    let other = ToolCall::new("list_orders", json!({}));
-    let held = run(&retrier, &other, vec![], &requests).await.unwrap_err();
-    let took = started.elapsed();
-    assert!(deadline_exceeded(&held), "{:?}", held.decision);
-    assert!(took < Duration::from_millis(250), "{took:?}");
-    assert_eq!(held.held_back, Duration::ZERO);
-    assert!(held.attempts.is_empty());
-    assert_eq!(*requests.lock().unwrap(), 1);
-    // A caller whose deadline comes after the hold's end waits it out.
-    let patient = Retrier::new(RetryPolicy::default().with_deadline(Duration::from_secs(10)))
-        .with_health(retrier.health().clone());
-    let started = Instant::now();
-    let _ = tokio::time::timeout(
-        Duration::from_millis(300),
-        run(&patient, &other, vec![], &requests),
-    )
-    .await
-    .expect_err("sent while the server is held");
-    assert!(started.elapsed() >= Duration::from_millis(300));
+async fn a_caller_held_past_its_deadline_stops_at_once() {
+    // A tool's hold holds the next call of the tool; the server's, a call of any tool.
+    for (answer, next) in [
+        (tool_rate_limited(5_000), "get_order"),
+        (server_rate_limited(5_000), "list_orders"),
+    ] {
+        let retrier = retrier(ServerHealth::default(), Duration::from_millis(800));
+        let requests = Arc::default();
+        let read = ToolCall::new("get_order", json!({"id": 1})).idempotent(true);
+        // The wait would pass the deadline of the call refused, which gives up.
+        let first = run(&retrier, &read, vec![answer.clone()], &requests)
+            .await
+            .unwrap_err();
+        assert!(deadline_exceeded(&first), "{answer}: {:?}", first.decision);
+        let started = Instant::now();
+        let other = ToolCall::new(next, json!({}));
+        let held = run(&retrier, &other, vec![], &requests).await.unwrap_err();
+        let took = started.elapsed();
+        assert!(deadline_exceeded(&held), "{answer}: {:?}", held.decision);
+        assert!(took < Duration::from_millis(250), "{answer}: {took:?}");
+        assert_eq!(held.held_back, Duration::ZERO);
+        assert!(held.attempts.is_empty());
+        assert_eq!(*requests.lock().unwrap(), 1);
+        // A caller whose deadline comes after the hold's end waits it out.
+        let patient = Retrier::new(RetryPolicy::default().with_deadline(Duration::from_secs(10)))
+            .with_health(retrier.health().clone());
+        let started = Instant::now();
+        let waited = tokio::time::timeout(
+            Duration::from_millis(300),
+            run(&patient, &other, vec![], &requests),
+        )
+        .await;
+        assert!(waited.is_err(), "{answer}: sent while held: {waited:?}");
+        assert!(started.elapsed() >= Duration::from_millis(300));
+    }
 }
