@@ -19,10 +19,11 @@ use crate::client::read::failure::{Channel, Description, WaitFrom};
 /// server the same one with [`Retrier::with_health`](crate::client::Retrier::with_health)),
 /// records in it what every attempt came to, and asks it before each attempt whether to send:
 ///
-/// - **Up.** Calls go. Failures that say the server is down or overloaded (a transient or
-///   rate-limited category, a timeout, a lost connection) are counted; a failure that says
-///   anything else (a validation error, a denied permission, an internal error: the server
-///   ran the call) or a success resets the count. When [`down_after`](Self::with_down_after)
+/// - **Up.** Calls go. Failures that say the server is down or overloaded (a transient
+///   category, a JSON-RPC error that is a rate limit without `data.retryAfterMs`, a timeout, a
+///   lost connection) are counted; a failure that says anything else (a validation error, a
+///   denied permission, an internal error: the server ran the call; a tool's own rate limit)
+///   or a success resets the count. When [`down_after`](Self::with_down_after)
 ///   such failures come in a row, the server is held **down**.
 /// - **Down.** No call is sent. After the [first probe wait](Self::with_probe_backoff), one
 ///   caller at a time sends its own call as a probe; the others wait, sending nothing and
@@ -39,7 +40,8 @@ use crate::client::read::failure::{Channel, Description, WaitFrom};
 ///   state, and marks the server up: it answered. Who is held depends on where the rate limit
 ///   came:
 ///   - a JSON-RPC error whose `data.category` (or message) says `rate_limited` and whose
-///     `data.retryAfterMs` says how long: the server's limit, which holds every call;
+///     `data.retryAfterMs` says how long: the server's limit, which holds every call that
+///     shares this health;
 ///   - a tool's execution error (`isError`) of category `rate_limited` with `retryAfterMs` in
 ///     this crate's payload under `_meta` (or a description in `structuredContent`): that
 ///     tool's quota, which holds the calls of that tool only (by its name; the holds of at
@@ -59,12 +61,11 @@ use crate::client::read::failure::{Channel, Description, WaitFrom};
 /// [`EscalationReason::DeadlineExceeded`](crate::client::EscalationReason::DeadlineExceeded),
 /// and its [`StopReport`](crate::client::StopReport) says how long it was held back; a call
 /// held by a rate limit that ends at or after its deadline stops at once, since nothing
-/// shortens a hold. While it
-/// waits with the others, its own backoff is set aside: a retry decided while the server is
-/// held down goes when the health lets it, so only a wait the server asked for is weighed
-/// against the deadline; once released, the call backs off as after a first failure, since
-/// the attempts the outage took (its probes among them) say nothing of how long it should
-/// wait on its own.
+/// shortens a hold. While it waits with the others, its own backoff is set aside: a retry
+/// decided while the server is held down goes when the health lets it, so only a wait the
+/// server asked for is weighed against the deadline; once released, the call backs off as
+/// after a first failure, since the attempts the outage took (its probes among them) say
+/// nothing of how long it should wait on its own.
 ///
 /// What is taken from where: the trip on consecutive failures (5 by default) from Envoy's
 /// outlier detection (`consecutive_5xx`) and Finagle's failure accrual; the single probe of

@@ -54,7 +54,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// them running out turns a `Retry` into an `Escalate`. A [`Retrier`](crate::client::Retrier)
 /// also bounds each attempt by the attempt timeout and the time left before the deadline, and
 /// holds its calls back while the server's [health](crate::client::ServerHealth) says it is
-/// down.
+/// down or held by a rate limit.
 ///
 /// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
 /// the `with_*` methods, each of which says its default. Defaults follow AWS's standard retry
@@ -76,7 +76,11 @@ use crate::wire::jsonrpc::ErrorCode;
 /// and a shorter one (`retryAfterMs: 0`) still leaves the backoff and its jitter, and callers
 /// told to come back at once do not all come back together. When the retry-after is longer
 /// than `max_backoff` or would pass the deadline, the policy gives up instead of calling back early,
-/// since an early call is only refused again.
+/// since an early call is only refused again. The policy weighs a retry-after for the call it
+/// answered, wherever it was read (a text's `try again in 3 min` too); whether it also holds
+/// other calls, and for how long at most, is the [health](crate::client::ServerHealth)'s to
+/// say: only a wait in a member the server wrote does, never longer than
+/// [`ServerHealth::with_longest_hold`](crate::client::ServerHealth::with_longest_hold).
 ///
 /// ```
 /// use std::time::Duration;

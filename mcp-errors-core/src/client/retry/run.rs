@@ -76,8 +76,11 @@ impl RunSuccess {
 /// retrier asks it whether to send. While the server is held down, a call sends nothing and
 /// takes no budget until a probe (one caller's own call, one at a time) passes or its
 /// deadline comes ([`EscalationReason::DeadlineExceeded`], with the time held back in
-/// [`StopReport::held_back`]); a retry then waits for the probe, not its own backoff. Make
-/// one retrier per server and share it (or its health) among the calls to that server.
+/// [`StopReport::held_back`]); a retry then waits for the probe, not its own backoff. A rate
+/// limit the server states in a member holds the server's calls, or a tool's own the calls of
+/// that tool, for at most the health's [longest hold](ServerHealth::with_longest_hold); a call
+/// held until its deadline or later stops at once. Make one retrier per server and share it
+/// (or its health) among the calls to that server.
 ///
 /// ```
 /// use std::future::Future;
