@@ -195,7 +195,8 @@
 //! text of older servers). A text that opens `Error CODE: ` names its code
 //! ([`ExecutionError::code`]) even when its description was dropped on the way. A wait the text asks for (`Retry-After: 30`,
 //! `retry after 2 seconds`, `retry in 500ms`, `try again in 3 minutes`) becomes the
-//! failure's `retry_after`.
+//! failure's `retry_after`, which the call it answered waits (as the policy decides) and which
+//! holds no other call: the text may quote what a tool passed on (see [`ServerHealth`]).
 //!
 //! A category read from text is weighed as the server's guess, not its word: it may lead to
 //! `FixInput`, `RereadState`, `ExplainToUser`, `Reauthenticate`, `RelistTools`, an escalation,

@@ -46,8 +46,8 @@ pub(crate) struct Failure<'a> {
     /// Whether the same call may succeed later, by the server's word (an execution error's
     /// falls back to its category's default).
     pub(crate) retryable: Option<bool>,
-    /// The wait the server asks for.
-    pub(crate) retry_after: Option<Duration>,
+    /// The wait the failure asks for, and where it was read.
+    pub(crate) wait: Option<Wait>,
     /// The draft entry's earliest time to call again, in milliseconds since the Unix epoch.
     pub(crate) retry_not_before: Option<u64>,
     /// The draft's failure class.
@@ -58,6 +58,33 @@ pub(crate) struct Failure<'a> {
     /// that turned the request away before it could run: a rate limit, a refused connection,
     /// a locked database.
     pub(crate) refused: bool,
+}
+
+/// A wait a failure asks for before calling again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Wait {
+    /// How long.
+    pub(crate) after: Duration,
+    /// Where it was read.
+    pub(crate) from: WaitFrom,
+}
+
+/// Where a failure's wait was read: only a member the server wrote for it may hold other
+/// calls than the one it answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitFrom {
+    /// `retryAfterMs` of this crate's payload in `_meta`, or of a description in
+    /// `structuredContent`.
+    Member,
+    /// The text rules, from a text: the failure's own words or words it quotes.
+    Text,
+}
+
+impl Failure<'_> {
+    /// How long the failure asks to wait, wherever that was read.
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
+        self.wait.map(|wait| wait.after)
+    }
 }
 
 /// The channel a failure came on, with what is particular to it.
@@ -115,7 +142,7 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
                     category,
                     named_by,
                     retryable: None,
-                    retry_after: None,
+                    wait: None,
                     retry_not_before: None,
                     failure_class: None,
                     tool_unavailable: suspect.tool_unavailable,
@@ -144,7 +171,7 @@ pub(crate) fn describe<'a>(outcome: &'a Outcome, profile: &PeerProfile) -> Descr
             category: None,
             named_by: NamedBy::Nobody,
             retryable: None,
-            retry_after: None,
+            wait: None,
             retry_not_before: None,
             failure_class: None,
             tool_unavailable: false,
@@ -173,7 +200,10 @@ fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a
         category,
         named_by,
         retryable: Some(error.retryable),
-        retry_after: error.retry_after,
+        wait: error.retry_after.map(|after| Wait {
+            after,
+            from: wait_from(error.evidence),
+        }),
         retry_not_before: error.retry_not_before,
         failure_class: error.failure_class,
         tool_unavailable: says_tool_unavailable(&error.text),
@@ -183,6 +213,19 @@ fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a
             }
             _ => false,
         },
+    }
+}
+
+/// Where the wait of an execution error read with `evidence` came from: a member only with a
+/// description that named its category in `_meta` or `structuredContent`. A description that
+/// named none had its category read by the text rules ([`Evidence::TextRule`]), and its wait
+/// counts as read from text, whether the description or the text gave it; so does a
+/// description found inside a text block ([`Evidence::TextJson`]), where a tool's output
+/// quotes what others wrote.
+fn wait_from(evidence: Evidence) -> WaitFrom {
+    match evidence {
+        Evidence::Meta | Evidence::StructuredContent => WaitFrom::Member,
+        _ => WaitFrom::Text,
     }
 }
 
@@ -210,7 +253,11 @@ fn protocol<'a>(error: &'a ProtocolError, profile: &PeerProfile) -> Failure<'a> 
         category,
         named_by,
         retryable: error.retryable,
-        retry_after: reading.and_then(|r| r.retry_after),
+        // `data.retryAfterMs` is the channel's `advised_wait`: this is the message's.
+        wait: reading.and_then(|r| r.retry_after).map(|after| Wait {
+            after,
+            from: WaitFrom::Text,
+        }),
         retry_not_before: None,
         failure_class: None,
         tool_unavailable: error.tool_unavailable,

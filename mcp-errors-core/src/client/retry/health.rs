@@ -2,6 +2,7 @@
 //! limit, shared by every call made to it, so that its callers wait together instead of each
 //! retrying on its own.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -9,7 +10,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crate::category::Category;
-use crate::client::read::failure::{Channel, Description};
+use crate::client::read::failure::{Channel, Description, WaitFrom};
 
 /// The health of one server as its callers have seen it, shared by every clone: a circuit
 /// breaker whose open state is waited out, not failed fast.
@@ -18,10 +19,11 @@ use crate::client::read::failure::{Channel, Description};
 /// server the same one with [`Retrier::with_health`](crate::client::Retrier::with_health)),
 /// records in it what every attempt came to, and asks it before each attempt whether to send:
 ///
-/// - **Up.** Calls go. Failures that say the server is down or overloaded (a transient or
-///   rate-limited category, a timeout, a lost connection) are counted; a failure that says
-///   anything else (a validation error, a denied permission, an internal error: the server
-///   ran the call) or a success resets the count. When [`down_after`](Self::with_down_after)
+/// - **Up.** Calls go. Failures that say the server is down or overloaded (a transient
+///   category, a JSON-RPC error that is a rate limit without `data.retryAfterMs`, a timeout, a
+///   lost connection) are counted; a failure that says anything else (a validation error, a
+///   denied permission, an internal error: the server ran the call; a tool's own rate limit)
+///   or a success resets the count. When [`down_after`](Self::with_down_after)
 ///   such failures come in a row, the server is held **down**.
 /// - **Down.** No call is sent. After the [first probe wait](Self::with_probe_backoff), one
 ///   caller at a time sends its own call as a probe; the others wait, sending nothing and
@@ -33,17 +35,37 @@ use crate::client::read::failure::{Channel, Description};
 ///   server up and releases every waiting call at once, each after a jittered share of the
 ///   [release spread](Self::with_release_spread), so the server does not meet them all in the
 ///   same instant.
-/// - **Held.** A rate-limit refusal that says how long to wait holds every call until then
-///   (and the release is spread the same way), whatever the server's state.
+/// - **Held.** A rate limit that says how long to wait in a member the server wrote for it
+///   holds calls until then (and the release is spread the same way), whatever the server's
+///   state, and marks the server up: it answered. Who is held depends on where the rate limit
+///   came:
+///   - a JSON-RPC error whose `data.category` (or message) says `rate_limited` and whose
+///     `data.retryAfterMs` says how long: the server's limit, which holds every call that
+///     shares this health;
+///   - a tool's execution error (`isError`) of category `rate_limited` with `retryAfterMs` in
+///     this crate's payload under `_meta` (or a description in `structuredContent`): that
+///     tool's quota, which holds the calls of that tool only (by its name; the holds of at
+///     most 256 tools are kept, and the one that ends first gives way to a new one). Such a
+///     failure says nothing else of the server.
+///
+///   A wait read from a text by the text rules (`Retry-After: 30`, `try again in 3 min`, in
+///   a message, an `isError` text, or a description inside a text block) holds no other call:
+///   the text may quote words a tool passed on, so only the call it answered waits for it,
+///   as its [`RetryPolicy`](crate::client::RetryPolicy) decides.
+///
+///   No hold lasts longer than [the longest hold](Self::with_longest_hold), 20 s by default
+///   (the default policy's longest backoff, the longest retry-after it waits itself): a
+///   longer wait holds for that long.
 ///
 /// A call that would wait past its deadline stops with
 /// [`EscalationReason::DeadlineExceeded`](crate::client::EscalationReason::DeadlineExceeded),
-/// and its [`StopReport`](crate::client::StopReport) says how long it was held back. While it
-/// waits with the others, its own backoff is set aside: a retry decided while the server is
-/// held down goes when the health lets it, so only a wait the server asked for is weighed
-/// against the deadline; once released, the call backs off as after a first failure, since
-/// the attempts the outage took (its probes among them) say nothing of how long it should
-/// wait on its own.
+/// and its [`StopReport`](crate::client::StopReport) says how long it was held back; a call
+/// held by a rate limit that ends at or after its deadline stops at once, since nothing
+/// shortens a hold. While it waits with the others, its own backoff is set aside: a retry
+/// decided while the server is held down goes when the health lets it, so only a wait the
+/// server asked for is weighed against the deadline; once released, the call backs off as
+/// after a first failure, since the attempts the outage took (its probes among them) say
+/// nothing of how long it should wait on its own.
 ///
 /// What is taken from where: the trip on consecutive failures (5 by default) from Envoy's
 /// outlier detection (`consecutive_5xx`) and Finagle's failure accrual; the single probe of
@@ -80,6 +102,7 @@ struct Settings {
     first_probe: Duration,
     longest_probe: Duration,
     release_spread: Duration,
+    longest_hold: Duration,
 }
 
 #[derive(Debug, Default)]
@@ -87,8 +110,11 @@ struct State {
     /// Failures in a row that said the server is down.
     consecutive: u32,
     down: Option<Down>,
-    /// No call goes before this: a rate limit's wait.
+    /// No call goes before this: the server's rate limit.
     held_until: Option<Instant>,
+    /// No call of a tool goes before its time here: the tool's rate limit. At most
+    /// [`MAX_TOOL_HOLDS`] entries.
+    tool_holds: HashMap<String, Instant>,
     /// Bumped at each change a waiting call must see.
     generation: u64,
     /// Probes sent so far: the number of the last one.
@@ -116,6 +142,8 @@ pub(crate) enum Signal {
     Down,
     /// The server asks every caller to wait this long.
     Hold(Duration),
+    /// The tool called asks its callers to wait this long; the server is up.
+    HoldTool(Duration),
 }
 
 /// What a call about to be sent must do.
@@ -123,6 +151,8 @@ pub(crate) enum Signal {
 pub(crate) enum Gate {
     /// Send, and record the outcome on the ticket.
     Go(Ticket),
+    /// A rate limit holds the call until `until`: nothing ends a hold sooner.
+    Held { until: Instant, generation: u64 },
     /// Wait until `until` (or, with `None`, until something changes), then ask again.
     Wait {
         until: Option<Instant>,
@@ -140,8 +170,15 @@ pub(crate) struct Ticket {
 /// Envoy's and Finagle's default count of consecutive failures.
 const DOWN_AFTER: u32 = 5;
 
+/// The longest hold by default: the longest backoff of the default
+/// [`RetryPolicy`](crate::client::RetryPolicy), the longest retry-after it waits itself.
+const LONGEST_HOLD: Duration = Duration::from_secs(20);
+
+/// The most tools held at once for their own rate limits.
+const MAX_TOOL_HOLDS: usize = 256;
+
 /// Five failures in a row hold the server down; a probe goes every 100 ms while it is;
-/// released calls are spread over 100 ms.
+/// released calls are spread over 100 ms; no hold lasts longer than 20 s.
 impl Default for ServerHealth {
     fn default() -> Self {
         ServerHealth::new(Settings {
@@ -149,6 +186,7 @@ impl Default for ServerHealth {
             first_probe: Duration::from_millis(100),
             longest_probe: Duration::from_millis(100),
             release_spread: Duration::from_millis(100),
+            longest_hold: LONGEST_HOLD,
         })
     }
 }
@@ -194,6 +232,28 @@ impl ServerHealth {
         self.with(|s| s.release_spread = spread)
     }
 
+    /// A new health, up and shared with nothing yet, in which no rate limit holds calls longer
+    /// than `longest`, however long it asks for. The default is 20 s, the longest backoff of
+    /// the default [`RetryPolicy`](crate::client::RetryPolicy). A call whose deadline comes
+    /// before a hold ends stops at once either way.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_errors_core::client::ServerHealth;
+    ///
+    /// let health = ServerHealth::default().with_longest_hold(Duration::from_secs(5));
+    /// assert_eq!(health.longest_hold(), Duration::from_secs(5));
+    /// assert_eq!(ServerHealth::default().longest_hold(), Duration::from_secs(20));
+    /// ```
+    pub fn with_longest_hold(self, longest: Duration) -> Self {
+        self.with(|s| s.longest_hold = longest)
+    }
+
+    /// The longest a rate limit holds calls.
+    pub fn longest_hold(&self) -> Duration {
+        self.0.settings.longest_hold
+    }
+
     /// Whether the server is held down: calls wait for a probe's answer.
     pub fn is_down(&self) -> bool {
         self.lock().down.is_some()
@@ -209,16 +269,28 @@ impl ServerHealth {
         self.0.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether a call may be sent at `now`.
-    pub(crate) fn admit(&self, now: Instant) -> Gate {
+    /// Whether a call of `tool` may be sent at `now`.
+    pub(crate) fn admit(&self, now: Instant, tool: &str) -> Gate {
         let mut state = self.lock();
+        let tool_held = state.tool_holds.get(tool).copied();
+        if tool_held.is_some_and(|held| held <= now) {
+            state.tool_holds.remove(tool);
+        }
+        let held = [state.held_until, tool_held]
+            .into_iter()
+            .flatten()
+            .filter(|held| now < *held)
+            .max();
+        if let Some(until) = held {
+            return Gate::Held {
+                until,
+                generation: state.generation,
+            };
+        }
         let wait = |until| Gate::Wait {
             until,
             generation: state.generation,
         };
-        if let Some(held) = state.held_until.filter(|held| now < *held) {
-            return wait(Some(held));
-        }
         let ticket = |probe| {
             Gate::Go(Ticket {
                 health: self.clone(),
@@ -251,8 +323,12 @@ impl ServerHealth {
         }
     }
 
-    fn record(&self, signal: Signal, probe: Option<u64>, now: Instant) {
+    fn record(&self, signal: Signal, tool: &str, probe: Option<u64>, now: Instant) {
         let settings = self.0.settings;
+        let hold_end = |wait: Duration| {
+            now.checked_add(wait.min(settings.longest_hold))
+                .unwrap_or(now)
+        };
         let mut state = self.lock();
         // A probe superseded by a later one counts as an ordinary call.
         let probe =
@@ -263,9 +339,15 @@ impl ServerHealth {
                 state.down.take().is_some()
             }
             Signal::Hold(wait) => {
-                let until = now.checked_add(wait).unwrap_or(now);
+                let until = hold_end(wait);
                 state.held_until = Some(state.held_until.map_or(until, |held| held.max(until)));
                 // The server answered: it is up, and the hold keeps its callers back.
+                state.consecutive = 0;
+                state.down = None;
+                true
+            }
+            Signal::HoldTool(wait) => {
+                hold_tool(&mut state.tool_holds, tool, hold_end(wait), now);
                 state.consecutive = 0;
                 state.down = None;
                 true
@@ -312,6 +394,27 @@ impl ServerHealth {
     }
 }
 
+/// Holds the calls of `tool` until `until` (or later, if they are held longer already). With
+/// [`MAX_TOOL_HOLDS`] tools held, the holds that have ended go, then the one that ends first.
+fn hold_tool(holds: &mut HashMap<String, Instant>, tool: &str, until: Instant, now: Instant) {
+    if let Some(held) = holds.get_mut(tool) {
+        *held = (*held).max(until);
+        return;
+    }
+    if holds.len() >= MAX_TOOL_HOLDS {
+        holds.retain(|_, held| now < *held);
+    }
+    if holds.len() >= MAX_TOOL_HOLDS
+        && let Some(first) = holds
+            .iter()
+            .min_by_key(|(_, held)| **held)
+            .map(|(name, _)| name.clone())
+    {
+        holds.remove(&first);
+    }
+    holds.insert(tool.to_owned(), until);
+}
+
 /// Marks a change and wakes every waiting call to look at it.
 fn bump(state: &mut State) {
     state.generation = state.generation.wrapping_add(1);
@@ -321,9 +424,9 @@ fn bump(state: &mut State) {
 }
 
 impl Ticket {
-    /// Records what the attempt said of the server at `now`.
-    pub(crate) fn record(self, signal: Signal, now: Instant) {
-        self.health.record(signal, self.probe, now);
+    /// Records what the attempt, a call of `tool`, said of the server at `now`.
+    pub(crate) fn record(self, signal: Signal, tool: &str, now: Instant) {
+        self.health.record(signal, tool, self.probe, now);
         // Recorded: nothing to abandon.
         std::mem::forget(self);
     }
@@ -359,12 +462,15 @@ impl Future for Changed<'_> {
     }
 }
 
-/// What an attempt's description says of the server's health.
+/// What an attempt's description says of the server's health. Only a wait the server wrote
+/// in a member holds other calls: a JSON-RPC error's rate limit with `data.retryAfterMs` holds
+/// the server, an execution error's with `retryAfterMs` its tool; a wait read from text holds
+/// nothing here (the policy waits it for its own call).
 pub(crate) fn signal(description: &Description<'_>) -> Signal {
     let Description::Failed(failure) = description else {
         return Signal::Alive;
     };
-    match &failure.channel {
+    let rate_limited = match &failure.channel {
         Channel::NoAnswer => return Signal::Down,
         // The server said how the task ended.
         Channel::TaskEnded => return Signal::Alive,
@@ -376,13 +482,36 @@ pub(crate) fn signal(description: &Description<'_>) -> Signal {
         Channel::Protocol {
             meaning: Some(_), ..
         } => return Signal::Down,
-        _ => {}
+        Channel::Protocol {
+            advised_wait,
+            error,
+            ..
+        } => {
+            // `data.category`, or what the message reads as (the profile's rules first).
+            let named = [failure.category, error.category];
+            if !named.contains(&Some(Category::RateLimited)) {
+                return by_category(failure.category);
+            }
+            match advised_wait {
+                Some(wait) => return Signal::Hold(*wait),
+                None => return Signal::Down,
+            }
+        }
+        Channel::Execution | Channel::Success => failure.category == Some(Category::RateLimited),
+    };
+    if !rate_limited {
+        return by_category(failure.category);
     }
-    match failure.category {
-        Some(Category::RateLimited) => match failure.retry_after {
-            Some(wait) => Signal::Hold(wait),
-            None => Signal::Down,
-        },
+    // A tool's rate limit is its quota upstream: it holds the tool, and the server answered.
+    match failure.wait {
+        Some(wait) if wait.from == WaitFrom::Member => Signal::HoldTool(wait.after),
+        _ => Signal::Alive,
+    }
+}
+
+/// What a failure of `category` that is not a rate limit says of the server.
+fn by_category(category: Option<Category>) -> Signal {
+    match category {
         Some(Category::Transient) => Signal::Down,
         _ => Signal::Alive,
     }
@@ -393,25 +522,29 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+    const TOOL: &str = "get_order";
 
     fn sent(gate: Gate) -> Ticket {
         match gate {
             Gate::Go(ticket) => ticket,
-            Gate::Wait { until, .. } => panic!("held until {until:?}"),
+            Gate::Wait { until, .. } => panic!("waits until {until:?}"),
+            Gate::Held { until, .. } => panic!("held until {until:?}"),
         }
     }
 
+    /// Until when `gate` makes the call wait, for a probe or a hold.
     fn held(gate: Gate) -> Option<Instant> {
         match gate {
             Gate::Go(ticket) => panic!("sent (probe: {:?})", ticket.probe),
             Gate::Wait { until, .. } => until,
+            Gate::Held { until, .. } => Some(until),
         }
     }
 
     /// `n` calls sent at `at` that all fail as `signal`.
     fn fail(health: &ServerHealth, at: Instant, n: u32, signal: Signal) {
         for _ in 0..n {
-            sent(health.admit(at)).record(signal, at);
+            sent(health.admit(at, TOOL)).record(signal, TOOL, at);
         }
     }
 
@@ -420,12 +553,12 @@ mod tests {
         let t0 = Instant::now();
         let health = ServerHealth::default();
         fail(&health, t0, 4, Signal::Down);
-        sent(health.admit(t0)).record(Signal::Alive, t0);
+        sent(health.admit(t0, TOOL)).record(Signal::Alive, TOOL, t0);
         fail(&health, t0, 4, Signal::Down);
         assert!(!health.is_down());
         fail(&health, t0, 1, Signal::Down);
         assert!(health.is_down());
-        assert_eq!(held(health.admit(t0)), Some(t0 + 100 * MS));
+        assert_eq!(held(health.admit(t0, TOOL)), Some(t0 + 100 * MS));
     }
 
     #[test]
@@ -448,12 +581,12 @@ mod tests {
         fail(&health, t0, 1, Signal::Down);
         let mut at = t0 + 100 * MS;
         for (out, wait) in [(100, 200), (200, 300), (300, 300)] {
-            let probe = sent(health.admit(at));
+            let probe = sent(health.admit(at, TOOL));
             assert!(probe.probe.is_some());
             // While the probe is out, every other call waits for its answer, one probe wait.
-            assert_eq!(held(health.admit(at)), Some(at + out * MS));
-            probe.record(Signal::Down, at);
-            assert_eq!(held(health.admit(at)), Some(at + wait * MS));
+            assert_eq!(held(health.admit(at, TOOL)), Some(at + out * MS));
+            probe.record(Signal::Down, TOOL, at);
+            assert_eq!(held(health.admit(at, TOOL)), Some(at + wait * MS));
             at += wait * MS;
         }
         assert!(health.is_down());
@@ -466,8 +599,8 @@ mod tests {
         fail(&health, t0, 5, Signal::Down);
         let mut at = t0 + 100 * MS;
         for _ in 0..3 {
-            sent(health.admit(at)).record(Signal::Down, at);
-            assert_eq!(held(health.admit(at)), Some(at + 100 * MS));
+            sent(health.admit(at, TOOL)).record(Signal::Down, TOOL, at);
+            assert_eq!(held(health.admit(at, TOOL)), Some(at + 100 * MS));
             at += 100 * MS;
         }
     }
@@ -478,17 +611,17 @@ mod tests {
         let health = ServerHealth::default().with_down_after(1);
         fail(&health, t0, 1, Signal::Down);
         let at = t0 + 100 * MS;
-        let probe = sent(health.admit(at));
-        let Gate::Wait { generation, .. } = health.admit(at) else {
+        let probe = sent(health.admit(at, TOOL));
+        let Gate::Wait { generation, .. } = health.admit(at, TOOL) else {
             panic!("sent while a probe is out")
         };
         let mut waiting = Box::pin(health.changed(generation));
         let mut cx = Context::from_waker(Waker::noop());
         assert!(waiting.as_mut().poll(&mut cx).is_pending());
-        probe.record(Signal::Alive, at);
+        probe.record(Signal::Alive, TOOL, at);
         assert!(waiting.as_mut().poll(&mut cx).is_ready());
         assert!(!health.is_down());
-        assert!(sent(health.admit(at)).probe.is_none());
+        assert!(sent(health.admit(at, TOOL)).probe.is_none());
     }
 
     #[test]
@@ -497,8 +630,8 @@ mod tests {
         let health = ServerHealth::default().with_down_after(1);
         fail(&health, t0, 1, Signal::Down);
         let at = t0 + 100 * MS;
-        drop(sent(health.admit(at)));
-        assert!(sent(health.admit(at)).probe.is_some());
+        drop(sent(health.admit(at, TOOL)));
+        assert!(sent(health.admit(at, TOOL)).probe.is_some());
     }
 
     #[test]
@@ -508,56 +641,56 @@ mod tests {
             .with_down_after(1)
             .with_probe_backoff(100 * MS, 250 * MS);
         fail(&health, t0, 1, Signal::Down);
-        let slow = sent(health.admit(t0 + 100 * MS));
-        assert_eq!(held(health.admit(t0 + 199 * MS)), Some(t0 + 200 * MS));
-        let next = sent(health.admit(t0 + 200 * MS));
+        let slow = sent(health.admit(t0 + 100 * MS, TOOL));
+        assert_eq!(held(health.admit(t0 + 199 * MS, TOOL)), Some(t0 + 200 * MS));
+        let next = sent(health.admit(t0 + 200 * MS, TOOL));
         assert!(next.probe.is_some() && next.probe != slow.probe);
         // The slow one's failure is an ordinary call's: the probe out still holds the others.
-        slow.record(Signal::Down, t0 + 600 * MS);
-        assert_eq!(held(health.admit(t0 + 250 * MS)), Some(t0 + 300 * MS));
-        next.record(Signal::Down, t0 + 250 * MS);
-        assert_eq!(held(health.admit(t0 + 260 * MS)), Some(t0 + 450 * MS));
+        slow.record(Signal::Down, TOOL, t0 + 600 * MS);
+        assert_eq!(held(health.admit(t0 + 250 * MS, TOOL)), Some(t0 + 300 * MS));
+        next.record(Signal::Down, TOOL, t0 + 250 * MS);
+        assert_eq!(held(health.admit(t0 + 260 * MS, TOOL)), Some(t0 + 450 * MS));
         // Dropping a superseded probe does not free the place of the one out; dropping that
         // one does.
-        let third = sent(health.admit(t0 + 450 * MS));
-        let fourth = sent(health.admit(t0 + 650 * MS));
+        let third = sent(health.admit(t0 + 450 * MS, TOOL));
+        let fourth = sent(health.admit(t0 + 650 * MS, TOOL));
         drop(third);
-        assert_eq!(held(health.admit(t0 + 700 * MS)), Some(t0 + 850 * MS));
+        assert_eq!(held(health.admit(t0 + 700 * MS, TOOL)), Some(t0 + 850 * MS));
         drop(fourth);
-        assert!(sent(health.admit(t0 + 700 * MS)).probe.is_some());
+        assert!(sent(health.admit(t0 + 700 * MS, TOOL)).probe.is_some());
         // A superseded probe's success releases every call, as any call's does.
-        let fifth = sent(health.admit(t0 + 700 * MS));
-        let sixth = sent(health.admit(t0 + 900 * MS));
-        fifth.record(Signal::Alive, t0 + 950 * MS);
+        let fifth = sent(health.admit(t0 + 700 * MS, TOOL));
+        let sixth = sent(health.admit(t0 + 900 * MS, TOOL));
+        fifth.record(Signal::Alive, TOOL, t0 + 950 * MS);
         assert!(!health.is_down());
         drop(sixth);
-        assert!(sent(health.admit(t0 + 960 * MS)).probe.is_none());
+        assert!(sent(health.admit(t0 + 960 * MS, TOOL)).probe.is_none());
     }
 
     #[test]
     fn a_failure_of_a_call_sent_before_the_trip_does_not_push_the_probe_back() {
         let t0 = Instant::now();
         let health = ServerHealth::default().with_down_after(2);
-        let late = sent(health.admit(t0));
+        let late = sent(health.admit(t0, TOOL));
         fail(&health, t0, 2, Signal::Down);
-        late.record(Signal::Down, t0 + 50 * MS);
-        assert_eq!(held(health.admit(t0 + 50 * MS)), Some(t0 + 100 * MS));
+        late.record(Signal::Down, TOOL, t0 + 50 * MS);
+        assert_eq!(held(health.admit(t0 + 50 * MS, TOOL)), Some(t0 + 100 * MS));
     }
 
     #[test]
     fn a_rate_limit_with_a_wait_holds_every_call_until_then_and_marks_the_server_up() {
         let t0 = Instant::now();
         let health = ServerHealth::default().with_down_after(1);
-        let in_flight = sent(health.admit(t0));
+        let in_flight = sent(health.admit(t0, TOOL));
         fail(&health, t0, 1, Signal::Down);
-        let probe = sent(health.admit(t0 + 100 * MS));
-        probe.record(Signal::Hold(400 * MS), t0 + 100 * MS);
+        let probe = sent(health.admit(t0 + 100 * MS, TOOL));
+        probe.record(Signal::Hold(400 * MS), TOOL, t0 + 100 * MS);
         assert!(!health.is_down());
-        assert_eq!(held(health.admit(t0 + 200 * MS)), Some(t0 + 500 * MS));
+        assert_eq!(held(health.admit(t0 + 200 * MS, TOOL)), Some(t0 + 500 * MS));
         // A shorter hold from a call that was in flight does not shorten it.
-        in_flight.record(Signal::Hold(10 * MS), t0 + 150 * MS);
-        assert_eq!(held(health.admit(t0 + 200 * MS)), Some(t0 + 500 * MS));
-        assert!(sent(health.admit(t0 + 500 * MS)).probe.is_none());
+        in_flight.record(Signal::Hold(10 * MS), TOOL, t0 + 150 * MS);
+        assert_eq!(held(health.admit(t0 + 200 * MS, TOOL)), Some(t0 + 500 * MS));
+        assert!(sent(health.admit(t0 + 500 * MS, TOOL)).probe.is_none());
     }
 
     #[test]
@@ -589,10 +722,11 @@ mod tests {
             Signal::Alive
         );
         assert_eq!(read(failure("transient", json!({}))), Signal::Down);
-        assert_eq!(read(failure("rate_limited", json!({}))), Signal::Down);
+        // A tool's rate limit is its own: the server answered.
+        assert_eq!(read(failure("rate_limited", json!({}))), Signal::Alive);
         assert_eq!(
             read(failure("rate_limited", json!({"retryAfterMs": 700}))),
-            Signal::Hold(700 * MS)
+            Signal::HoldTool(700 * MS)
         );
         for permanent in [
             "validation",
@@ -614,6 +748,123 @@ mod tests {
         let closed = Outcome::from(crate::JsonRpcError::new(-32000, "Connection closed"));
         let ts = PeerProfile::typescript_sdk();
         assert_eq!(signal(&describe(&closed, &ts)), Signal::Down);
+    }
+
+    #[test]
+    fn no_hold_lasts_longer_than_the_longest_hold() {
+        let t0 = Instant::now();
+        let ten_years = Duration::from_secs(10 * 365 * 24 * 3600);
+        let health = ServerHealth::default();
+        sent(health.admit(t0, TOOL)).record(Signal::Hold(Duration::MAX), TOOL, t0);
+        assert_eq!(held(health.admit(t0, "search")), Some(t0 + 20_000 * MS));
+        assert!(
+            sent(health.admit(t0 + 20_000 * MS, "search"))
+                .probe
+                .is_none()
+        );
+        let short = ServerHealth::default().with_longest_hold(300 * MS);
+        sent(short.admit(t0, TOOL)).record(Signal::HoldTool(ten_years), TOOL, t0);
+        assert_eq!(held(short.admit(t0 + 100 * MS, TOOL)), Some(t0 + 300 * MS));
+        sent(short.admit(t0 + 300 * MS, TOOL));
+    }
+
+    #[test]
+    fn a_tools_rate_limit_holds_its_calls_and_no_other_tools() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default().with_down_after(1);
+        fail(&health, t0, 1, Signal::Down);
+        let probe = sent(health.admit(t0 + 100 * MS, "search"));
+        probe.record(Signal::HoldTool(400 * MS), "search", t0 + 100 * MS);
+        // The tool answered: the server is up, and only the tool's calls wait.
+        assert!(!health.is_down());
+        assert!(matches!(
+            health.admit(t0 + 200 * MS, "search"),
+            Gate::Held { until, .. } if until == t0 + 500 * MS
+        ));
+        sent(health.admit(t0 + 200 * MS, TOOL)).record(Signal::Alive, TOOL, t0 + 200 * MS);
+        // A shorter hold does not shorten it; a server's hold holds the tool too.
+        let again = sent(health.admit(t0 + 200 * MS, TOOL));
+        again.record(Signal::HoldTool(10 * MS), "search", t0 + 200 * MS);
+        assert_eq!(
+            held(health.admit(t0 + 300 * MS, "search")),
+            Some(t0 + 500 * MS)
+        );
+        sent(health.admit(t0 + 300 * MS, TOOL)).record(Signal::Hold(MS * 600), TOOL, t0 + 300 * MS);
+        assert_eq!(
+            held(health.admit(t0 + 500 * MS, "search")),
+            Some(t0 + 900 * MS)
+        );
+        assert!(sent(health.admit(t0 + 900 * MS, "search")).probe.is_none());
+    }
+
+    #[test]
+    fn the_holds_of_at_most_256_tools_are_kept_and_the_one_that_ends_first_gives_way() {
+        let t0 = Instant::now();
+        let health = ServerHealth::default();
+        for i in 0..300u32 {
+            let tool = format!("tool-{i}");
+            let at = t0 + i * MS;
+            sent(health.admit(at, &tool)).record(Signal::HoldTool(10_000 * MS), &tool, at);
+        }
+        assert_eq!(health.lock().tool_holds.len(), MAX_TOOL_HOLDS);
+        let at = t0 + 300 * MS;
+        assert!(matches!(health.admit(at, "tool-299"), Gate::Held { .. }));
+        assert!(matches!(health.admit(at, "tool-44"), Gate::Held { .. }));
+        sent(health.admit(at, "tool-43"));
+        // Holds that have ended go first, and a tool asked about after its hold leaves.
+        let later = t0 + 20_000 * MS;
+        sent(health.admit(later, "tool-299"));
+        assert_eq!(health.lock().tool_holds.len(), MAX_TOOL_HOLDS - 1);
+    }
+
+    #[test]
+    fn only_a_wait_in_a_member_holds_other_calls_and_a_tools_only_its_own() {
+        use crate::client::read::failure::describe;
+        use crate::client::{Outcome, PeerProfile, classify};
+        use crate::wire::jsonrpc::JsonRpcError;
+        use serde_json::json;
+
+        let read = |outcome: Outcome| signal(&describe(&outcome, &PeerProfile::standard()));
+        let text = |text: &str| {
+            classify(
+                &json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                "content": [{"type": "text", "text": text}]}}),
+            )
+        };
+        let error = |code: i32, message: &str, data: serde_json::Value| {
+            Outcome::from(JsonRpcError::new(code, message).with_data(data))
+        };
+        // Words a tool passed on: its own call waits for them (the policy's to decide), no
+        // other call does.
+        for quoted in [
+            "upstream said: rate limited: try again in 600 min",
+            "429 Too Many Requests. Retry-After: 999999999",
+            r#"{"category": "rate_limited", "message": "slow down", "retryAfterMs": 600000}"#,
+        ] {
+            assert_eq!(read(text(quoted)), Signal::Alive, "{quoted}");
+        }
+        let quoted = error(-32603, "rate limited: try again in 600 min", json!(null));
+        assert_eq!(read(quoted), Signal::Down);
+        // `data.retryAfterMs` of a JSON-RPC error that is a rate limit holds the server.
+        let limited = error(
+            -32000,
+            "slow down",
+            json!({"category": "rate_limited", "retryable": true, "retryAfterMs": u64::MAX}),
+        );
+        assert_eq!(read(limited), Signal::Hold(Duration::from_millis(u64::MAX)));
+        let limited = error(-32603, "Rate limit exceeded", json!({"retryAfterMs": 2000}));
+        assert_eq!(read(limited), Signal::Hold(2000 * MS));
+        // A wait in `data` of another failure holds nothing.
+        let busy = error(-32603, "service unavailable", json!({"retryAfterMs": 2000}));
+        assert_eq!(read(busy), Signal::Down);
+        // A description in `structuredContent` is a member too; a tool's, for its calls.
+        let structured = classify(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+            "content": [{"type": "text", "text": "slow down"}],
+            "structuredContent": {"code": "RATE_LIMITED", "category": "rate_limited",
+                "retryable": true, "message": "slow down", "retryAfterMs": 1500}}}),
+        );
+        assert_eq!(read(structured), Signal::HoldTool(1500 * MS));
     }
 
     #[test]

@@ -54,7 +54,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// them running out turns a `Retry` into an `Escalate`. A [`Retrier`](crate::client::Retrier)
 /// also bounds each attempt by the attempt timeout and the time left before the deadline, and
 /// holds its calls back while the server's [health](crate::client::ServerHealth) says it is
-/// down.
+/// down or held by a rate limit.
 ///
 /// The policy is a value: start from [`RetryPolicy::default`] and change what you need with
 /// the `with_*` methods, each of which says its default. Defaults follow AWS's standard retry
@@ -76,7 +76,11 @@ use crate::wire::jsonrpc::ErrorCode;
 /// and a shorter one (`retryAfterMs: 0`) still leaves the backoff and its jitter, and callers
 /// told to come back at once do not all come back together. When the retry-after is longer
 /// than `max_backoff` or would pass the deadline, the policy gives up instead of calling back early,
-/// since an early call is only refused again.
+/// since an early call is only refused again. The policy weighs a retry-after for the call it
+/// answered, wherever it was read (a text's `try again in 3 min` too); whether it also holds
+/// other calls, and for how long at most, is the [health](crate::client::ServerHealth)'s to
+/// say: only a wait in a member the server wrote does, never longer than
+/// [`ServerHealth::with_longest_hold`](crate::client::ServerHealth::with_longest_hold).
 ///
 /// ```
 /// use std::time::Duration;
@@ -481,7 +485,7 @@ impl RetryPolicy {
         match code {
             ErrorCode::INTERNAL_ERROR => match failure.category {
                 Some(category) => {
-                    self.guessed(category, failure.retry_after, failure.refused, attempt)
+                    self.guessed(category, failure.retry_after(), failure.refused, attempt)
                 }
                 None => escalate(EscalationReason::ProtocolError),
             },
@@ -517,7 +521,7 @@ impl RetryPolicy {
         if failure.named_by == NamedBy::Profile
             && let Some(mine) = failure.category
         {
-            return self.guessed(mine, failure.retry_after, failure.refused, attempt);
+            return self.guessed(mine, failure.retry_after(), failure.refused, attempt);
         }
         let Some(category) = category else {
             return self.by_class(failure, attempt);
@@ -530,7 +534,7 @@ impl RetryPolicy {
             if passing && failure.retryable != Some(true) {
                 return escalate(EscalationReason::NotRetryable);
             }
-            return self.guessed(category, failure.retry_after, failure.refused, attempt);
+            return self.guessed(category, failure.retry_after(), failure.refused, attempt);
         }
         by_category(category, || self.reliability(failure, attempt))
     }
@@ -580,7 +584,7 @@ impl RetryPolicy {
             return Decision::CheckState;
         }
         let not_before = failure.retry_not_before.and_then(wait_until);
-        let wait = match (failure.retry_after, not_before) {
+        let wait = match (failure.retry_after(), not_before) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };

@@ -76,8 +76,11 @@ impl RunSuccess {
 /// retrier asks it whether to send. While the server is held down, a call sends nothing and
 /// takes no budget until a probe (one caller's own call, one at a time) passes or its
 /// deadline comes ([`EscalationReason::DeadlineExceeded`], with the time held back in
-/// [`StopReport::held_back`]); a retry then waits for the probe, not its own backoff. Make
-/// one retrier per server and share it (or its health) among the calls to that server.
+/// [`StopReport::held_back`]); a retry then waits for the probe, not its own backoff. A rate
+/// limit the server states in a member holds the server's calls, or a tool's own the calls of
+/// that tool, for at most the health's [longest hold](ServerHealth::with_longest_hold); a call
+/// held until its deadline or later stops at once. Make one retrier per server and share it
+/// (or its health) among the calls to that server.
 ///
 /// ```
 /// use std::future::Future;
@@ -402,7 +405,10 @@ impl Retrier {
                         slept: &mut slept,
                         held_back: &mut held_back,
                     };
-                    match self.admitted(clock, &mut jitter, &mut sleep_fn).await {
+                    match self
+                        .admitted(&call.name, clock, &mut jitter, &mut sleep_fn)
+                        .await
+                    {
                         Some(ticket) => Some(ticket),
                         None => {
                             let mut report = StopReport::new(call.clone(), attempts);
@@ -438,7 +444,7 @@ impl Retrier {
             let elapsed = start.elapsed().max(slept);
             if let Some(ticket) = ticket {
                 let description = describe(&outcome, self.policy.peer_profile());
-                ticket.record(health::signal(&description), start + elapsed);
+                ticket.record(health::signal(&description), &call.name, start + elapsed);
             }
             let down = self.health.is_down();
             // While the server is held down, the health, not the backoff, says when a retry
@@ -560,27 +566,36 @@ enum Next {
 }
 
 impl Retrier {
-    /// Waits until the server's health lets the call go, and the ticket to record its outcome
-    /// on; `None` once the deadline has passed first. A wait ends when the health changes (a
+    /// Waits until the server's health lets a call of `tool` go, and the ticket to record its
+    /// outcome on; `None` once the deadline has passed first, or at once when a rate limit
+    /// holds the call until the deadline or later. A wait ends when the health changes (a
     /// probe's answer, a new state) or at the time it named, then a jittered share of the
     /// release spread goes by before the call asks again.
     async fn admitted<SF: Future<Output = ()>>(
         &self,
+        tool: &str,
         clock: Clock<'_>,
         jitter: &mut Jitter,
         sleep_fn: &mut impl FnMut(Duration) -> SF,
     ) -> Option<Ticket> {
         loop {
             let from = clock.elapsed();
-            let (until, generation) = match self.health.admit(clock.start + from) {
+            let now = clock.start + from;
+            let left = self.policy.deadline().map(|d| d.saturating_sub(from));
+            let (until, generation) = match self.health.admit(now, tool) {
                 Gate::Go(ticket) => return Some(ticket),
+                // Nothing ends a hold sooner: a call it holds past its deadline need not wait.
+                Gate::Held { until, .. }
+                    if left.is_some_and(|left| until.saturating_duration_since(now) >= left) =>
+                {
+                    return None;
+                }
+                Gate::Held { until, generation } => (Some(until), generation),
                 Gate::Wait { until, generation } => (until, generation),
             };
-            let left = self.policy.deadline().map(|d| d.saturating_sub(from));
             if left == Some(Duration::ZERO) {
                 return None;
             }
-            let now = clock.start + from;
             let timer = [until.map(|u| u.saturating_duration_since(now)), left]
                 .into_iter()
                 .flatten()
