@@ -10,7 +10,7 @@ use std::time::Duration;
 
 mod support;
 
-use mcp_errors_core::client::{Decision, Outcome};
+use mcp_errors_core::client::{Attempt, Decision, Outcome, RetryPolicy, classify};
 use mcp_errors_core::{CATALOG_META_KEY, ErrorCatalog, ErrorCode};
 use mcp_errors_examples::cases::{Reply, cases, check};
 use mcp_errors_examples::tour::{DemoClient, call, connect, retry_run, run_case};
@@ -137,6 +137,22 @@ async fn an_unknown_department_is_a_validation_error_whose_hint_lists_the_valid_
     assert!(
         result["structuredContent"].is_null(),
         "no structuredContent on errors by default (the TS SDK would validate it)"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_to_a_tool_the_server_does_not_have_leads_the_client_to_list_the_tools_again() {
+    let client = connect(server(), &[]).await.unwrap();
+    let reply = call(&client, "query_log", Map::new(), &Map::new())
+        .await
+        .unwrap();
+    assert_eq!(payload(&reply)["code"], "UNKNOWN_TOOL");
+    let outcome = classify(&reply.to_response());
+    let attempt = Attempt::new(1, Duration::ZERO);
+    assert_eq!(
+        RetryPolicy::default().decide(&outcome, attempt),
+        Decision::RelistTools
     );
     client.cancel().await.unwrap();
 }

@@ -675,6 +675,13 @@ fn what_the_sdks_write_is_read_and_decided() {
             "MCP error -32602: Tool get-product not found",
             Decision::RelistTools,
         ),
+        // The Python SDK 2 hides a tool's exception behind its name: a crash, not retried.
+        (
+            "Error executing tool get_node_summaries",
+            Decision::Escalate {
+                reason: EscalationReason::Internal,
+            },
+        ),
     ] {
         let outcome = text_error(text);
         let Outcome::ExecutionError(info) = &outcome else {
@@ -683,6 +690,17 @@ fn what_the_sdks_write_is_read_and_decided() {
         assert_eq!(info.evidence, Evidence::TextRule, "{text}");
         assert_eq!(decide_text(&outcome, false), decision, "{text}");
     }
+}
+
+#[test]
+fn a_crash_the_python_sdk_masks_is_internal_and_not_retryable() {
+    let outcome = text_error("Error executing tool get_node_summaries");
+    let Outcome::ExecutionError(info) = &outcome else {
+        panic!("not an execution error: {outcome:?}");
+    };
+    assert_eq!(info.category, Some(Category::Internal));
+    assert!(!info.retryable);
+    assert_eq!(decide_text(&outcome, true), decide_text(&outcome, false));
 }
 
 #[test]

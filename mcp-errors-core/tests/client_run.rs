@@ -138,10 +138,16 @@ fn giving_up_returns_a_full_report() {
     let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["call"]["name"], "search");
     assert_eq!(json["attempts"][0]["decision"]["afterMs"], 100);
-    assert_eq!(json["lastError"]["execution_error"]["code"], "BUSY");
+    // The last error is the last attempt's, written once.
+    assert!(json.get("lastError").is_none(), "{json}");
+    assert_eq!(
+        json["attempts"][2]["outcome"]["execution_error"]["code"],
+        "BUSY"
+    );
     // Elapsed times travel in whole milliseconds, so compare the JSON after a round trip.
     let back: mcp_errors_core::client::StopReport = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    assert_eq!(back.last_error, report.last_error);
     assert_eq!(back.attempts[1].elapsed, Duration::from_millis(100));
 }
 

@@ -167,6 +167,7 @@
 //! | rule | texts it matches | category |
 //! |---|---|---|
 //! | an unknown or disabled tool | `Unknown tool: NAME`, `Tool NAME not found`, `Tool NAME disabled`, `tool not found` (after the wrappers below) | `not_found`, decided `RelistTools` |
+//! | a crash the SDK hid | `Error executing tool NAME` and nothing after it (the Python SDK 2's `UnexpectedToolError`, for any exception a tool raises but its `ToolError`) | `internal`, not retryable |
 //! | an HTTP status | a number after `status`, `status code`, `HTTP`, `HTTP/1.1`, `HTTP error`, `error code`, or before its reason phrase (`'404 Not Found'`); a reason phrase alone after the last `: ` (`GitLab API error: Conflict`) | [`Category::from_http_status`](crate::Category::from_http_status) |
 //! | an `errno` name | a word such as `ENOENT`, `EACCES`, `EEXIST`, `ENOTDIR`, `ECONNREFUSED`, `ENOTFOUND` (`getaddrinfo ENOTFOUND host`, a name that does not exist: `not_found`), `EAI_AGAIN` | [`Category::from_errno`](crate::Category::from_errno) |
 //! | zod | `expected TYPE, received TYPE`; a JSON issue list with `"path"` and a zod code (`"invalid_type"`, `"too_small"`, ...) | `validation` |

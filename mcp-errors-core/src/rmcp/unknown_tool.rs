@@ -13,10 +13,8 @@ use crate::failure::ToolFailure;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
 use crate::mask::{MAX_HINT_CHARS, clean_text};
+use crate::wire::UNKNOWN_TOOL_CODE;
 use crate::wire::jsonrpc::ErrorCode;
-
-/// The stable code of a call to a tool the server does not list.
-const UNKNOWN_TOOL_CODE: &str = "UNKNOWN_TOOL";
 
 /// The most tool names a hint lists; a longer list is not repeated in every error.
 pub(crate) const MAX_LISTED_TOOLS: usize = 10;
@@ -183,6 +181,34 @@ mod tests {
         let options = FailureOptions::new().with_invalid_params_as_execution(true);
         let failure = UnknownTool::new("x", None).to_failure_with(&options);
         assert!(failure.as_protocol().is_some());
+    }
+
+    /// A client reads this error, on either channel, as a tool to choose again from the list,
+    /// not as arguments to fix.
+    #[cfg(feature = "client")]
+    #[test]
+    fn a_client_lists_the_tools_again() {
+        use std::time::Duration;
+
+        use crate::client::{Attempt, Decision, Outcome, RetryPolicy, classify};
+
+        let policy = RetryPolicy::default();
+        let attempt = Attempt::new(1, Duration::ZERO);
+        let listed = Some(vec!["book".to_owned(), "list".to_owned()]);
+        let result = UnknownTool::new("bok", listed.clone())
+            .answered_as_result(true)
+            .to_failure_with(&FailureOptions::new());
+        let response = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": result});
+        let as_result = classify(&response);
+        assert!(
+            matches!(as_result, Outcome::ExecutionError(_)),
+            "{as_result:?}"
+        );
+        assert_eq!(policy.decide(&as_result, attempt), Decision::RelistTools);
+
+        let error = UnknownTool::new("bok", listed).to_failure_with(&FailureOptions::new());
+        let as_error = Outcome::from(error.as_protocol().unwrap().clone());
+        assert_eq!(policy.decide(&as_error, attempt), Decision::RelistTools);
     }
 
     #[test]

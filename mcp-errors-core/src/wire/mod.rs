@@ -79,5 +79,10 @@ pub(crate) const RMCP_ARGUMENT_ERROR_PREFIX: &str = "failed to deserialize param
 #[cfg(any(feature = "rmcp", feature = "client"))]
 pub(crate) const ARGUMENT_ERROR_CODE: &str = "INVALID_ARGUMENTS";
 
+/// The stable code of a call to a tool the server does not list, which `rmcp::ErrorBoundary`
+/// writes and the client reads as a tool to choose again from the list.
+#[cfg(any(feature = "rmcp", feature = "client"))]
+pub(crate) const UNKNOWN_TOOL_CODE: &str = "UNKNOWN_TOOL";
+
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@ use super::peer::{CodeMeaning, PeerProfile};
 use super::protocol::{KeyRefusal, ProtocolError};
 use super::text::refused_before_running;
 use crate::category::{Category, FailureClass};
+use crate::wire::UNKNOWN_TOOL_CODE;
 use crate::wire::jsonrpc::ErrorCode;
 
 /// What an outcome comes to, read with one peer's profile.
@@ -52,7 +53,8 @@ pub(crate) struct Failure<'a> {
     pub(crate) retry_not_before: Option<u64>,
     /// The draft's failure class.
     pub(crate) failure_class: Option<FailureClass>,
-    /// The text says the tool does not exist or is disabled.
+    /// The tool does not exist or is disabled: the text says so in the words of an SDK, or the
+    /// stable code is `UNKNOWN_TOOL`, as `rmcp::ErrorBoundary` writes it.
     pub(crate) tool_unavailable: bool,
     /// A category guessed from the text (by a text rule or the profile's) is a passing fault
     /// that turned the request away before it could run: a rate limit, a refused connection,
@@ -206,7 +208,8 @@ fn execution<'a>(error: &'a ExecutionError, profile: &PeerProfile) -> Failure<'a
         }),
         retry_not_before: error.retry_not_before,
         failure_class: error.failure_class,
-        tool_unavailable: says_tool_unavailable(&error.text),
+        tool_unavailable: says_tool_unavailable(&error.text)
+            || error.code.as_deref() == Some(UNKNOWN_TOOL_CODE),
         refused: match named_by {
             NamedBy::TextRule | NamedBy::Profile => {
                 refused(category, &[&error.message, &error.text])

@@ -1,7 +1,7 @@
 //! What other SDKs write when a tool cannot be called, read so that the policy can decide to
-//! list the tools again.
+//! list the tools again, and what they write in place of a tool's crash they hide.
 //!
-//! The texts, each from the SDK's source or its answers; the wrappers SDKs put around a tool's
+//! The texts of an unavailable tool, each from the SDK's source or its answers; the wrappers SDKs put around a tool's
 //! message (`MCP error -32602: `, `Error executing tool NAME: `, `Error calling tool 'NAME': `,
 //! `Error: `) do not count:
 //!
@@ -17,6 +17,13 @@
 //! | FastMCP 3 | `isError` result | `Unknown tool: 'NAME'` |
 //! | Go SDK | -32602 | `unknown tool "NAME"` |
 //! | rmcp (`ToolRouter`) | -32602 | `tool not found` |
+//!
+//! The texts an SDK writes in place of a tool's own message when the tool raised an exception
+//! it does not pass on (a crash, masked): the server's fault, read as `internal`.
+//!
+//! | writer | channel | text |
+//! |---|---|---|
+//! | Python SDK 2 (`MCPServer`, its `UnexpectedToolError` for any exception but `ToolError`) | `isError` result | `Error executing tool NAME` (nothing after the name) |
 
 /// Whether `text` says, the way an SDK writes it, that the named tool does not exist or is
 /// disabled. Case and surrounding whitespace do not count.
@@ -39,9 +46,26 @@ pub(crate) fn says_tool_unavailable(text: &str) -> bool {
     !name.is_empty() && matches!(tail.trim_end_matches('.'), "not found" | "disabled")
 }
 
+/// Whether `text` is, whole, what an SDK writes in place of a tool's message when it hides the
+/// exception the tool raised. Case and surrounding whitespace do not count.
+pub(crate) fn says_masked_crash(text: &str) -> bool {
+    let text = text.trim();
+    let Some(head) = text.get(..MASKED_PYTHON.len()) else {
+        return false;
+    };
+    let name = &text[MASKED_PYTHON.len()..];
+    head.eq_ignore_ascii_case(MASKED_PYTHON)
+        && !name.is_empty()
+        && !name.contains(char::is_whitespace)
+        && !name.contains(':')
+}
+
+/// What the Python SDK 2 writes, then the tool's name, for a tool whose exception it hides.
+const MASKED_PYTHON: &str = "error executing tool ";
+
 #[cfg(test)]
 mod tests {
-    use super::says_tool_unavailable;
+    use super::{says_masked_crash, says_tool_unavailable};
 
     #[test]
     fn the_texts_of_the_sdks_name_an_unavailable_tool() {
@@ -75,6 +99,26 @@ mod tests {
             "MCP error -32602: Invalid arguments for tool x: Tool y not found",
         ] {
             assert!(!says_tool_unavailable(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_masked_crash_is_the_wrapper_alone() {
+        for text in [
+            "Error executing tool get_node_summaries",
+            "  error executing tool fetch\n",
+        ] {
+            assert!(says_masked_crash(text), "{text}");
+        }
+        for text in [
+            "Error executing tool fetch: boom",
+            "Error executing tool ",
+            "Error executing tool fetch now",
+            "Error calling tool 'x'",
+            "boom",
+            "",
+        ] {
+            assert!(!says_masked_crash(text), "{text}");
         }
     }
 }

@@ -11,6 +11,7 @@ use super::known::says_tool_unavailable;
 use super::text;
 use crate::category::Category;
 use crate::idempotency::{CONFLICT, IN_PROGRESS};
+use crate::wire::UNKNOWN_TOOL_CODE;
 use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 
 /// A JSON-RPC `error` response to `tools/call`, with what could be read of it.
@@ -60,7 +61,8 @@ pub struct ProtocolError {
     /// What the category was read from: [`Evidence::ErrorData`], [`Evidence::TextRule`],
     /// [`Evidence::ErrorCode`], or [`Evidence::PlainText`] when nothing named one.
     pub evidence: Evidence,
-    /// The message says the tool does not exist or is disabled, in the words of an SDK.
+    /// The tool does not exist or is disabled: the message says so in the words of an SDK, or
+    /// `data.code` is `UNKNOWN_TOOL`, as `rmcp::ErrorBoundary` writes it.
     pub tool_unavailable: bool,
     /// The refusal of an idempotency key, from `data.type`.
     pub(crate) key_refusal: Option<KeyRefusal>,
@@ -124,13 +126,16 @@ impl From<JsonRpcError> for ProtocolError {
                 .collect(),
             _ => Vec::new(),
         };
+        let stable_code = field("code").and_then(Value::as_str).map(str::to_owned);
+        let tool_unavailable = says_tool_unavailable(&error.message)
+            || stable_code.as_deref() == Some(UNKNOWN_TOOL_CODE);
         ProtocolError {
-            stable_code: field("code").and_then(Value::as_str).map(str::to_owned),
+            stable_code,
             category,
             retryable: field("retryable").and_then(Value::as_bool),
             retry_after,
             evidence,
-            tool_unavailable: says_tool_unavailable(&error.message),
+            tool_unavailable,
             key_refusal,
             advised_wait,
             message_reading: reading,

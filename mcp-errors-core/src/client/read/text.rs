@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::known::says_tool_unavailable;
+use super::known::{says_masked_crash, says_tool_unavailable};
 use super::unwrap::{failure_code, unwrap};
 use crate::category::Category;
 
@@ -279,6 +279,9 @@ pub(crate) fn read(text: &str) -> Option<Reading> {
             tool_unavailable: true,
             ..reading(Category::NotFound)
         });
+    }
+    if says_masked_crash(body) {
+        return Some(reading(Category::Internal));
     }
     if let Some(category) = http_status(&lower)
         .or_else(|| reason_alone(&lower))
@@ -1002,6 +1005,11 @@ mod tests {
                 Category::Validation,
             ),
             ("GitLab API error: Bad Gateway", Category::Transient),
+            // The Python SDK 2's masked crash (`UnexpectedToolError`).
+            (
+                "Error executing tool get_node_summaries",
+                Category::Internal,
+            ),
         ] {
             assert_eq!(category(text), Some(want), "{text}");
         }

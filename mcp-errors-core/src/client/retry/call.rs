@@ -1,10 +1,13 @@
 //! The call as the caller describes it ([`ToolCall`]), what one attempt of it is sent with
 //! ([`AttemptContext`]), and where it stands when a decision is made ([`Attempt`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::redact::{redact_arguments, redact_meta};
 
 /// Where a call stands when a decision is made: which attempt just finished, how long the
 /// call has taken so far, whether the caller declared it idempotent, whether it carries an
@@ -152,6 +155,9 @@ pub struct ToolCall {
     /// The key of this logical call; a call read without one gets a new key.
     #[serde(rename = "idempotencyKey", default = "new_key")]
     idempotency_key: String,
+    /// The tool's `inputSchema`, when the caller gave it, to tell which arguments are secret.
+    #[serde(skip)]
+    input_schema: Option<Arc<Value>>,
 }
 
 /// What a [`Retrier`](crate::client::Retrier) hands `call_fn` for one attempt: its number and what
@@ -191,6 +197,7 @@ impl ToolCall {
             idempotent: false,
             meta: Map::new(),
             idempotency_key: new_key(),
+            input_schema: None,
         }
     }
 
@@ -225,6 +232,48 @@ impl ToolCall {
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
         self
+    }
+
+    /// The same call, knowing the tool's `inputSchema` (from `tools/list`), so that the
+    /// arguments it marks secret (`writeOnly: true`, `format: "password"`) are redacted from a
+    /// [`StopReport`](crate::client::StopReport) as those whose name reads as a secret are.
+    /// The schema is not sent, nor written to JSON.
+    ///
+    /// ```
+    /// use mcp_errors_core::client::{StopReport, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "pin": {"type": "string", "writeOnly": true},
+    ///     "card": {"type": "string"}
+    /// }});
+    /// let call = ToolCall::new("pay", json!({"card": "visa", "pin": "1234"}))
+    ///     .with_input_schema(schema);
+    /// let report = StopReport::new(call, Vec::new());
+    /// assert_eq!(report.call.arguments, json!({"card": "visa", "pin": "<redacted>"}));
+    /// ```
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// The same call with its secret arguments and `_meta` values replaced by `<redacted>`:
+    /// by their name, or by the tool's input schema when the call has it
+    /// ([`with_input_schema`](Self::with_input_schema)), which the copy no longer holds.
+    pub(crate) fn redacted(&self) -> Self {
+        ToolCall {
+            name: self.name.clone(),
+            arguments: redact_arguments(&self.arguments, self.input_schema.as_deref()),
+            idempotent: self.idempotent,
+            meta: redact_meta(&self.meta),
+            idempotency_key: self.idempotency_key.clone(),
+            input_schema: None,
+        }
+    }
+
+    /// Sets the idempotency key to `key` without a check, for a call read back from a report.
+    pub(crate) fn set_idempotency_key(&mut self, key: String) {
+        self.idempotency_key = key;
     }
 
     /// The same call with `key` set in the request's `_meta`.

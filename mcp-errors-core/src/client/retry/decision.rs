@@ -1,5 +1,7 @@
-//! [`Decision`]: what to do after one attempt, and why a policy escalates.
+//! [`Decision`]: what to do after one attempt, and why a policy escalates, each also as the
+//! sentence a person or a model reads.
 
+use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -10,6 +12,27 @@ use serde_json::{Map, Value};
 /// Only [`Decision::Retry`] calls again by itself; every other decision stops the loop and
 /// tells the caller (or the model) what to do next. New decisions may be added in minor
 /// releases: match with a `_` arm that escalates.
+///
+/// Its `Display` is that in one sentence:
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_errors_core::client::{Decision, EscalationReason};
+///
+/// assert_eq!(
+///     Decision::RelistTools.to_string(),
+///     "List the tools again (tools/list), then call one of them."
+/// );
+/// assert_eq!(
+///     Decision::Retry { after: Duration::from_millis(1500) }.to_string(),
+///     "Call again, unchanged, after 1.5 s."
+/// );
+/// let spent = Decision::Escalate { reason: EscalationReason::AttemptsExhausted };
+/// assert_eq!(
+///     spent.to_string(),
+///     "Stop and hand the failure to a person or a coordinator (the attempts are spent)."
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "decision")]
 #[non_exhaustive]
@@ -52,7 +75,8 @@ pub enum Decision {
     /// [`Retrier::with_idempotency_keys`](crate::client::Retrier::with_idempotency_keys).)
     CheckState,
     /// The tool does not exist or is disabled (an `isError` result as SEP-2145 proposes, or a
-    /// -32602 as SDKs write it): list the tools again, then choose one.
+    /// -32602 as SDKs write it; this crate's `UNKNOWN_TOOL` on either channel): list the tools
+    /// again, then choose one.
     RelistTools,
     /// The call did not run because the session is gone or the server was closing (a code a
     /// [`PeerProfile`](crate::client::PeerProfile) knows): connect and initialize again, then call
@@ -122,4 +146,107 @@ pub enum EscalationReason {
     /// A `governance` failure of the draft tool-failure entry (SEP-3313) without a finer
     /// category: policy refused the call, which the draft says never to retry by itself.
     Governance,
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Done => f.write_str("Use the result."),
+            Decision::Retry { after } => {
+                write!(f, "Call again, unchanged, after {}.", FmtDuration(*after))
+            }
+            Decision::FixInput => f.write_str("Change the arguments, then call again."),
+            Decision::RereadState => f.write_str("Read the current state again, then decide."),
+            Decision::Reauthenticate => f.write_str("Obtain fresh credentials, then call again."),
+            Decision::ExplainToUser => f.write_str("Tell the user which rule refused the request."),
+            Decision::ProvideInput => f.write_str(
+                "Answer the server's input requests (ask the user or the model), then call again.",
+            ),
+            Decision::PollTask { after, task_id } => write!(
+                f,
+                "Ask how task {task_id:?} stands (tasks/get) after {}; do not call the tool again.",
+                FmtDuration(*after)
+            ),
+            Decision::CheckState => f.write_str(
+                "Find out whether the call took effect before calling again: it may have run.",
+            ),
+            Decision::RelistTools => {
+                f.write_str("List the tools again (tools/list), then call one of them.")
+            }
+            Decision::Reinitialize => {
+                f.write_str("Connect and initialize a new session, then call again.")
+            }
+            Decision::FixHeaders => {
+                f.write_str("Send the request again with HTTP headers that match its body.")
+            }
+            Decision::DeclareCapabilities { required } => {
+                f.write_str("Declare the client capabilities the server requires")?;
+                write_list(f, required.keys().map(String::as_str))?;
+                f.write_str(", then call again.")
+            }
+            Decision::Renegotiate { supported } => {
+                f.write_str("Choose a protocol version the server supports")?;
+                write_list(f, supported.iter().map(String::as_str))?;
+                f.write_str(", then call again.")
+            }
+            Decision::RetryWithState { after, .. } => write!(
+                f,
+                "Call again after {} with the same arguments and the server's requestState.",
+                FmtDuration(*after)
+            ),
+            Decision::Escalate { reason } => write!(
+                f,
+                "Stop and hand the failure to a person or a coordinator ({reason})."
+            ),
+        }
+    }
+}
+
+/// ` (a, b)` for a list that is not empty.
+fn write_list<'a>(
+    f: &mut fmt::Formatter<'_>,
+    mut items: impl Iterator<Item = &'a str>,
+) -> fmt::Result {
+    let Some(first) = items.next() else {
+        return Ok(());
+    };
+    write!(f, " ({first}")?;
+    for item in items {
+        write!(f, ", {item}")?;
+    }
+    f.write_str(")")
+}
+
+impl fmt::Display for EscalationReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EscalationReason::Permission => "permission was denied",
+            EscalationReason::Internal => "an internal error",
+            EscalationReason::UnknownCategory => "the failure's category is unknown",
+            EscalationReason::UnknownCode => "the code is not in the catalog",
+            EscalationReason::NotRetryable => "the server said not to retry",
+            EscalationReason::AttemptsExhausted => "the attempts are spent",
+            EscalationReason::DeadlineExceeded => "the deadline has passed",
+            EscalationReason::BudgetExhausted => "the shared retry budget is spent",
+            EscalationReason::RetryAfterTooLong => {
+                "the server asks to wait longer than the policy allows"
+            }
+            EscalationReason::ProtocolError => "a protocol error",
+            EscalationReason::InvalidResponse => "a response of no known shape",
+            EscalationReason::Governance => "a policy refused the call",
+        })
+    }
+}
+
+/// A duration as a person reads it: `250 ms` below a second, `1.5 s` above.
+pub(super) struct FmtDuration(pub(super) Duration);
+
+impl fmt::Display for FmtDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < Duration::from_secs(1) {
+            write!(f, "{} ms", self.0.as_millis())
+        } else {
+            write!(f, "{:.1} s", self.0.as_secs_f64())
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! - `policy`: the table from a description to a [`Decision`]; `decision`: the decisions.
 //! - `budget`, `backoff`: the shared retry budget and the jitter; `health`: the server's
 //!   health, on which the calls to one server wait together.
-//! - `call`: the call and the attempt; `run`: the loop; `report`, `trace`: what a run leaves.
+//! - `call`: the call and the attempt; `run`: the loop; `report`, `trace`: what a run leaves;
+//!   `redact`: the secret arguments kept out of a report.
 
 mod backoff;
 mod budget;
@@ -12,6 +13,7 @@ mod call;
 mod decision;
 mod health;
 mod policy;
+mod redact;
 mod report;
 mod run;
 mod trace;

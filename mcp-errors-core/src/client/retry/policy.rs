@@ -30,7 +30,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | keyed: a protocol error whose `data.type` is `idempotency_key_in_progress` ([`IN_PROGRESS`](crate::idempotency::IN_PROGRESS)) | `Retry` after the jittered backoff, or `data.retryAfterMs` when longer |
 /// | keyed: a protocol error whose `data.type` is `idempotency_key_conflict` ([`CONFLICT`](crate::idempotency::CONFLICT)) | `FixInput`: the key was used for another call; send this one as a new [`ToolCall`](crate::client::ToolCall), with a new key |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
-/// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it | `RelistTools` |
+/// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it, or this crate's stable code `UNKNOWN_TOOL` (`rmcp::ErrorBoundary`'s answer, of category `not_found`) | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
 /// | protocol -32021 | `DeclareCapabilities` with `data.requiredCapabilities` |
 /// | protocol -32022 | `Renegotiate` with `data.supported` |
@@ -526,6 +526,10 @@ impl RetryPolicy {
         let Some(category) = category else {
             return self.by_class(failure, attempt);
         };
+        // A tool that is not there is not fixed by other arguments: another tool is needed.
+        if failure.tool_unavailable && category == Category::NotFound {
+            return Decision::RelistTools;
+        }
         if failure.named_by == NamedBy::TextRule {
             if failure.tool_unavailable {
                 return Decision::RelistTools;

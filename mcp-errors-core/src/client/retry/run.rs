@@ -415,7 +415,6 @@ impl Retrier {
                             report.decision = Decision::Escalate {
                                 reason: EscalationReason::DeadlineExceeded,
                             };
-                            report.idempotency_key = key;
                             report.held_back = held_back;
                             if let Some(last) = report.attempts.last() {
                                 span.finish(last.number, &last.outcome, &report.decision);
@@ -518,7 +517,6 @@ impl Retrier {
             });
             let Some((after, next)) = next else {
                 let mut report = StopReport::new(call.clone(), attempts);
-                report.idempotency_key = key;
                 report.held_back = held_back;
                 return Err(report);
             };
