@@ -175,7 +175,6 @@ async fn connect_declaring(
     wire: Wire,
     capabilities: ClientCapabilities,
 ) -> RunningService<RoleClient, ClientConfig> {
-    let client_config = || ClientConfig::new(capabilities, Implementation::from_build_env());
     match wire {
         Wire::Duplex => {
             let (server_side, client_side) = tokio::io::duplex(1 << 16);
@@ -185,7 +184,7 @@ async fn connect_declaring(
                     let _ = running.waiting().await;
                 }
             });
-            client_config()
+            ClientConfig::new(capabilities, Implementation::from_build_env())
                 .serve(client_side)
                 .await
                 .expect("the client connects")
