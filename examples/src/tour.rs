@@ -16,12 +16,11 @@ use mcp_errors_core::client::{
     Attempt, Decision, Outcome, Retrier, RetryPolicy, RunSuccess, StopReport, ToolCall, classify,
 };
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
-use mcp_errors_core::rmcp::call_tool;
+use mcp_errors_core::rmcp::{TaskStore, call_tool};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, RequestMetaObject,
 };
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::task_manager::TaskManager;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::process::{ChildStdin, ChildStdout, Command};
@@ -105,7 +104,7 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
         }
     }
     let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
-    let running = DemoServer::boundary(DemoServer::new(faults), Some(&keys), &TaskManager::new())
+    let running = DemoServer::boundary(DemoServer::new(faults), Some(&keys), &TaskStore::new())
         .serve(adapter::server_stream(
             tokio::io::stdin(),
             tokio::io::stdout(),

@@ -4,7 +4,9 @@
 //! the test checks what the client decides for each way a task ends: an execution error, a
 //! protocol error, a panic, a task the server cancels, one the caller cancels, one whose ttl
 //! runs out, one still working at the caller's deadline (with and without an idempotency
-//! key); and a tool that runs only as a task, called by a client without the extension.
+//! key); and a tool that runs only as a task, called by a client without the extension. Over
+//! Streamable HTTP, a task belongs to the `Authorization` that created it, else to its
+//! session: another caller's `tasks/get` and `tasks/cancel` are answered as for an unknown id.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,15 +19,19 @@ use mcp_errors_core::client::{
 };
 use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
-use mcp_errors_core::rmcp::{ErrorBoundary, call_tool};
+use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore, call_tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    GetTaskParams, Implementation, ServerCapabilities, ServerConfig,
+    ErrorCode, GetTaskParams, Implementation, ServerCapabilities, ServerConfig, TaskStatus,
+    UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService, ServiceExt};
-use rmcp::task_manager::{TaskContext, TaskManager, TaskOptions};
+use rmcp::service::{
+    RequestContext, RoleClient, RoleServer, RunningService, ServiceError, ServiceExt,
+};
+use rmcp::task_manager::{TaskContext, TaskOptions};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -50,7 +56,7 @@ enum ExportError {
 /// Exports orders, as a task; each tool ends its task one way.
 #[derive(Clone)]
 struct Warehouse {
-    tasks: TaskManager,
+    tasks: TaskStore,
     tool_router: ToolRouter<Self>,
 }
 
@@ -94,9 +100,7 @@ impl Warehouse {
             .extensions
             .get::<TaskContext>()
             .expect("run as a task");
-        self.tasks
-            .cancel_task(task.task_id())
-            .expect("a known task");
+        assert!(self.tasks.cancel(task.task_id()), "a known task");
         std::future::pending().await
     }
 
@@ -123,10 +127,10 @@ const TOOLS: [&str; 6] = [
     "export_stuck",
 ];
 
-/// The server: every tool runs as a task of one manager, polled every 20 ms, kept `ttl_ms`;
+/// The server: every tool runs as a task of one store, polled every 20 ms, kept `ttl_ms`;
 /// with `keys`, `export_stuck` honours idempotency keys.
 fn warehouse(ttl_ms: u64, keys: bool) -> ErrorBoundary<Warehouse> {
-    let tasks = TaskManager::new();
+    let tasks = TaskStore::new();
     let server = Warehouse {
         tasks: tasks.clone(),
         tool_router: Warehouse::tool_router(),
@@ -171,7 +175,6 @@ async fn connect_declaring(
     wire: Wire,
     capabilities: ClientCapabilities,
 ) -> RunningService<RoleClient, ClientConfig> {
-    let client_config = || ClientConfig::new(capabilities, Implementation::from_build_env());
     match wire {
         Wire::Duplex => {
             let (server_side, client_side) = tokio::io::duplex(1 << 16);
@@ -181,30 +184,50 @@ async fn connect_declaring(
                     let _ = running.waiting().await;
                 }
             });
-            client_config()
+            ClientConfig::new(capabilities, Implementation::from_build_env())
                 .serve(client_side)
                 .await
                 .expect("the client connects")
         }
         Wire::Http => {
-            // Every session gets a clone: they share the task manager.
-            let service = StreamableHttpService::new(
-                move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
-                StreamableHttpServerConfig::default(),
-            );
-            let service = HttpLayer.layer(service);
-            let router = axum::Router::new().nest_service("/mcp", service);
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            tokio::spawn(async move { axum::serve(listener, router).await });
-            let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-            client_config()
-                .serve(transport)
-                .await
-                .expect("the client connects over HTTP")
+            let url = serve_http(server).await;
+            connect_http(&url, None, capabilities).await
         }
     }
+}
+
+/// `server` over Streamable HTTP on 127.0.0.1, stateful: its URL.
+async fn serve_http(server: ErrorBoundary<Warehouse>) -> String {
+    // Every session gets a clone: they share the task store.
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let service = HttpLayer.layer(service);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}/mcp")
+}
+
+/// A client of `url` in a session of its own, declaring `capabilities`, sending
+/// `Authorization: Bearer <token>` when given one.
+async fn connect_http(
+    url: &str,
+    token: Option<&str>,
+    capabilities: ClientCapabilities,
+) -> RunningService<RoleClient, ClientConfig> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ClientConfig::new(capabilities, Implementation::from_build_env())
+        .serve(transport)
+        .await
+        .expect("the client connects over HTTP")
 }
 
 /// What `call_tool` comes to for `tool`: the decision it stopped with (`Done` for a success)
@@ -481,4 +504,117 @@ async fn a_keyed_task_still_working_at_the_deadline_brings_back_the_same_task() 
         client.cancel().await.unwrap();
     })
     .await;
+}
+
+/// The JSON-RPC error `answer` must be.
+fn rpc_error<T: std::fmt::Debug>(answer: Result<T, ServiceError>) -> rmcp::ErrorData {
+    match answer {
+        Err(ServiceError::McpError(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// Starts `export_stuck` as a task of `client`: its id.
+async fn start_stuck(client: &RunningService<RoleClient, ClientConfig>) -> String {
+    let answer = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("export_stuck"))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = answer else {
+        panic!("expected a task, got {answer:?}");
+    };
+    created.task.task_id
+}
+
+/// The status `client` reads of the task `id`.
+async fn status(client: &RunningService<RoleClient, ClientConfig>, id: &str) -> TaskStatus {
+    let state = client
+        .peer()
+        .get_task(GetTaskParams::new(id))
+        .await
+        .unwrap_or_else(|error| panic!("the owner reads its task: {error:?}"));
+    state.task.task.status
+}
+
+/// `other`'s `tasks/get`, `tasks/update` and `tasks/cancel` of the task `id` are answered with
+/// the very error an id never issued gets.
+async fn assert_answered_as_unknown(other: &RunningService<RoleClient, ClientConfig>, id: &str) {
+    let never = "5f0c4e43-0000-4000-8000-000000000000";
+    let unknown = rpc_error(other.peer().get_task(GetTaskParams::new(never)).await);
+    assert_eq!(unknown.code, ErrorCode::INVALID_PARAMS, "{unknown:?}");
+    let answers = [
+        rpc_error(other.peer().get_task(GetTaskParams::new(id)).await),
+        rpc_error(
+            other
+                .peer()
+                .update_task(UpdateTaskParams::new(id, Default::default()))
+                .await,
+        ),
+        rpc_error(other.peer().cancel_task(CancelTaskParams::new(id)).await),
+    ];
+    for answer in answers {
+        assert_eq!(answer.code, unknown.code, "{answer:?}");
+        assert_eq!(answer.message.replace(id, never), unknown.message);
+        assert_eq!(answer.data, unknown.data, "{answer:?}");
+    }
+}
+
+/// Polls the task `id` of `client` until it is no longer working: its status.
+async fn ended(client: &RunningService<RoleClient, ClientConfig>, id: &str) -> TaskStatus {
+    for _ in 0..200 {
+        let now = status(client, id).await;
+        if now != TaskStatus::Working {
+            return now;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} still working");
+}
+
+#[tokio::test]
+async fn a_task_belongs_to_the_authorization_that_created_it() {
+    let url = serve_http(warehouse(TTL, false)).await;
+    let alice = connect_http(&url, Some("alice-token"), tasks_declared()).await;
+    let mallory = connect_http(&url, Some("mallory-token"), tasks_declared()).await;
+    let id = start_stuck(&alice).await;
+
+    assert_answered_as_unknown(&mallory, &id).await;
+    assert_eq!(
+        status(&alice, &id).await,
+        TaskStatus::Working,
+        "another caller's cancel stopped nothing"
+    );
+    // The same Authorization in a session of its own is the same caller.
+    let alice_again = connect_http(&url, Some("alice-token"), tasks_declared()).await;
+    assert_eq!(status(&alice_again, &id).await, TaskStatus::Working);
+    alice_again
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(ended(&alice, &id).await, TaskStatus::Cancelled);
+    for client in [alice, mallory, alice_again] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn without_an_authorization_a_task_belongs_to_its_session() {
+    let url = serve_http(warehouse(TTL, false)).await;
+    let first = connect_http(&url, None, tasks_declared()).await;
+    let second = connect_http(&url, None, tasks_declared()).await;
+    let id = start_stuck(&first).await;
+
+    assert_answered_as_unknown(&second, &id).await;
+    assert_eq!(status(&first, &id).await, TaskStatus::Working);
+    first
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(ended(&first, &id).await, TaskStatus::Cancelled);
+    for client in [first, second] {
+        client.cancel().await.unwrap();
+    }
 }

@@ -4,18 +4,19 @@
 //! `failed` with the same error and `data`; a panic is a masked `TOOL_PANICKED` result that
 //! holds nothing of the panic; `tasks/cancel` ends it `cancelled`; the same idempotency key
 //! gets the same task back and runs the tool once; a tool that runs only as a task is refused
-//! with -32021 to a client that does not declare the extension.
+//! with -32021 to a client that does not declare the extension; a call past the store's bound
+//! on tasks is refused with `TOO_MANY_TASKS` and a wait, and the tool does not run.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
-use mcp_errors_core::rmcp::ErrorBoundary;
+use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore};
 use mcp_errors_core::{META_KEY, ToolError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{ServerCapabilities, ServerConfig};
-use rmcp::task_manager::{TaskManager, TaskOptions};
+use rmcp::task_manager::TaskOptions;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
 use tokio::io::{
@@ -181,7 +182,7 @@ fn boundary(keys: Option<Idempotency>) -> ErrorBoundary<Exports> {
     let options = TaskOptions::new().with_poll_interval_ms(10);
     let mut boundary = ErrorBoundary::new(server)
         .with_correlation_id(|_| Some("req-7".to_owned()))
-        .with_tasks(TaskManager::new(), options, TOOLS);
+        .with_tasks(TaskStore::new(), options, TOOLS);
     if let Some(keys) = keys {
         boundary = boundary.with_idempotency(keys);
     }
@@ -229,7 +230,7 @@ async fn connect(boundary: ErrorBoundary<Exports>, tasks: bool) -> (Raw, Value) 
     (raw, init["result"].clone())
 }
 
-/// `result` without the `resultType` rmcp's `TaskManager` writes into a task's stored result.
+/// `result` without the `resultType` rmcp's task manager writes into a task's stored result.
 fn stored(result: &Value) -> Value {
     let mut result = result.clone();
     if let Some(object) = result.as_object_mut() {
@@ -277,7 +278,7 @@ async fn a_tool_that_runs_only_as_a_task_is_refused_to_a_client_without_the_exte
         };
         let options = TaskOptions::new().with_poll_interval_ms(10);
         ErrorBoundary::new(server)
-            .with_tasks(TaskManager::new(), options, ["offline"])
+            .with_tasks(TaskStore::new(), options, ["offline"])
             .with_required_tasks(["export"])
     };
 
@@ -425,4 +426,84 @@ async fn the_same_key_gets_the_same_task_and_runs_the_tool_once() {
     assert_ne!(other_id, id);
     let (ended, _) = client.ended(&other_id).await;
     assert_eq!(ended["result"]["content"][0]["text"], "export 2", "{ended}");
+}
+
+/// A client of a boundary whose tasks are kept `ttl_ms` in `store`, `export` honouring keys;
+/// and the count of the exports run.
+async fn bounded(store: TaskStore, ttl_ms: u64) -> (Raw, Arc<AtomicUsize>) {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let server = Exports {
+        effects: effects.clone(),
+        tool_router: Exports::tool_router(),
+    };
+    let options = TaskOptions::new()
+        .with_poll_interval_ms(10)
+        .with_ttl_ms(ttl_ms);
+    let keys = Idempotency::new(MemoryStore::new()).tools(["export"]);
+    let boundary = ErrorBoundary::new(server)
+        .with_tasks(store, options, TOOLS)
+        .with_idempotency(keys);
+    let (client, _) = connect(boundary, true).await;
+    (client, effects)
+}
+
+/// The refusal `answer` must be: `TOO_MANY_TASKS` for `limit` at `max` tasks, with no task;
+/// its `retryAfterMs`.
+fn refused(answer: &Value, limit: &str, max: u64) -> u64 {
+    let result = &answer["result"];
+    assert!(result.get("taskId").is_none(), "no task: {answer}");
+    assert_eq!(result["isError"], true, "{answer}");
+    let payload = &result["_meta"][META_KEY];
+    assert_eq!(payload["code"], "TOO_MANY_TASKS", "{answer}");
+    assert_eq!(payload["category"], "rate_limited", "{answer}");
+    assert_eq!(payload["retryable"], true, "{answer}");
+    assert_eq!(payload["details"]["limit"], limit, "{answer}");
+    assert_eq!(payload["details"]["maxTasks"], max, "{answer}");
+    payload["retryAfterMs"].as_u64().expect("a wait")
+}
+
+#[tokio::test]
+async fn past_its_bound_a_caller_is_refused_with_a_wait_and_the_tool_does_not_run() {
+    let ttl_ms = 300;
+    let (mut client, effects) = bounded(TaskStore::new().max_tasks_per_scope(2), ttl_ms).await;
+    for n in 1..=2 {
+        let (created, _) = client.call("export", Some(&format!("k{n}"))).await;
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let (ended, _) = client.ended(&id).await;
+        assert_eq!(ended["result"]["content"][0]["text"], format!("export {n}"));
+    }
+    // Finished, the two are kept for their ttl, and still count.
+    let (answer, _) = client.call("export", Some("k3")).await;
+    let wait = refused(&answer, "scope", 2);
+    assert!(wait > 0 && wait <= ttl_ms, "{wait}");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        effects.load(Ordering::SeqCst),
+        2,
+        "the refused call ran nothing"
+    );
+
+    // Once the wait has passed, the same key runs: the refusal was not recorded.
+    tokio::time::sleep(Duration::from_millis(wait + 20)).await;
+    let (created, _) = client.call("export", Some("k3")).await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let (ended, _) = client.ended(&id).await;
+    assert_eq!(ended["result"]["content"][0]["text"], "export 3", "{ended}");
+}
+
+#[tokio::test]
+async fn past_the_stores_bound_every_caller_is_refused() {
+    let (mut client, effects) = bounded(TaskStore::new().max_tasks(1), 60_000).await;
+    let (created, _) = client.call("forever", None).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let (answer, _) = client.call("export", None).await;
+    let wait = refused(&answer, "server", 1);
+    assert!(
+        wait > 59_000 && wait <= 60_000,
+        "the running task's ttl: {wait}"
+    );
+    assert_eq!(effects.load(Ordering::SeqCst), 0);
 }

@@ -24,11 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_errors_core::ToolError;
-use mcp_errors_core::rmcp::ErrorBoundary;
+use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig};
-use rmcp::task_manager::{TaskManager, TaskOptions};
+use rmcp::task_manager::TaskOptions;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -132,8 +132,8 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
-    // Every session gets a clone of the boundary: they share the task manager.
-    let tasks = TaskManager::new();
+    // Every session gets a clone of the boundary: they share the task store.
+    let tasks = TaskStore::new();
     let options = TaskOptions::new()
         .with_poll_interval_ms(100)
         .with_ttl_ms(600_000);

@@ -6,14 +6,14 @@ use std::sync::atomic::AtomicU64;
 use chrono::{NaiveDate, Utc};
 use mcp_errors_core::ToolError;
 use mcp_errors_core::idempotency::Idempotency;
-use mcp_errors_core::rmcp::{ErrorBoundary, Json, error_catalog_meta};
+use mcp_errors_core::rmcp::{ErrorBoundary, Json, TaskStore, error_catalog_meta};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CacheScope, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::task_manager::{TaskManager, TaskOptions};
+use rmcp::task_manager::TaskOptions;
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
 use super::exports::{self, ExportArgs, ExportError, ExportFile};
@@ -86,7 +86,7 @@ impl DemoServer {
     pub fn boundary(
         server: DemoServer,
         keys: Option<&Idempotency>,
-        tasks: &TaskManager,
+        tasks: &TaskStore,
     ) -> ErrorBoundary<DemoServer> {
         let boundary =
             ErrorBoundary::new(server).with_tasks(tasks.clone(), task_options(), TASK_TOOLS);

@@ -14,7 +14,6 @@ use ::rmcp::model::{
 };
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::store::{
     Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError,
@@ -24,6 +23,8 @@ use crate::catalog::descriptor::ErrorDescriptor;
 use crate::category::Category;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
+use crate::rmcp::scope::caller_scope;
+use crate::rmcp::task::TOO_MANY_TASKS_CODE;
 use crate::wire::META_KEY;
 use crate::wire::jsonrpc::ErrorCode;
 
@@ -61,10 +62,11 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 ///
 /// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
 /// -32602, -32601 and -32021 (a tool that runs only as a task, called without the extension),
-/// and a failure of category `validation` or `not_found` (arguments that do not deserialize,
-/// an unknown tool, input the tool refused). A retry runs the tool again and gets the same
-/// answer, and such failures take no room in the store; so a tool must answer these only
-/// before it acts.
+/// a failure of category `validation` or `not_found` (arguments that do not deserialize,
+/// an unknown tool, input the tool refused), and `TOO_MANY_TASKS` (a task the boundary's
+/// [`TaskStore`](crate::rmcp::TaskStore) had no room for). A retry runs the tool again and gets
+/// the same answer, and such failures take no room in the store; so a tool must answer these
+/// only before it acts.
 ///
 /// A call its client cancels (`notifications/cancelled`, which clients also send when they
 /// stop waiting) keeps its key until it ends, and its outcome is recorded: the answer of a
@@ -200,22 +202,11 @@ impl Idempotency {
         self.tools.contains(tool)
     }
 
-    /// The caller's scope for `context`.
+    /// The caller's scope for `context`: the application's, else the boundary's default.
     fn scope_of(&self, context: &RequestContext<RoleServer>) -> String {
-        if let Some(scope) = self.scope.as_ref().and_then(|scope| scope(context)) {
-            return format!("app:{scope}");
-        }
-        let Some(parts) = context.extensions.get::<http::request::Parts>() else {
-            return "process".to_owned();
-        };
-        if let Some(auth) = parts.headers.get(http::header::AUTHORIZATION) {
-            let hash: [u8; 32] = Sha256::digest(auth.as_bytes()).into();
-            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-            return format!("auth:{hex}");
-        }
-        match parts.headers.get("mcp-session-id") {
-            Some(session) => format!("session:{}", String::from_utf8_lossy(session.as_bytes())),
-            None => "anonymous".to_owned(),
+        match self.scope.as_ref().and_then(|scope| scope(context)) {
+            Some(scope) => format!("app:{scope}"),
+            None => caller_scope(context),
         }
     }
 
@@ -359,7 +350,7 @@ impl Drop for Held {
 /// params, an unknown method or a client capability missing (JSON-RPC -32602, -32601,
 /// -32021: a tool that runs only as a task, called without the extension), or a failure of
 /// category `validation` or `not_found` (arguments that do not deserialize, an unknown tool,
-/// input the tool refused).
+/// input the tool refused), or a task refused for want of room (`TOO_MANY_TASKS`).
 fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
     let nothing_ran = |category: Option<&Value>| {
         let category = category.and_then(Value::as_str);
@@ -375,7 +366,9 @@ fn ran_nothing(answered: &Result<CallToolResponse, ErrorData>) -> bool {
         }
         Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
             let payload = result.meta.as_ref().and_then(|meta| meta.0.get(META_KEY));
-            nothing_ran(payload.and_then(|payload| payload.get("category")))
+            let refused_task = payload.and_then(|payload| payload.get("code"))
+                == Some(&Value::from(TOO_MANY_TASKS_CODE));
+            refused_task || nothing_ran(payload.and_then(|payload| payload.get("category")))
         }
         Ok(_) => false,
     }

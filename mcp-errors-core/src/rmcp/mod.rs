@@ -94,8 +94,10 @@ mod arguments;
 mod client;
 mod json;
 mod panic;
+pub(crate) mod scope;
 mod server;
-mod task;
+pub(crate) mod task;
+mod task_store;
 mod unknown_tool;
 
 #[cfg(feature = "client")]
@@ -103,6 +105,7 @@ mod unknown_tool;
 pub use client::{call_tool, classify_call};
 pub use json::Json;
 pub use server::ErrorBoundary;
+pub use task_store::TaskStore;
 
 /// What replaces the start of a -32602 message that would otherwise be rewritten by
 /// rmcp's router; see [`ToolFailure::into_rmcp`].

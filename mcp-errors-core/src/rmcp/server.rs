@@ -30,6 +30,7 @@ use serde_json::Value;
 use super::arguments::ArgumentError;
 use super::panic::{ToolPanicked, catch_panic};
 use super::task::{AnswerFn, Tasks, TasksRequired, client_declares_tasks};
+use super::task_store::TaskStore;
 use super::unknown_tool::UnknownTool;
 use crate::catalog::ErrorCatalog;
 use crate::failure::options::FailureOptions;
@@ -332,11 +333,11 @@ impl<S> ErrorBoundary<S> {
     }
 
     /// Run the calls of `tools` as tasks (the extension `io.modelcontextprotocol/tasks`) of
-    /// `manager`, each with `options` (its `ttlMs` and `pollIntervalMs`), for a client that
+    /// `store`, each with `options` (its `ttlMs` and `pollIntervalMs`), for a client that
     /// declared the extension; a client that did not gets the direct answer. The boundary
     /// declares the extension in its capabilities, answers `tools/call` with the task
     /// (`resultType: "task"`), and `tasks/get`, `tasks/update` and `tasks/cancel` from
-    /// `manager` (an id `manager` does not know goes to the wrapped handler).
+    /// `store` (an id `store` does not hold for the caller goes to the wrapped handler).
     ///
     /// The task runs the boundary's own answer, the one a direct call gets, and ends as it
     /// says:
@@ -346,32 +347,44 @@ impl<S> ErrorBoundary<S> {
     /// | a result, an execution error (`isError`, payload, code, text, masking and correlation id as in a direct call), an argument error, an unknown tool, a masked `TOOL_PANICKED` for a panic | `completed`, with that result |
     /// | a protocol error (a `#[protocol(...)]` variant, `invalid_params` to a client before 2025-11-25) | `failed`, with the JSON-RPC error and its `data` (code, retry advice) |
     /// | none yet when `tasks/cancel` comes (the tool's future is dropped) | `cancelled` |
-    /// | none within `ttlMs` | `failed` with -32603 (rmcp's `TaskManager`), then gone |
+    /// | none within `ttlMs` | `failed` with -32603 (rmcp's `TaskManager`) |
+    ///
+    /// A task belongs to the caller that created it: the store records the caller's scope
+    /// (the `Authorization` header's hash, else the `Mcp-Session-Id`, over Streamable HTTP;
+    /// the scope idempotency records use), and `tasks/get`, `tasks/update` and `tasks/cancel`
+    /// from another scope are answered as for an unknown id (-32602). The store bounds the
+    /// tasks, per scope (256 by default) and in all (4 096): a call past either is answered
+    /// `TOO_MANY_TASKS` (category `rate_limited`, retryable, with `retryAfterMs`) and the tool
+    /// does not run. A finished task is kept for `ttlMs` from its end, within the store's byte
+    /// budget (32 MiB, oldest finished dropped first). See [`TaskStore`] for the bounds.
     ///
     /// The tool finds the task's [`TaskContext`](::rmcp::task_manager::TaskContext) in its
     /// request context's `extensions`, to ask the client for input (`input_required`) or set
     /// the task's status message. With [`with_idempotency`](Self::with_idempotency), a
-    /// repeated key gets the same task back: the key records the task, not its end.
+    /// repeated key gets the same task back: the key records the task, not its end; a
+    /// `TOO_MANY_TASKS` refusal frees the key.
     ///
     /// `S` is cloned once here: the clone answers the calls run as tasks, so the server's
-    /// state must be shared between clones (an `Arc`, as rmcp's routers are).
+    /// state must be shared between clones (an `Arc`, as rmcp's routers are). Give every
+    /// session's boundary the same store (a clone).
     ///
     /// ```
-    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore};
     /// use rmcp::ServerHandler;
-    /// use rmcp::task_manager::{TaskManager, TaskOptions};
+    /// use rmcp::task_manager::TaskOptions;
     ///
     /// #[derive(Clone)]
     /// struct Exports;
     /// impl ServerHandler for Exports {}
     ///
     /// let options = TaskOptions::new().with_ttl_ms(600_000).with_poll_interval_ms(500);
-    /// let service = ErrorBoundary::new(Exports).with_tasks(TaskManager::new(), options, ["export"]);
+    /// let tasks = TaskStore::new().max_tasks_per_scope(20);
+    /// let service = ErrorBoundary::new(Exports).with_tasks(tasks, options, ["export"]);
     /// # let _ = service;
     /// ```
     pub fn with_tasks<I>(
         mut self,
-        manager: ::rmcp::task_manager::TaskManager,
+        store: TaskStore,
         options: ::rmcp::task_manager::TaskOptions,
         tools: I,
     ) -> Self
@@ -388,30 +401,30 @@ impl<S> ErrorBoundary<S> {
             })
         });
         let tools = tools.into_iter().map(Into::into).collect();
-        self.tasks = Some(Tasks::new(manager, options, tools, answer));
+        self.tasks = Some(Tasks::new(store, options, tools, answer));
         self
     }
 
     /// Run the calls of `tools` only as tasks: like the tools given to
-    /// [`with_tasks`](Self::with_tasks), they run as tasks of its manager for a client that
+    /// [`with_tasks`](Self::with_tasks), they run as tasks of its store for a client that
     /// declares the extension; a client that does not is answered -32021 (Missing Required
     /// Client Capability) with the stable code `TASKS_REQUIRED` and
     /// `data.requiredCapabilities` naming the extension, as the extension asks of a tool that
     /// cannot answer without a task (one that outlasts a request's timeout), and the tool does
-    /// not run. Without [`with_tasks`](Self::with_tasks) there is no manager to run them, and
+    /// not run. Without [`with_tasks`](Self::with_tasks) there is no store to run them, and
     /// they are answered as direct calls.
     ///
     /// ```
-    /// use mcp_errors_core::rmcp::ErrorBoundary;
+    /// use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore};
     /// use rmcp::ServerHandler;
-    /// use rmcp::task_manager::{TaskManager, TaskOptions};
+    /// use rmcp::task_manager::TaskOptions;
     ///
     /// #[derive(Clone)]
     /// struct Exports;
     /// impl ServerHandler for Exports {}
     ///
     /// let service = ErrorBoundary::new(Exports)
-    ///     .with_tasks(TaskManager::new(), TaskOptions::new(), ["export"])
+    ///     .with_tasks(TaskStore::new(), TaskOptions::new(), ["export"])
     ///     .with_required_tasks(["export_year"]);
     /// # let _ = service;
     /// ```
@@ -560,7 +573,7 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         let Some(tasks) = &self.tasks else {
             return self.inner.get_task(request, context).await;
         };
-        match tasks.get(&request.task_id) {
+        match tasks.get(&request.task_id, &context) {
             Ok(task) => Ok(task),
             Err(unknown) => self
                 .inner
@@ -579,7 +592,7 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
             return self.inner.update_task(request, context).await;
         };
         let responses = request.input_responses.clone();
-        match tasks.manager().update_task(&request.task_id, responses) {
+        match tasks.update(&request.task_id, responses, &context) {
             Ok(()) => Ok(()),
             Err(unknown) => self
                 .inner
@@ -597,7 +610,7 @@ impl<S: ServerHandler> ServerHandler for ErrorBoundary<S> {
         let Some(tasks) = &self.tasks else {
             return self.inner.cancel_task(request, context).await;
         };
-        match tasks.manager().cancel_task(&request.task_id) {
+        match tasks.cancel(&request.task_id, &context) {
             Ok(()) => Ok(()),
             Err(unknown) => self
                 .inner
@@ -729,7 +742,7 @@ impl<S: ServerHandler> ErrorBoundary<S> {
         if let Some(tasks) = self.tasks.as_ref() {
             let required = self.required_tasks.contains(request.name.as_ref());
             if (required || tasks.lists(&request.name)) && client_declares_tasks(&context) {
-                return Ok(tasks.spawn(request, context, options, unknown_tool_result));
+                return tasks.spawn(request, context, options, unknown_tool_result);
             }
             if required {
                 return TasksRequired::new(&request.name).answer(&options);

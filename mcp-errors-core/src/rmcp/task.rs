@@ -1,6 +1,7 @@
 //! Tools that [`ErrorBoundary`](super::ErrorBoundary) runs as tasks (the extension
 //! `io.modelcontextprotocol/tasks`): the boundary's whole answer to a `tools/call`, the one a
-//! direct call gets, runs in rmcp's `TaskManager`, and the task ends as that answer says.
+//! direct call gets, runs as a task of a [`TaskStore`] bound to its caller, and the task ends
+//! as that answer says; a call the store has no room for is refused with [`TooManyTasks`].
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -9,6 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use ::rmcp::ErrorData;
 use ::rmcp::model::{
@@ -16,12 +18,15 @@ use ::rmcp::model::{
     ServerCapabilities, TASKS_EXTENSION_ID,
 };
 use ::rmcp::service::{RequestContext, RoleServer};
-use ::rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
+use ::rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
 
 use serde_json::{Map, Value, json};
 
+use super::scope::caller_scope;
+use super::task_store::{Full, Limit, TaskStore};
 use super::unknown_tool::MAX_NAME_CHARS;
 use crate::catalog::descriptor::ErrorDescriptor;
+use crate::category::Category;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
 use crate::mask::clean_text;
@@ -43,7 +48,7 @@ pub(super) type AnswerFn = Arc<
 /// The tools a boundary runs as tasks, the store that runs them, and the answer it spawns.
 #[derive(Clone)]
 pub(super) struct Tasks {
-    manager: TaskManager,
+    store: TaskStore,
     options: TaskOptions,
     tools: Arc<BTreeSet<String>>,
     answer: AnswerFn,
@@ -52,6 +57,7 @@ pub(super) struct Tasks {
 impl fmt::Debug for Tasks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tasks")
+            .field("store", &self.store)
             .field("options", &self.options)
             .field("tools", &self.tools)
             .finish_non_exhaustive()
@@ -59,16 +65,16 @@ impl fmt::Debug for Tasks {
 }
 
 impl Tasks {
-    /// Runs the calls of `tools` as tasks of `manager` with `options`, each answered by
+    /// Runs the calls of `tools` as tasks of `store` with `options`, each answered by
     /// `answer`.
     pub(super) fn new(
-        manager: TaskManager,
+        store: TaskStore,
         options: TaskOptions,
         tools: BTreeSet<String>,
         answer: AnswerFn,
     ) -> Self {
         Tasks {
-            manager,
+            store,
             options,
             tools: Arc::new(tools),
             answer,
@@ -80,33 +86,63 @@ impl Tasks {
         self.tools.contains(tool)
     }
 
-    /// Starts the call as a task and answers with the task. The tool sees the task's
-    /// [`TaskContext`] in its context's extensions; `tasks/cancel` drops the tool's future
-    /// and the task ends `cancelled`.
+    /// Starts the call as a task of its caller's scope and answers with the task, or, when
+    /// the store has no room for it, with [`TooManyTasks`] and the tool does not run. The
+    /// tool sees the task's [`TaskContext`] in its context's extensions; `tasks/cancel` drops
+    /// the tool's future and the task ends `cancelled`.
     pub(super) fn spawn(
         &self,
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
         options: FailureOptions,
         unknown_tool_result: bool,
-    ) -> CallToolResponse {
+    ) -> Result<CallToolResponse, ErrorData> {
         let answer = self.answer.clone();
-        let task = self.manager.spawn(self.options.clone(), move |task| {
+        let scope = caller_scope(&context);
+        let refusal_options = options.clone();
+        let spawned = self.store.spawn(scope, &self.options, move |task| {
             context.extensions.insert(task.clone());
             let call = answer(request, context, options, unknown_tool_result);
             Box::pin(until_cancelled(task, call))
         });
-        CallToolResponse::Task(CreateTaskResult::new(task))
+        match spawned {
+            Ok(task) => Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
+            Err(full) => TooManyTasks::from(full)
+                .to_failure_with(&refusal_options)
+                .into_rmcp()
+                .map(CallToolResponse::Complete),
+        }
     }
 
-    /// The manager's answer to `tasks/get` for `id`: -32602 for an id it does not know.
-    pub(super) fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
-        self.manager.get_task(id).map(GetTaskResult::new)
+    /// `tasks/get` for `id` from the caller of `context`: -32602 for an id of another
+    /// caller, as for one the store does not know.
+    pub(super) fn get(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.store
+            .get(&caller_scope(context), id)
+            .map(GetTaskResult::new)
     }
 
-    /// The manager's handle on `tasks/update` and `tasks/cancel`.
-    pub(super) fn manager(&self) -> &TaskManager {
-        &self.manager
+    /// `tasks/update` for `id` from the caller of `context`.
+    pub(super) fn update(
+        &self,
+        id: &str,
+        responses: impl IntoIterator<Item = (String, Value)>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.store.update(&caller_scope(context), id, responses)
+    }
+
+    /// `tasks/cancel` for `id` from the caller of `context`.
+    pub(super) fn cancel(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.store.cancel_for(&caller_scope(context), id)
     }
 }
 
@@ -184,6 +220,70 @@ impl ToolError for TasksRequired {
             json!({"extensions": {TASKS_EXTENSION_ID: {}}}),
         );
         details
+    }
+}
+
+/// The stable code of a call refused because its caller, or the server, holds its most tasks.
+pub(crate) const TOO_MANY_TASKS_CODE: &str = "TOO_MANY_TASKS";
+
+static TOO_MANY_TASKS: [ErrorDescriptor; 1] =
+    [
+        ErrorDescriptor::execution("TooManyTasks", TOO_MANY_TASKS_CODE, Category::RateLimited)
+            .with_origin("mcp_errors_core::rmcp::ErrorBoundary"),
+    ];
+
+/// A call to a tool run as a task, refused before it runs: its caller's scope, or the whole
+/// [`TaskStore`], holds its most tasks. Retryable once the wait passes, when the soonest task
+/// may have gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct TooManyTasks(Full);
+
+impl From<Full> for TooManyTasks {
+    fn from(full: Full) -> Self {
+        TooManyTasks(full)
+    }
+}
+
+impl fmt::Display for TooManyTasks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let holder = match self.0.limit {
+            Limit::Scope => "this caller",
+            Limit::Server => "the server",
+        };
+        write!(f, "{holder} already holds {} tasks", self.0.max)
+    }
+}
+
+impl std::error::Error for TooManyTasks {}
+
+impl ToolError for TooManyTasks {
+    fn descriptors() -> &'static [ErrorDescriptor] {
+        &TOO_MANY_TASKS
+    }
+
+    fn descriptor(&self) -> &'static ErrorDescriptor {
+        &TOO_MANY_TASKS[0]
+    }
+
+    fn hint(&self) -> Option<Cow<'static, str>> {
+        Some(Cow::Borrowed(
+            "wait retryAfterMs for a task to end and go, then call again",
+        ))
+    }
+
+    fn details(&self) -> Map<String, Value> {
+        let limit = match self.0.limit {
+            Limit::Scope => "scope",
+            Limit::Server => "server",
+        };
+        let mut details = Map::new();
+        details.insert("limit".to_owned(), Value::from(limit));
+        details.insert("maxTasks".to_owned(), Value::from(self.0.max));
+        details
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        Some(self.0.retry_after)
     }
 }
 
@@ -280,6 +380,45 @@ mod tests {
             entry.protocol_code(),
             Some(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
         );
+    }
+
+    #[test]
+    fn a_call_without_room_is_a_retryable_rate_limited_failure_with_its_wait() {
+        let full = Full {
+            limit: Limit::Scope,
+            max: 256,
+            retry_after: Duration::from_millis(1_500),
+        };
+        let Ok(CallToolResponse::Complete(result)) = TooManyTasks::from(full)
+            .to_failure_with(&FailureOptions::new())
+            .into_rmcp()
+            .map(CallToolResponse::Complete)
+        else {
+            panic!("expected a result");
+        };
+        let wire = serde_json::to_value(&result).unwrap();
+        assert_eq!(wire["isError"], true);
+        let payload = &wire["_meta"][crate::wire::META_KEY];
+        assert_eq!(payload["code"], TOO_MANY_TASKS_CODE);
+        assert_eq!(payload["category"], "rate_limited");
+        assert_eq!(payload["retryable"], true);
+        assert_eq!(payload["retryAfterMs"], 1_500);
+        assert_eq!(
+            payload["details"],
+            json!({"limit": "scope", "maxTasks": 256})
+        );
+        let text = wire["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("Error TOO_MANY_TASKS: this caller already holds 256 tasks"),
+            "{text}"
+        );
+        let server = TooManyTasks::from(Full {
+            limit: Limit::Server,
+            max: 9,
+            retry_after: Duration::from_secs(1),
+        });
+        assert_eq!(server.to_string(), "the server already holds 9 tasks");
+        assert_eq!(server.details()["limit"], "server");
     }
 
     #[test]

@@ -88,9 +88,9 @@ use std::time::Duration;
 
 use mcp_errors_core::idempotency::adapter::{self, HttpLayer};
 use mcp_errors_core::idempotency::{Idempotency, MemoryStore, RedisStore};
+use mcp_errors_core::rmcp::TaskStore;
 use mcp_errors_examples::demo::{DemoServer, Faults, IDEMPOTENT_TOOLS};
 use rmcp::ServiceExt;
-use rmcp::task_manager::TaskManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_layer::Layer as _;
@@ -394,7 +394,7 @@ async fn serve_stdio(
     // The transport adapter brings the boundary the key and puts its capability on the wire; without
     // keys it changes nothing.
     let stdio = adapter::server_stream(tokio::io::stdin(), tokio::io::stdout());
-    let running = DemoServer::boundary(server, keys.as_ref(), &TaskManager::new())
+    let running = DemoServer::boundary(server, keys.as_ref(), &TaskStore::new())
         .serve(stdio)
         .await?;
     running.waiting().await?;
@@ -430,7 +430,7 @@ async fn serve_http(
     let end_sessions = config.cancellation_token.clone();
     // Every session gets a clone: they share the faults, the seat map, the keys' store and the
     // tasks.
-    let tasks = TaskManager::new();
+    let tasks = TaskStore::new();
     let service = StreamableHttpService::new(
         move || Ok(DemoServer::boundary(server.clone(), keys.as_ref(), &tasks)),
         sessions,
