@@ -10,7 +10,7 @@ use super::execution::Evidence;
 use super::known::says_tool_unavailable;
 use super::text;
 use crate::category::Category;
-use crate::idempotency::{CONFLICT, IN_PROGRESS};
+use crate::idempotency::{CONFLICT, IN_PROGRESS, OUTCOME_UNKNOWN};
 use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 
 /// A JSON-RPC `error` response to `tools/call`, with what could be read of it.
@@ -81,6 +81,8 @@ pub(crate) enum KeyRefusal {
     InProgress,
     /// The key was used with other arguments ([`CONFLICT`]).
     Conflict,
+    /// The first call with the key started and its outcome is unknown ([`OUTCOME_UNKNOWN`]).
+    OutcomeUnknown,
 }
 
 impl From<JsonRpcError> for ProtocolError {
@@ -107,6 +109,7 @@ impl From<JsonRpcError> for ProtocolError {
         let key_refusal = match field("type").and_then(Value::as_str) {
             Some(IN_PROGRESS) => Some(KeyRefusal::InProgress),
             Some(CONFLICT) => Some(KeyRefusal::Conflict),
+            Some(OUTCOME_UNKNOWN) => Some(KeyRefusal::OutcomeUnknown),
             _ => None,
         };
         let required_capabilities = (error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
