@@ -343,7 +343,8 @@ fn durability_warnings(
     if let Some(policy) = policy.filter(|policy| *policy != "noeviction") {
         warnings.push(format!(
             "Redis evicts keys when full (maxmemory-policy {policy}): a flood of other keys \
-             can erase idempotency records; use noeviction"
+             can erase idempotency records, whose keys then answer that the outcome is \
+             unknown; use noeviction"
         ));
     }
     warnings
