@@ -125,9 +125,10 @@ impl IdempotencyStore for CountedStore {
         key: &'a RecordKey,
         fingerprint: &'a Fingerprint,
         lease: Duration,
+        ttl: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
-            let claim = self.inner.claim(key, fingerprint, lease).await?;
+            let claim = self.inner.claim(key, fingerprint, lease, ttl).await?;
             if !matches!(claim, Claim::Claimed(_)) {
                 let at = self.start.elapsed();
                 self.ledger
@@ -443,11 +444,11 @@ mod tests {
         let key = RecordKey::new("agent", "k1");
         let fingerprint = Fingerprint::of("refund_order", &serde_json::json!({"cents": 1}));
         let lease = Duration::from_secs(5);
-        let first = store.claim(&key, &fingerprint, lease).await.unwrap();
+        let first = store.claim(&key, &fingerprint, lease, lease).await.unwrap();
         assert!(matches!(first, Claim::Claimed(_)));
         // The claimed call reaches the tool, which counts it itself.
         assert!(shop.ledger().arrivals.is_empty());
-        let again = store.claim(&key, &fingerprint, lease).await.unwrap();
+        let again = store.claim(&key, &fingerprint, lease, lease).await.unwrap();
         assert!(matches!(again, Claim::InProgress));
         assert_eq!(shop.ledger().arrivals.len(), 1);
     }

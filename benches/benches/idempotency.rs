@@ -82,7 +82,8 @@ async fn round(store: &dyn IdempotencyStore, tag: &str, calls: usize) -> [Vec<Du
         let args = arguments(i);
         let started = Instant::now();
         let fingerprint = Fingerprint::of("reserve_seat", &args);
-        let Claim::Claimed(token) = store.claim(&key, &fingerprint, LEASE).await.unwrap() else {
+        let Claim::Claimed(token) = store.claim(&key, &fingerprint, LEASE, TTL).await.unwrap()
+        else {
             panic!("a new key is claimed")
         };
         store.complete(&key, &token, &outcome, TTL).await.unwrap();
@@ -93,7 +94,7 @@ async fn round(store: &dyn IdempotencyStore, tag: &str, calls: usize) -> [Vec<Du
         let args = arguments(i);
         let started = Instant::now();
         let fingerprint = Fingerprint::of("reserve_seat", &args);
-        let claim = store.claim(&key, &fingerprint, LEASE).await.unwrap();
+        let claim = store.claim(&key, &fingerprint, LEASE, TTL).await.unwrap();
         replay.push(started.elapsed());
         assert!(
             matches!(claim, Claim::Completed(_)),
@@ -158,7 +159,8 @@ async fn fill(store: &dyn IdempotencyStore, tag: &str, keys: usize) {
     for i in 0..keys {
         let key = RecordKey::new("bench", format!("{tag}-{i}"));
         let fingerprint = Fingerprint::of("reserve_seat", &arguments(i));
-        let Claim::Claimed(token) = store.claim(&key, &fingerprint, LEASE).await.unwrap() else {
+        let Claim::Claimed(token) = store.claim(&key, &fingerprint, LEASE, TTL).await.unwrap()
+        else {
             panic!()
         };
         store

@@ -13,7 +13,7 @@ use mcp_errors_core::client::{
     Attempt, Decision, EscalationReason, Outcome, Retrier, RetryBudget, RetryPolicy, RunSuccess,
     StopReport, ToolCall, UnknownCause, classify,
 };
-use mcp_errors_core::idempotency::{CONFLICT, IN_PROGRESS, KEY_PARAM};
+use mcp_errors_core::idempotency::{CONFLICT, IN_PROGRESS, KEY_PARAM, OUTCOME_UNKNOWN};
 use mcp_errors_core::{JsonRpcError, META_KEY};
 use serde_json::{Value, json};
 
@@ -248,6 +248,26 @@ fn a_conflict_is_fixed_with_a_new_call() {
             report.idempotency_key.as_deref(),
             Some(call.idempotency_key())
         );
+    }
+}
+
+#[test]
+fn an_outcome_unknown_after_a_lost_answer_is_check_state() {
+    // The answer is lost, the retry with the key finds the first call's outcome unknown
+    // (-32011, as the server's boundary answers it, not retryable): the call may have run.
+    let refused_unknown = || {
+        let mut answer = refused(-32011, OUTCOME_UNKNOWN, None).unwrap();
+        answer["error"]["data"]["retryable"] = json!(false);
+        Ok(answer)
+    };
+    for answers in [
+        vec![refused_unknown()],
+        vec![Err(UnknownCause::Timeout), refused_unknown()],
+    ] {
+        let attempts = answers.len();
+        let report = run(Retrier::new(policy()), true, &refund(), answers).report();
+        assert_eq!(report.decision, Decision::CheckState);
+        assert_eq!(report.attempts.len(), attempts);
     }
 }
 

@@ -490,6 +490,7 @@ impl IdempotencyStore for Down {
         _: &'a RecordKey,
         _: &'a Fingerprint,
         _: Duration,
+        _: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async { Err(StoreError::new("connection refused to redis://10.0.0.5")) })
     }

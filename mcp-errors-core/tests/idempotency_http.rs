@@ -1,7 +1,9 @@
 //! `adapter::HttpLayer` around rmcp's `StreamableHttpService`, called as a tower service with raw
 //! HTTP requests: stateless with JSON responses and stateful with SSE, the capability reaches
 //! the wire in the `initialize` response, a key in the POST body reaches the boundary, and the
-//! default scope is the `Authorization` header, else the session, else one anonymous scope.
+//! default scope is the `Authorization` header, else the session, else one anonymous scope;
+//! sessions without credentials share one budget of the store, so opening many cannot lock
+//! another caller out.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,7 +49,14 @@ type Service = mcp_errors_core::idempotency::adapter::HttpService<
 >;
 
 fn service(config: StreamableHttpServerConfig, effects: &Arc<AtomicUsize>) -> Service {
-    let store = MemoryStore::new();
+    service_on(MemoryStore::new(), config, effects)
+}
+
+fn service_on(
+    store: MemoryStore,
+    config: StreamableHttpServerConfig,
+    effects: &Arc<AtomicUsize>,
+) -> Service {
     let effects = effects.clone();
     let inner = StreamableHttpService::new(
         move || {
@@ -219,6 +228,54 @@ async fn stateful_with_sse_responses() {
     let (theirs, _) = post(&mut service, &refund(1, "k1"), &headers).await;
     assert_eq!(text(&theirs), "refund 2");
     assert_eq!(effects.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn sessions_share_one_budget_and_cannot_lock_another_caller_out() {
+    let effects = Arc::default();
+    // 100 records, a tenth a budget: twelve sessions of ten keyed calls would fill it.
+    let store = MemoryStore::new().max_entries(100);
+    let mut service = service_on(
+        store.clone(),
+        StreamableHttpServerConfig::default(),
+        &effects,
+    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    for n in 0..12 {
+        let (_, session) = post(&mut service, &initialize(), &[]).await;
+        let session = session.expect("a session");
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        post(&mut service, &initialized, &headers).await;
+        for call in 0..10 {
+            let (answer, _) =
+                post(&mut service, &refund(call, &format!("k{call}")), &headers).await;
+            assert!(
+                text(&answer).starts_with("refund"),
+                "session {n}, call {call}"
+            );
+        }
+    }
+    let shown = format!("{store:?}");
+    assert!(shown.contains("records: 10,"), "one budget of ten: {shown}");
+    let alice = [
+        ("mcp-protocol-version", "2025-11-25"),
+        ("authorization", "Bearer alice"),
+    ];
+    let (_, session) = post(&mut service, &initialize(), &alice).await;
+    let session = session.expect("a session");
+    let alice = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("authorization", "Bearer alice"),
+    ];
+    post(&mut service, &initialized, &alice).await;
+    let (first, _) = post(&mut service, &refund(1, "mine"), &alice).await;
+    let (again, _) = post(&mut service, &refund(2, "mine"), &alice).await;
+    assert_eq!(text(&again), text(&first), "alice's call runs once");
+    assert_eq!(effects.load(Ordering::SeqCst), 121);
 }
 
 #[tokio::test]

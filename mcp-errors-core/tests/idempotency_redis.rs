@@ -78,37 +78,60 @@ async fn a_completed_call_is_replayed_and_other_arguments_conflict() {
         return;
     };
     let key = RecordKey::new("alice", "k1");
-    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
+    let Claim::Claimed(token) = store
+        .claim(&key, &fingerprint(1), LEASE, TTL)
+        .await
+        .unwrap()
+    else {
         panic!("a free key is claimed")
     };
     assert_eq!(
-        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::InProgress
     );
     assert_eq!(
-        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(2), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Conflict
     );
 
     let outcome = Recorded::Result(json!({"content": [{"type": "text", "text": "refund R-1"}]}));
     store.complete(&key, &token, &outcome, TTL).await.unwrap();
     assert_eq!(
-        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Completed(outcome)
     );
     assert_eq!(
-        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(2), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Conflict
     );
 
     let error = Recorded::Error(json!({"code": -32602, "message": "bad", "data": {"code": "X"}}));
     let key2 = RecordKey::new("alice", "k2");
-    let Claim::Claimed(token2) = store.claim(&key2, &fingerprint(1), LEASE).await.unwrap() else {
+    let Claim::Claimed(token2) = store
+        .claim(&key2, &fingerprint(1), LEASE, TTL)
+        .await
+        .unwrap()
+    else {
         panic!()
     };
     store.complete(&key2, &token2, &error, TTL).await.unwrap();
     assert_eq!(
-        store.claim(&key2, &fingerprint(1), LEASE).await.unwrap(),
+        store
+            .claim(&key2, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Completed(error)
     );
 }
@@ -124,7 +147,7 @@ async fn scopes_never_share_a_record() {
     let shifted = RecordKey::new("alicesame", "-key");
     for key in [&alice, &bob, &shifted] {
         assert!(matches!(
-            store.claim(key, &fingerprint(1), LEASE).await.unwrap(),
+            store.claim(key, &fingerprint(1), LEASE, TTL).await.unwrap(),
             Claim::Claimed(_)
         ));
     }
@@ -143,7 +166,12 @@ async fn of_many_concurrent_claims_by_two_replicas_exactly_one_wins() {
         let claims = (0..8).map(|i| {
             let store = if i % 2 == 0 { a.clone() } else { b.clone() };
             let key = key.clone();
-            tokio::spawn(async move { store.claim(&key, &fingerprint(1), LEASE).await.unwrap() })
+            tokio::spawn(async move {
+                store
+                    .claim(&key, &fingerprint(1), LEASE, TTL)
+                    .await
+                    .unwrap()
+            })
         });
         let mut won = 0;
         for claim in claims {
@@ -158,38 +186,149 @@ async fn of_many_concurrent_claims_by_two_replicas_exactly_one_wins() {
 }
 
 #[tokio::test]
-async fn a_lease_that_runs_out_frees_the_key_and_its_stale_claim_can_do_nothing() {
+async fn a_lease_that_runs_out_leaves_the_outcome_unknown_and_never_frees_the_key() {
     let Some(store) = store("lease").await else {
         return;
     };
     let key = RecordKey::new("s", "k");
     let Claim::Claimed(dead) = store
-        .claim(&key, &fingerprint(1), Duration::from_millis(150))
+        .claim(&key, &fingerprint(1), Duration::from_millis(150), TTL)
         .await
         .unwrap()
     else {
         panic!()
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let Claim::Claimed(live) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
-        panic!("the key is free once the lease ran out")
-    };
-    // The dead claim cannot renew, release or complete the live one's record.
-    assert!(!store.renew(&key, &dead, LEASE).await.unwrap());
-    store.release(&key, &dead).await.unwrap();
-    let stale = Recorded::Result(json!({"content": [], "stale": true}));
-    store.complete(&key, &dead, &stale, TTL).await.unwrap();
+    // The call may have run: the key is not free again.
     assert_eq!(
-        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::OutcomeUnknown
+    );
+    assert_eq!(
+        store
+            .claim(&key, &fingerprint(2), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Conflict
+    );
+    // Its holder renews it back to running, and records its outcome.
+    assert!(store.renew(&key, &dead, LEASE).await.unwrap());
+    assert_eq!(
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::InProgress
     );
-
-    assert!(store.renew(&key, &live, LEASE).await.unwrap());
-    let fresh = Recorded::Result(json!({"content": []}));
-    store.complete(&key, &live, &fresh, TTL).await.unwrap();
+    let late = Recorded::Result(json!({"content": [], "late": true}));
+    store.complete(&key, &dead, &late, TTL).await.unwrap();
     assert_eq!(
-        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
-        Claim::Completed(fresh)
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Completed(late)
+    );
+}
+
+#[tokio::test]
+async fn a_record_redis_lost_alone_answers_outcome_unknown() {
+    let Some(store) = store("lost").await else {
+        return;
+    };
+    let prefix = format!("test:lost:{}:", std::process::id());
+    let key = RecordKey::new("alice", "k1");
+    let Claim::Claimed(token) = store
+        .claim(&key, &fingerprint(1), LEASE, TTL)
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    let outcome = Recorded::Result(json!({"content": []}));
+    store.complete(&key, &token, &outcome, TTL).await.unwrap();
+    // Redis drops the record and nothing else, as an eviction does.
+    let client = redis::Client::open(server().unwrap()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let records: Vec<&String> = keys
+        .iter()
+        .filter(|k| k.len() == prefix.len() + 64)
+        .collect();
+    assert_eq!(records.len(), 1, "{keys:?}");
+    let deleted: i64 = redis::cmd("DEL")
+        .arg(records[0])
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(deleted, 1);
+    assert_eq!(
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::OutcomeUnknown,
+        "a lost record never lets the call run again"
+    );
+}
+
+#[tokio::test]
+async fn eleven_free_scopes_filling_the_store_cannot_lock_a_twelfth_caller_out() {
+    // A Redis of 4 MiB that refuses writes when full, as Redis does by default.
+    let Some(redis) =
+        Restartable::start_with(&["--maxmemory", "4mb", "--maxmemory-policy", "noeviction"])
+    else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url())
+        .await
+        .unwrap()
+        .max_bytes(1 << 20)
+        .min_bytes_per_scope(16 << 10);
+    let print = fingerprint(7);
+    let echoed = Recorded::Error(json!({"code": -32603, "data": "x".repeat(8 << 10)}));
+    // Eleven made-up credentials, 40 outcomes of 8 KiB each: 3.5 MiB in all.
+    for scope in 0..11 {
+        for n in 0..40 {
+            let key = RecordKey::new(format!("auth:made-up-{scope}"), format!("f{n}"));
+            // Only a store without a bound of its own runs Redis out of memory here.
+            let Claim::Claimed(token) = store.claim(&key, &print, LEASE, TTL).await.unwrap() else {
+                panic!("a free key is claimed")
+            };
+            store.complete(&key, &token, &echoed, TTL).await.unwrap();
+        }
+    }
+    let alice = RecordKey::new("auth:alice", "refund-7");
+    let Claim::Claimed(token) = store
+        .claim(&alice, &print, LEASE, TTL)
+        .await
+        .expect("a twelfth caller's claim is taken")
+    else {
+        panic!("a free key is claimed")
+    };
+    let refunded = Recorded::Result(json!({"content": [{"type": "text", "text": "refunded"}]}));
+    store
+        .complete(&alice, &token, &refunded, TTL)
+        .await
+        .unwrap();
+    for n in 0..200 {
+        let key = RecordKey::new(format!("auth:made-up-{}", n % 20), format!("g{n}"));
+        let Claim::Claimed(token) = store.claim(&key, &print, LEASE, TTL).await.unwrap() else {
+            panic!("a free key is claimed")
+        };
+        store.complete(&key, &token, &echoed, TTL).await.unwrap();
+    }
+    assert_eq!(
+        store.claim(&alice, &print, LEASE, TTL).await.unwrap(),
+        Claim::Completed(refunded),
+        "alice's retry replays her outcome"
     );
 }
 
@@ -200,7 +339,11 @@ async fn renewing_keeps_a_long_call_claimed_and_releasing_frees_it() {
     };
     let key = RecordKey::new("s", "k");
     let short = Duration::from_millis(200);
-    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), short).await.unwrap() else {
+    let Claim::Claimed(token) = store
+        .claim(&key, &fingerprint(1), short, TTL)
+        .await
+        .unwrap()
+    else {
         panic!()
     };
     for _ in 0..4 {
@@ -208,12 +351,18 @@ async fn renewing_keeps_a_long_call_claimed_and_releasing_frees_it() {
         assert!(store.renew(&key, &token, short).await.unwrap());
     }
     assert_eq!(
-        store.claim(&key, &fingerprint(1), short).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(1), short, TTL)
+            .await
+            .unwrap(),
         Claim::InProgress
     );
     store.release(&key, &token).await.unwrap();
     assert!(matches!(
-        store.claim(&key, &fingerprint(1), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(1), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Claimed(_)
     ));
 }
@@ -224,7 +373,11 @@ async fn a_record_expires_after_its_time_to_live() {
         return;
     };
     let key = RecordKey::new("s", "k");
-    let Claim::Claimed(token) = store.claim(&key, &fingerprint(1), LEASE).await.unwrap() else {
+    let Claim::Claimed(token) = store
+        .claim(&key, &fingerprint(1), LEASE, TTL)
+        .await
+        .unwrap()
+    else {
         panic!()
     };
     let outcome = Recorded::Result(json!({"content": []}));
@@ -233,12 +386,18 @@ async fn a_record_expires_after_its_time_to_live() {
         .await
         .unwrap();
     assert_eq!(
-        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(2), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Conflict
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(matches!(
-        store.claim(&key, &fingerprint(2), LEASE).await.unwrap(),
+        store
+            .claim(&key, &fingerprint(2), LEASE, TTL)
+            .await
+            .unwrap(),
         Claim::Claimed(_)
     ));
 }
@@ -351,7 +510,7 @@ async fn claim_after_restart(
 ) -> Result<Claim, mcp_errors_core::idempotency::StoreError> {
     let started = std::time::Instant::now();
     loop {
-        match store.claim(key, print, lease).await {
+        match store.claim(key, print, lease, TTL).await {
             Err(error)
                 if !error.to_string().contains("lost")
                     && started.elapsed() < Duration::from_secs(5) =>
@@ -372,10 +531,10 @@ async fn a_redis_restarted_empty_mid_call_never_runs_the_call_twice() {
     let store = RedisStore::connect(&redis.url()).await.unwrap();
     let (finished, running) = (RecordKey::new("alice", "k1"), RecordKey::new("alice", "k2"));
     let print = fingerprint(7);
-    let Claim::Claimed(first) = store.claim(&finished, &print, lease).await.unwrap() else {
+    let Claim::Claimed(first) = store.claim(&finished, &print, lease, TTL).await.unwrap() else {
         panic!("a free key is claimed")
     };
-    let Claim::Claimed(long) = store.claim(&running, &print, lease).await.unwrap() else {
+    let Claim::Claimed(long) = store.claim(&running, &print, lease, TTL).await.unwrap() else {
         panic!("a free key is claimed")
     };
 
@@ -397,18 +556,18 @@ async fn a_redis_restarted_empty_mid_call_never_runs_the_call_twice() {
     tokio::time::sleep(lease + Duration::from_millis(100)).await;
     assert!(store.renew(&running, &long, lease).await.unwrap());
     assert_eq!(
-        store.claim(&finished, &print, lease).await.unwrap(),
+        store.claim(&finished, &print, lease, TTL).await.unwrap(),
         Claim::Completed(outcome),
         "after the quiet time the retry replays the first call's outcome"
     );
     assert_eq!(
-        store.claim(&running, &print, lease).await.unwrap(),
+        store.claim(&running, &print, lease, TTL).await.unwrap(),
         Claim::InProgress
     );
     // Another replica, started after the loss, sees the same records.
     let other = RedisStore::connect(&redis.url()).await.unwrap();
     assert_eq!(
-        other.claim(&running, &print, lease).await.unwrap(),
+        other.claim(&running, &print, lease, TTL).await.unwrap(),
         Claim::InProgress
     );
 }
@@ -431,7 +590,7 @@ async fn another_callers_flood_never_erases_a_record_in_a_redis_that_evicts() {
     let lease = Duration::from_secs(30);
     let print = fingerprint(7);
     let record = async |key: &RecordKey, outcome: &Recorded| -> bool {
-        match store.claim(key, &print, lease).await {
+        match store.claim(key, &print, lease, TTL).await {
             Ok(Claim::Claimed(token)) => {
                 store.complete(key, &token, outcome, TTL).await.unwrap();
                 true
@@ -460,9 +619,12 @@ async fn another_callers_flood_never_erases_a_record_in_a_redis_that_evicts() {
         let key = RecordKey::new("auth:mallory", format!("f{n}"));
         kept += usize::from(record(&key, &failed).await);
     }
-    assert_eq!(kept, 1_000, "a share of records");
     assert_eq!(
-        store.claim(&alice, &print, lease).await.unwrap(),
+        kept, 1_500,
+        "a budget past its share makes room among its own oldest records"
+    );
+    assert_eq!(
+        store.claim(&alice, &print, lease, TTL).await.unwrap(),
         Claim::Completed(refunded),
         "alice's retry replays her outcome after the flood"
     );
@@ -493,7 +655,7 @@ async fn a_claim_answered_too_late_holds_no_key() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let started = std::time::Instant::now();
     assert!(
-        store.claim(&key, &print, LEASE).await.is_err(),
+        store.claim(&key, &print, LEASE, TTL).await.is_err(),
         "no answer in time"
     );
     assert!(started.elapsed() < Duration::from_secs(3));

@@ -1,6 +1,6 @@
 //! [`MemoryStore`]: the idempotency records of one process, bounded in entries and in bytes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -18,29 +18,41 @@ const DEFAULT_MAX_BYTES: usize = 64 << 20;
 /// What a record costs beyond its key and outcome: the map's slot, the fingerprint, the times.
 const ENTRY_OVERHEAD_BYTES: usize = 160;
 
-/// The share of the store one scope may hold unless told otherwise: a tenth.
+/// The most of the store one budget may hold unless told otherwise: a tenth.
 const DEFAULT_SCOPE_SHARE: usize = 10;
+
+/// The room a budget keeps however many there are, unless told otherwise: 10 records.
+const DEFAULT_MIN_ENTRIES: usize = 10;
+
+/// The bytes a budget keeps however many there are, unless told otherwise: 1 MiB.
+const DEFAULT_MIN_BYTES: usize = 1 << 20;
 
 /// The idempotency records of one process, in memory: the default store, for a server that
 /// runs as one process. A fleet of replicas needs a store they share.
 ///
 /// It holds at most [`max_entries`](Self::max_entries) records (10 000 by default) and
 /// [`max_bytes`](Self::max_bytes) bytes of them (64 MiB; a record counts its scope, key and
-/// outcome as JSON, plus 160 bytes), and each caller's scope at most its share: a tenth of
-/// both unless [`max_entries_per_scope`](Self::max_entries_per_scope) and
-/// [`max_bytes_per_scope`](Self::max_bytes_per_scope) say otherwise. A completed record
-/// expires after its time to live, and a claim when its lease runs out.
+/// outcome as JSON, plus 160 bytes). Each record counts against a budget (its scope's own,
+/// or one that several scopes share: see [`RecordKey::with_budget`]), and each budget gets
+/// a share of the store: the whole divided by the number of budgets that hold records, never
+/// more than [`max_entries_per_scope`](Self::max_entries_per_scope) and
+/// [`max_bytes_per_scope`](Self::max_bytes_per_scope) (a tenth of the whole by default) and
+/// never less than [`min_entries_per_scope`](Self::min_entries_per_scope) and
+/// [`min_bytes_per_scope`](Self::min_bytes_per_scope) (10 records, 1 MiB), so that a caller
+/// always has room for its calls. A completed record expires after its time to live; a claim
+/// whose lease ran out stays (answering [`Claim::OutcomeUnknown`]) until its time to live.
 ///
-/// A record is never evicted for another scope. When a new record does not fit, the expired
-/// ones go first; then, while its scope is over its share, that scope's own oldest completed
-/// records; a claim in progress is never evicted. If it still does not fit (the scope's share
-/// is all calls in progress, or the whole store is full of other scopes' live records), the
-/// claim is refused with a [`StoreError`]: the server answers that call with a retryable
-/// internal error and runs nothing. So under any load a caller's records last their whole
-/// time to live unless that caller itself makes more than its share of them within it. An
-/// outcome makes room among its own scope's completed records, the whole store's bound
-/// included (its call already ran); one that still does not fit (larger than the scope's
-/// share) is not recorded: completing it fails and frees the key.
+/// When a new record does not fit, the expired ones go first; then, while its budget is over
+/// its share, that budget's own oldest completed records; then, while the whole store is
+/// full, the oldest completed record of the budget that holds the most (in records, or in
+/// bytes when the bytes are full). A claim in progress is never evicted. Only when no
+/// completed record is left to evict (the budget's share, or the whole store, is calls in
+/// progress) is the claim refused with a [`StoreError`]: the server answers that call with a
+/// retryable internal error and runs nothing. So callers who make scopes at will (new
+/// sessions, made-up credentials) crowd out only each other's records first, and cannot lock
+/// another caller out. An outcome makes room the same way (its call already ran); one that
+/// still does not fit (larger than its budget's share) is not recorded: completing it fails,
+/// and the key answers [`Claim::OutcomeUnknown`] once its lease runs out.
 ///
 /// Clones share the records.
 ///
@@ -51,7 +63,8 @@ const DEFAULT_SCOPE_SHARE: usize = 10;
 ///     .max_entries(1_000)
 ///     .max_bytes(8 << 20)
 ///     .max_entries_per_scope(100)
-///     .max_bytes_per_scope(1 << 20);
+///     .max_bytes_per_scope(1 << 20)
+///     .min_entries_per_scope(5);
 /// let shared = store.clone(); // the same records
 /// # let _ = shared;
 /// ```
@@ -63,36 +76,43 @@ pub struct MemoryStore {
 struct State {
     max_entries: usize,
     max_bytes: usize,
-    /// The share of one scope, when set; else [`DEFAULT_SCOPE_SHARE`]'s part of the whole.
+    /// The most one budget holds, when set; else [`DEFAULT_SCOPE_SHARE`]'s part of the whole.
     scope_entries: Option<usize>,
     scope_bytes: Option<usize>,
+    /// The least room a budget's share leaves it.
+    min_entries: usize,
+    min_bytes: usize,
     bytes: usize,
     /// The number of the next claim (its token) and of the next completion (its age).
     next: u64,
     records: HashMap<RecordKey, Entry>,
-    /// What each scope holds.
-    scopes: HashMap<String, ScopeUse>,
+    /// What each budget holds.
+    budgets: HashMap<String, Budget>,
+    /// The budgets that hold a completed record, by their records and by their bytes.
+    by_entries: BTreeSet<(usize, String)>,
+    by_bytes: BTreeSet<(usize, String)>,
 }
 
-/// The records of one scope: how many, their bytes, and the completed ones, oldest first.
+/// The records of one budget: how many, their bytes, and the completed ones, oldest first.
 #[derive(Default)]
-struct ScopeUse {
+struct Budget {
     entries: usize,
     bytes: usize,
-    completed: BTreeMap<u64, String>,
+    completed: BTreeMap<u64, RecordKey>,
 }
 
 struct Entry {
     fingerprint: Fingerprint,
-    /// Until when the record holds: the end of the lease, or of the time to live.
+    /// Until when the record is kept: its time to live.
     until: Instant,
     bytes: usize,
     stage: Stage,
 }
 
 enum Stage {
-    Running(ClaimToken),
-    /// The outcome, and the number its completion got in `ScopeUse::completed`.
+    /// A claim, and the end of its lease.
+    Running(ClaimToken, Instant),
+    /// The outcome, and the number its completion got in `Budget::completed`.
     Done(Recorded, u64),
 }
 
@@ -105,10 +125,14 @@ impl MemoryStore {
                 max_bytes: DEFAULT_MAX_BYTES,
                 scope_entries: None,
                 scope_bytes: None,
+                min_entries: DEFAULT_MIN_ENTRIES,
+                min_bytes: DEFAULT_MIN_BYTES,
                 bytes: 0,
                 next: 0,
                 records: HashMap::new(),
-                scopes: HashMap::new(),
+                budgets: HashMap::new(),
+                by_entries: BTreeSet::new(),
+                by_bytes: BTreeSet::new(),
             })),
         }
     }
@@ -125,7 +149,8 @@ impl MemoryStore {
         self
     }
 
-    /// Hold at most `n` records (at least 1) of any one scope; a tenth of
+    /// Let one budget (a scope, or the scopes that share one) hold at most `n` records (at
+    /// least 1), however few budgets there are; a tenth of
     /// [`max_entries`](Self::max_entries) by default. Over stdio, where the process is the
     /// only scope, set it to `max_entries`.
     pub fn max_entries_per_scope(self, n: usize) -> Self {
@@ -133,10 +158,24 @@ impl MemoryStore {
         self
     }
 
-    /// Hold at most `n` bytes of the records of any one scope; a tenth of
-    /// [`max_bytes`](Self::max_bytes) by default.
+    /// Let one budget hold at most `n` bytes of records, however few budgets there are; a
+    /// tenth of [`max_bytes`](Self::max_bytes) by default.
     pub fn max_bytes_per_scope(self, n: usize) -> Self {
         self.lock().scope_bytes = Some(n);
+        self
+    }
+
+    /// Leave each budget room for at least `n` records (10 by default), however many budgets
+    /// share the store (within [`max_entries_per_scope`](Self::max_entries_per_scope)).
+    pub fn min_entries_per_scope(self, n: usize) -> Self {
+        self.lock().min_entries = n;
+        self
+    }
+
+    /// Leave each budget room for at least `n` bytes (1 MiB by default), however many budgets
+    /// share the store (within [`max_bytes_per_scope`](Self::max_bytes_per_scope)).
+    pub fn min_bytes_per_scope(self, n: usize) -> Self {
+        self.lock().min_bytes = n;
         self
     }
 
@@ -160,8 +199,10 @@ impl fmt::Debug for MemoryStore {
             .field("bytes", &state.bytes)
             .field("max_entries", &state.max_entries)
             .field("max_bytes", &state.max_bytes)
-            .field("max_entries_per_scope", &state.share_entries())
-            .field("max_bytes_per_scope", &state.share_bytes())
+            .field("max_entries_per_scope", &state.cap_entries())
+            .field("max_bytes_per_scope", &state.cap_bytes())
+            .field("min_entries_per_scope", &state.min_entries)
+            .field("min_bytes_per_scope", &state.min_bytes)
             .finish()
     }
 }
@@ -194,61 +235,121 @@ fn outcome_bytes(outcome: &Recorded) -> usize {
 
 /// Why a new record found no room.
 enum NoRoom {
-    /// Its scope's share is all calls in progress.
+    /// Its budget's share is all calls in progress.
     Scope,
-    /// The store is full of other scopes' live records.
+    /// The store is full of calls in progress.
     Store,
 }
 
 impl State {
-    /// The most records one scope holds.
-    fn share_entries(&self) -> usize {
+    /// The most records one budget holds, however few budgets there are.
+    fn cap_entries(&self) -> usize {
         self.scope_entries
             .unwrap_or(self.max_entries / DEFAULT_SCOPE_SHARE)
             .clamp(1, self.max_entries)
     }
 
-    /// The most bytes one scope holds.
-    fn share_bytes(&self) -> usize {
+    /// The most bytes one budget holds, however few budgets there are.
+    fn cap_bytes(&self) -> usize {
         self.scope_bytes
             .unwrap_or(self.max_bytes / DEFAULT_SCOPE_SHARE)
             .min(self.max_bytes)
     }
 
-    fn insert(&mut self, key: RecordKey, entry: Entry) {
-        let scope = self.scopes.entry(key.scope().to_owned()).or_default();
-        scope.entries += 1;
-        scope.bytes += entry.bytes;
-        if let Stage::Done(_, age) = entry.stage {
-            scope.completed.insert(age, key.key().to_owned());
+    /// The number of budgets that hold records, `budget` counted.
+    fn budgets_with(&self, budget: &str) -> usize {
+        self.budgets.len() + usize::from(!self.budgets.contains_key(budget))
+    }
+
+    /// The records `budget` may hold now: the store divided among the budgets, within the
+    /// floor and the cap.
+    fn share_entries(&self, budget: &str) -> usize {
+        (self.max_entries / self.budgets_with(budget))
+            .max(self.min_entries)
+            .min(self.cap_entries())
+            .max(1)
+    }
+
+    /// The bytes `budget` may hold now.
+    fn share_bytes(&self, budget: &str) -> usize {
+        (self.max_bytes / self.budgets_with(budget))
+            .max(self.min_bytes)
+            .min(self.cap_bytes())
+    }
+
+    /// Takes `budget` out of the indexes of budgets with completed records.
+    fn unindex(&mut self, budget: &str) {
+        if let Some(used) = self.budgets.get(budget) {
+            self.by_entries.remove(&(used.entries, budget.to_owned()));
+            self.by_bytes.remove(&(used.bytes, budget.to_owned()));
         }
+    }
+
+    /// Puts `budget` back in the indexes if it holds a completed record; forgets it if it
+    /// holds none.
+    fn index(&mut self, budget: &str) {
+        match self.budgets.get(budget) {
+            Some(used) if used.entries == 0 => {
+                self.budgets.remove(budget);
+            }
+            Some(used) if !used.completed.is_empty() => {
+                self.by_entries.insert((used.entries, budget.to_owned()));
+                self.by_bytes.insert((used.bytes, budget.to_owned()));
+            }
+            _ => {}
+        }
+    }
+
+    fn insert(&mut self, key: RecordKey, entry: Entry) {
+        let budget = key.budget().to_owned();
+        self.unindex(&budget);
+        let used = self.budgets.entry(budget.clone()).or_default();
+        used.entries += 1;
+        used.bytes += entry.bytes;
+        if let Stage::Done(_, age) = entry.stage {
+            used.completed.insert(age, key.clone());
+        }
+        self.index(&budget);
         self.bytes += entry.bytes;
         self.records.insert(key, entry);
     }
 
     fn remove(&mut self, key: &RecordKey) -> Option<Entry> {
-        let entry = self.records.remove(key)?;
+        let (key, entry) = self.records.remove_entry(key)?;
         self.bytes = self.bytes.saturating_sub(entry.bytes);
-        if let Some(scope) = self.scopes.get_mut(key.scope()) {
-            scope.entries = scope.entries.saturating_sub(1);
-            scope.bytes = scope.bytes.saturating_sub(entry.bytes);
+        let budget = key.budget().to_owned();
+        self.unindex(&budget);
+        if let Some(used) = self.budgets.get_mut(&budget) {
+            used.entries = used.entries.saturating_sub(1);
+            used.bytes = used.bytes.saturating_sub(entry.bytes);
             if let Stage::Done(_, age) = entry.stage {
-                scope.completed.remove(&age);
-            }
-            if scope.entries == 0 {
-                self.scopes.remove(key.scope());
+                used.completed.remove(&age);
             }
         }
+        self.index(&budget);
         Some(entry)
     }
 
-    /// Whether one more record of `scope`, of `extra` bytes, fits its share.
-    fn fits_share(&self, scope: &str, extra: usize) -> bool {
+    /// Evicts the oldest completed record of `budget`; `false` when it has none.
+    fn evict_oldest(&mut self, budget: &str) -> bool {
+        let oldest = self
+            .budgets
+            .get(budget)
+            .and_then(|used| used.completed.first_key_value())
+            .map(|(_, key)| key.clone());
+        match oldest {
+            Some(oldest) => self.remove(&oldest).is_some(),
+            None => false,
+        }
+    }
+
+    /// Whether one more record of `budget`, of `extra` bytes, fits its share.
+    fn fits_share(&self, budget: &str, extra: usize) -> bool {
         let (entries, bytes) = self
-            .scopes
-            .get(scope)
+            .budgets
+            .get(budget)
             .map_or((0, 0), |used| (used.entries, used.bytes));
-        entries < self.share_entries() && bytes + extra <= self.share_bytes()
+        entries < self.share_entries(budget) && bytes + extra <= self.share_bytes(budget)
     }
 
     /// Whether one more record of `extra` bytes fits the whole store.
@@ -256,18 +357,12 @@ impl State {
         self.records.len() < self.max_entries && self.bytes + extra <= self.max_bytes
     }
 
-    /// Makes room for one more record of `scope`, of `extra` bytes: the expired records go
-    /// first, then, while the scope is over its share, its own oldest completed ones; for an
-    /// outcome (`outcome`), also while the whole store is full, since the call already ran.
-    /// Another scope's live record never goes.
-    fn make_room(
-        &mut self,
-        scope: &str,
-        extra: usize,
-        outcome: bool,
-        now: Instant,
-    ) -> Result<(), NoRoom> {
-        if self.fits_share(scope, extra) && self.fits_store(extra) {
+    /// Makes room for one more record of `budget`, of `extra` bytes: the expired records go
+    /// first, then, while the budget is over its share, its own oldest completed ones, then,
+    /// while the whole store is full, the oldest completed record of the budget that holds
+    /// the most. A claim in progress never goes.
+    fn make_room(&mut self, budget: &str, extra: usize, now: Instant) -> Result<(), NoRoom> {
+        if self.fits_share(budget, extra) && self.fits_store(extra) {
             return Ok(());
         }
         let expired: Vec<RecordKey> = self
@@ -279,30 +374,31 @@ impl State {
         for key in expired {
             self.remove(&key);
         }
-        while !self.fits_share(scope, extra) || (outcome && !self.fits_store(extra)) {
-            let oldest = self
-                .scopes
-                .get(scope)
-                .and_then(|used| used.completed.first_key_value())
-                .map(|(_, key)| RecordKey::new(scope, key.as_str()));
-            let Some(oldest) = oldest else {
+        while !self.fits_share(budget, extra) {
+            if !self.evict_oldest(budget) {
                 return Err(NoRoom::Scope);
+            }
+        }
+        while !self.fits_store(extra) {
+            let heaviest = if self.records.len() >= self.max_entries {
+                self.by_entries.last()
+            } else {
+                self.by_bytes.last()
             };
-            self.remove(&oldest);
+            let Some((_, heaviest)) = heaviest.cloned() else {
+                return Err(NoRoom::Store);
+            };
+            self.evict_oldest(&heaviest);
         }
-        if self.fits_store(extra) {
-            Ok(())
-        } else {
-            Err(NoRoom::Store)
-        }
+        Ok(())
     }
 
-    /// The record of `key` if `token` still holds it.
+    /// The record of `key` if `token` still holds it, its lease run out or not.
     fn held(&mut self, key: &RecordKey, token: &ClaimToken, now: Instant) -> Option<&mut Entry> {
         self.records
             .get_mut(key)
             .filter(|entry| entry.until > now)
-            .filter(|entry| matches!(&entry.stage, Stage::Running(held) if held == token))
+            .filter(|entry| matches!(&entry.stage, Stage::Running(held, _) if held == token))
     }
 
     fn claim(
@@ -310,6 +406,7 @@ impl State {
         key: &RecordKey,
         fingerprint: &Fingerprint,
         lease: Duration,
+        ttl: Duration,
     ) -> Result<Claim, StoreError> {
         let now = Instant::now();
         if let Some(entry) = self.records.get(key) {
@@ -318,23 +415,24 @@ impl State {
                     return Ok(Claim::Conflict);
                 }
                 return Ok(match &entry.stage {
-                    Stage::Running(_) => Claim::InProgress,
+                    Stage::Running(_, lease_end) if *lease_end <= now => Claim::OutcomeUnknown,
+                    Stage::Running(..) => Claim::InProgress,
                     Stage::Done(outcome, _) => Claim::Completed(outcome.clone()),
                 });
             }
             self.remove(key);
         }
         let bytes = key_bytes(key);
-        if let Err(full) = self.make_room(key.scope(), bytes, false, now) {
+        if let Err(full) = self.make_room(key.budget(), bytes, now) {
             return Err(StoreError::new(match full {
                 NoRoom::Scope => format!(
                     "the caller's share of the memory store is full of calls in progress \
                      ({} records, {} bytes at most)",
-                    self.share_entries(),
-                    self.share_bytes()
+                    self.share_entries(key.budget()),
+                    self.share_bytes(key.budget())
                 ),
                 NoRoom::Store => format!(
-                    "the memory store is full of live records ({} records, {} bytes)",
+                    "the memory store is full of calls in progress ({} records, {} bytes)",
                     self.records.len(),
                     self.bytes
                 ),
@@ -346,9 +444,9 @@ impl State {
             key.clone(),
             Entry {
                 fingerprint: *fingerprint,
-                until: now + lease,
+                until: now + ttl.max(lease),
                 bytes,
-                stage: Stage::Running(token.clone()),
+                stage: Stage::Running(token.clone(), now + lease),
             },
         );
         Ok(Claim::Claimed(token))
@@ -370,12 +468,18 @@ impl State {
         let Some(mut entry) = self.remove(key) else {
             return Ok(());
         };
-        if self.make_room(key.scope(), bytes, true, now).is_err() {
+        if self.make_room(key.budget(), bytes, now).is_err() {
+            let share = (
+                self.share_entries(key.budget()),
+                self.share_bytes(key.budget()),
+            );
+            // The call ran: its key stays taken, its outcome unknown once the lease runs out.
+            entry.bytes = key_bytes(key);
+            self.insert(key.clone(), entry);
             return Err(StoreError::new(format!(
                 "an outcome of {bytes} bytes does not fit in the caller's share of the memory \
                  store ({} records, {} bytes at most)",
-                self.share_entries(),
-                self.share_bytes()
+                share.0, share.1
             )));
         }
         let age = self.next;
@@ -394,8 +498,9 @@ impl IdempotencyStore for MemoryStore {
         key: &'a RecordKey,
         fingerprint: &'a Fingerprint,
         lease: Duration,
+        ttl: Duration,
     ) -> StoreFuture<'a, Claim> {
-        let claimed = self.lock().claim(key, fingerprint, lease);
+        let claimed = self.lock().claim(key, fingerprint, lease, ttl);
         Box::pin(std::future::ready(claimed))
     }
 
@@ -419,7 +524,10 @@ impl IdempotencyStore for MemoryStore {
         let now = Instant::now();
         let renewed = match self.lock().held(key, token, now) {
             Some(entry) => {
-                entry.until = now + lease;
+                if let Stage::Running(_, lease_end) = &mut entry.stage {
+                    *lease_end = now + lease;
+                }
+                entry.until = entry.until.max(now + lease);
                 true
             }
             None => false,
@@ -452,7 +560,8 @@ mod tests {
     }
 
     fn claim(store: &MemoryStore, n: usize, lease: Duration) -> Result<Claim, StoreError> {
-        store.lock().claim(&key(n), &print(), lease)
+        // A lease of zero is a claim whose record has expired too.
+        store.lock().claim(&key(n), &print(), lease, lease)
     }
 
     fn token(claim: Result<Claim, StoreError>) -> ClaimToken {
@@ -553,19 +662,20 @@ mod tests {
     }
 
     #[test]
-    fn an_outcome_larger_than_the_store_is_not_recorded_and_frees_its_key() {
+    fn an_outcome_larger_than_the_store_is_not_recorded_and_keeps_its_key() {
         let store = MemoryStore::new().max_bytes(1024).max_bytes_per_scope(1024);
         done(&store, 1, &small(), LONG);
         let t2 = token(claim(&store, 2, LONG));
         let big = Recorded::Result(json!({"text": "x".repeat(2048)}));
         let refused = store.lock().complete(&key(2), &t2, &big, LONG).unwrap_err();
         assert!(refused.to_string().contains("does not fit"), "{refused}");
-        assert!(
-            held(&store).is_empty(),
-            "room was made, then the outcome did not fit"
+        assert_eq!(
+            held(&store),
+            [2],
+            "room was made, then the outcome did not fit: the claim stays"
         );
-        assert_eq!(store.lock().bytes, 0);
-        token(claim(&store, 2, LONG));
+        assert_eq!(store.lock().bytes, ENTRY_OVERHEAD_BYTES + 1 + 2);
+        assert_eq!(claim(&store, 2, LONG).unwrap(), Claim::InProgress);
     }
 
     #[test]
@@ -580,7 +690,7 @@ mod tests {
         token(claim(&store, 2, LONG)); // the expired record is replaced
         let state = store.lock();
         assert_eq!(state.bytes, ENTRY_OVERHEAD_BYTES + 2 + 1);
-        assert!(state.scopes["s"].completed.is_empty());
+        assert!(state.budgets["s"].completed.is_empty());
     }
 
     #[test]
@@ -610,7 +720,7 @@ mod tests {
 
     fn done_in(store: &MemoryStore, scope: &str, n: usize, outcome: &Recorded) {
         let key = scoped(scope, n);
-        let token = token(store.lock().claim(&key, &print(), LONG));
+        let token = token(store.lock().claim(&key, &print(), LONG, LONG));
         store.lock().complete(&key, &token, outcome, LONG).unwrap();
     }
 
@@ -635,7 +745,7 @@ mod tests {
         );
         let state = store.lock();
         assert_eq!(
-            state.scopes["mallory"].entries, 1_000,
+            state.budgets["mallory"].entries, 1_000,
             "mallory keeps her share"
         );
         assert_eq!(state.records.len(), 1_001);
@@ -654,9 +764,9 @@ mod tests {
             "alice's record outlives the flood"
         );
         let state = store.lock();
-        assert!(state.scopes["mallory"].bytes <= state.share_bytes());
+        assert!(state.budgets["mallory"].bytes <= state.share_bytes("mallory"));
         assert_eq!(
-            state.scopes["mallory"].entries,
+            state.budgets["mallory"].entries,
             7,
             "{} bytes each",
             900 << 10
@@ -664,41 +774,106 @@ mod tests {
     }
 
     #[test]
-    fn a_full_store_refuses_a_claim_rather_than_evict_another_scope() {
-        let store = MemoryStore::new().max_entries(4).max_entries_per_scope(2);
-        for scope in ["a", "b"] {
-            done_in(&store, scope, 1, &small());
-            done_in(&store, scope, 2, &small());
+    fn a_full_store_evicts_the_oldest_record_of_the_largest_budget_before_it_refuses() {
+        let store = MemoryStore::new()
+            .max_entries(4)
+            .max_entries_per_scope(3)
+            .min_entries_per_scope(3);
+        done_in(&store, "a", 1, &small());
+        for n in 1..=3 {
+            done_in(&store, "b", n, &small());
         }
-        let refused = store
-            .lock()
-            .claim(&scoped("c", 1), &print(), LONG)
-            .unwrap_err();
-        assert!(
-            refused.to_string().contains("full of live records"),
-            "{refused}"
-        );
-        for scope in ["a", "b"] {
-            assert!(replays(&store, scope, 1) && replays(&store, scope, 2));
-        }
-        // A scope at its share makes room among its own records, oldest first.
-        done_in(&store, "a", 3, &small());
-        assert!(!replays(&store, "a", 1) && replays(&store, "a", 2) && replays(&store, "a", 3));
+        // Full: c's claim takes the place of the oldest record of b, which holds the most.
+        token(store.lock().claim(&scoped("c", 1), &print(), LONG, LONG));
+        assert!(replays(&store, "a", 1));
+        assert!(!replays(&store, "b", 1) && replays(&store, "b", 2) && replays(&store, "b", 3));
         // Its share all in progress, a scope is refused; others keep their records.
         let store = MemoryStore::new().max_entries_per_scope(2);
         done_in(&store, "b", 1, &small());
-        token(store.lock().claim(&scoped("a", 1), &print(), LONG));
-        token(store.lock().claim(&scoped("a", 2), &print(), LONG));
+        token(store.lock().claim(&scoped("a", 1), &print(), LONG, LONG));
+        token(store.lock().claim(&scoped("a", 2), &print(), LONG, LONG));
         let refused = store
             .lock()
-            .claim(&scoped("a", 3), &print(), LONG)
+            .claim(&scoped("a", 3), &print(), LONG, LONG)
             .unwrap_err();
         assert!(refused.to_string().contains("share"), "{refused}");
         assert!(replays(&store, "b", 1));
+        // A store full of calls in progress refuses.
+        let store = MemoryStore::new().max_entries(2).min_entries_per_scope(2);
+        token(store.lock().claim(&scoped("a", 1), &print(), LONG, LONG));
+        token(store.lock().claim(&scoped("b", 1), &print(), LONG, LONG));
+        let refused = store
+            .lock()
+            .claim(&scoped("c", 1), &print(), LONG, LONG)
+            .unwrap_err();
+        assert!(
+            refused.to_string().contains("calls in progress"),
+            "{refused}"
+        );
     }
 
     #[test]
-    fn an_outcome_in_a_full_store_makes_room_among_its_own_scopes_records() {
+    fn shares_shrink_as_budgets_grow_but_never_below_the_floor() {
+        let store = MemoryStore::new().max_entries(100).min_entries_per_scope(4);
+        let state = store.lock();
+        assert_eq!(state.share_entries("a"), 10, "the cap: a tenth");
+        drop(state);
+        for scope in 0..20 {
+            done_in(&store, &format!("s{scope}"), 1, &small());
+        }
+        assert_eq!(
+            store.lock().share_entries("s0"),
+            5,
+            "100 records among 20 budgets"
+        );
+        for scope in 20..30 {
+            done_in(&store, &format!("s{scope}"), 1, &small());
+        }
+        assert_eq!(
+            store.lock().share_entries("s0"),
+            4,
+            "the floor, not 100 / 30"
+        );
+    }
+
+    #[test]
+    fn scopes_that_share_a_budget_share_its_room() {
+        let store = MemoryStore::new().max_entries(100).max_entries_per_scope(3);
+        for n in 0..6 {
+            let key = RecordKey::new(format!("session:{n}"), "k").with_budget("anonymous");
+            let token = token(store.lock().claim(&key, &print(), LONG, LONG));
+            store.lock().complete(&key, &token, &small(), LONG).unwrap();
+        }
+        let state = store.lock();
+        assert_eq!(state.budgets["anonymous"].entries, 3);
+        assert_eq!(
+            state.records.len(),
+            3,
+            "the oldest sessions' records made room"
+        );
+    }
+
+    #[test]
+    fn a_claim_whose_lease_ran_out_answers_outcome_unknown_until_its_ttl() {
+        let store = MemoryStore::new();
+        let k = scoped("a", 1);
+        let t = token(store.lock().claim(&k, &print(), Duration::ZERO, LONG));
+        assert_eq!(
+            store.lock().claim(&k, &print(), LONG, LONG).unwrap(),
+            Claim::OutcomeUnknown
+        );
+        let other = Fingerprint::of("u", &json!({}));
+        assert_eq!(
+            store.lock().claim(&k, &other, LONG, LONG).unwrap(),
+            Claim::Conflict
+        );
+        // Its holder still records the outcome.
+        store.lock().complete(&k, &t, &small(), LONG).unwrap();
+        assert!(replays(&store, "a", 1));
+    }
+
+    #[test]
+    fn an_outcome_in_a_full_store_makes_room_among_the_largest_budgets_records() {
         let one = ENTRY_OVERHEAD_BYTES + 1 + 2 + outcome_bytes(&small());
         let store = MemoryStore::new()
             .max_bytes(5 * one - 1)
@@ -707,14 +882,12 @@ mod tests {
         done_in(&store, "b", 1, &small());
         done_in(&store, "b", 2, &small());
         let key = scoped("a", 2);
-        let t = token(store.lock().claim(&key, &print(), LONG));
+        let t = token(store.lock().claim(&key, &print(), LONG, LONG));
         done_in(&store, "b", 3, &small());
-        // The store is full; a's call ran, so its outcome takes the place of a's oldest.
+        // The store is full; a's call ran, so its outcome takes the place of b's oldest.
         store.lock().complete(&key, &t, &small(), LONG).unwrap();
-        assert!(!replays(&store, "a", 1) && replays(&store, "a", 2));
-        for n in 1..=3 {
-            assert!(replays(&store, "b", n));
-        }
+        assert!(replays(&store, "a", 1) && replays(&store, "a", 2));
+        assert!(!replays(&store, "b", 1) && replays(&store, "b", 2) && replays(&store, "b", 3));
     }
 
     /// The output of a future that is ready at once, as every `MemoryStore` future is.

@@ -7,8 +7,10 @@
 //! error); the same key again with equivalent arguments gets the recorded outcome replayed
 //! without running the tool, the same key while the first call still runs is refused with
 //! `error.data.type` [`IN_PROGRESS`], and the same key with other arguments is refused with
-//! [`CONFLICT`]. Records are scoped to the caller, so one caller's key never replays another's
-//! outcome, and kept for a bounded time.
+//! [`CONFLICT`]. A key whose call started and whose outcome was never recorded (its server
+//! stopped, or the store lost the record) is refused with [`OUTCOME_UNKNOWN`]: the call may
+//! have run, so it never runs again. Records are scoped to the caller, so one caller's key
+//! never replays another's outcome, and kept for a bounded time.
 //!
 //! The capability sits in `capabilities.experimental`, where the SDKs' typed parsing keeps
 //! it: with the Python SDK (`mcp` 2.3.0) and the TypeScript SDK (`@modelcontextprotocol/sdk`
@@ -31,6 +33,8 @@ pub mod adapter;
 #[cfg(feature = "idempotency")]
 mod memory;
 #[cfg(all(feature = "idempotency", feature = "rmcp"))]
+mod refusal;
+#[cfg(all(feature = "idempotency", feature = "rmcp"))]
 mod server;
 #[cfg(feature = "idempotency")]
 mod store;
@@ -49,6 +53,8 @@ pub use store::*;
 mod redis;
 #[cfg(feature = "redis")]
 pub use self::redis::RedisStore;
+#[cfg(feature = "redis")]
+mod redis_lua;
 
 /// The `tools/call` parameter that carries the key: `params.idempotencyKey`.
 pub const KEY_PARAM: &str = "idempotencyKey";
@@ -66,6 +72,11 @@ pub(crate) const TOOLS_CAPABILITY: &str = "idempotency";
 /// `error.data.type` of the refusal of a key whose first call still runs: retry after a
 /// short delay.
 pub const IN_PROGRESS: &str = "idempotency_key_in_progress";
+
+/// `error.data.type` of the refusal of a key whose call started and has no known outcome (its
+/// lease ran out before its outcome was recorded, or the store lost its record): the call may
+/// have run, so the client checks its effect before calling again with a new key.
+pub const OUTCOME_UNKNOWN: &str = "idempotency_outcome_unknown";
 
 /// `error.data.type` of the refusal of a key used before with other arguments (or another
 /// tool): a client bug, fixed by a new key.

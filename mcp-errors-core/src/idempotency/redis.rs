@@ -7,112 +7,10 @@ use redis::aio::ConnectionManager;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::redis_lua::{CLAIM, COMPLETE, MARKER, PRELUDE, RELEASE, RENEW};
 use super::{
     Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError, StoreFuture,
 };
-
-/// What every script starts with. `KEYS` are the record, the marker and the scope's
-/// account (a hash: per record of the scope, when it expires and its size, `till:size`).
-/// Leaves `now` (ms since the epoch, Redis's clock) and `account(field, ms, size)`, which
-/// enters a record of `size` bytes that holds for `ms` more.
-const PRELUDE: &str = r"
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local function account(field, ms, size)
-  redis.call('HSET', KEYS[3], field, (now + ms) .. ':' .. size)
-  if redis.call('PTTL', KEYS[3]) < ms then
-    redis.call('PEXPIRE', KEYS[3], ms)
-  end
-end
-";
-
-/// The marker check that claims and renewals make. The marker is an id and the end of a quiet
-/// time (ms, `0` for none). `ARGV[1]` is the marker this store saw last (`''` if none yet),
-/// `ARGV[2]` an id for a new marker, `ARGV[3]` the lease. A missing marker that the store saw
-/// before, or another marker whose quiet time is over (another store's first start after the
-/// loss), means Redis lost records: a quiet time of a lease starts. Leaves `marker` and
-/// `quiet` (the ms left of the quiet time).
-const MARKER: &str = r"
-local marker = redis.call('GET', KEYS[2])
-local function quiet_end(m)
-  return tonumber(string.match(m, ':(%d+)$')) or 0
-end
-if not marker then
-  local till = 0
-  if ARGV[1] ~= '' then till = now + tonumber(ARGV[3]) end
-  marker = ARGV[2] .. ':' .. till
-  redis.call('SET', KEYS[2], marker)
-elseif ARGV[1] ~= '' and marker ~= ARGV[1] and quiet_end(marker) <= now then
-  marker = ARGV[2] .. ':' .. (now + tonumber(ARGV[3]))
-  redis.call('SET', KEYS[2], marker)
-end
-local quiet = math.max(quiet_end(marker) - now, 0)
-";
-
-/// Claims the record with the running record `ARGV[4]` for `ARGV[3]` ms, entered in the
-/// scope's account as `ARGV[5]`, unless Redis is in a quiet time or the scope holds
-/// `ARGV[6]` live records or `ARGV[7]` bytes: `{marker, 'quiet', ms left}`,
-/// `{marker, 'full', records, bytes}`, `{marker, 'claimed'}` or `{marker, 'found', record}`.
-const CLAIM: &str = r"
-if quiet > 0 then
-  return {marker, 'quiet', tostring(quiet)}
-end
-local found = redis.call('GET', KEYS[1])
-if found then
-  return {marker, 'found', found}
-end
-local records, bytes = 0, 0
-local held = redis.call('HGETALL', KEYS[3])
-for i = 1, #held, 2 do
-  local till, size = string.match(held[i + 1], '^(%d+):(%d+)$')
-  if not till or tonumber(till) <= now or held[i] == ARGV[5] then
-    redis.call('HDEL', KEYS[3], held[i])
-  else
-    records = records + 1
-    bytes = bytes + tonumber(size)
-  end
-end
-local size = string.len(KEYS[1]) + string.len(ARGV[4])
-if records + 1 > tonumber(ARGV[6]) or bytes + size > tonumber(ARGV[7]) then
-  return {marker, 'full', tostring(records), tostring(bytes)}
-end
-redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
-account(ARGV[5], tonumber(ARGV[3]), size)
-return {marker, 'claimed'}";
-
-/// Extends the claim `ARGV[4]` (entered as `ARGV[5]`) to `ARGV[3]` ms while it is still the
-/// key's, or puts it back when the key has no record (Redis lost it, or the lease ran out
-/// unclaimed): the call still runs. `{marker, '1'}` when the key is the claim's, `{marker,
-/// '0'}` when another record holds it.
-const RENEW: &str = r"
-local record = redis.call('GET', KEYS[1])
-if record and record ~= ARGV[4] then
-  return {marker, '0'}
-end
-redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
-account(ARGV[5], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[4]))
-return {marker, '1'}";
-
-/// Records the outcome `ARGV[2]` for `ARGV[3]` ms (entered as `ARGV[4]`) while the key is
-/// still the claim `ARGV[1]`, or has no record at all (Redis lost the claim, or its lease ran
-/// out unclaimed: the call ran, and its outcome is the key's).
-const COMPLETE: &str = r"
-local record = redis.call('GET', KEYS[1])
-if record == ARGV[1] or not record then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  account(ARGV[4], tonumber(ARGV[3]), string.len(KEYS[1]) + string.len(ARGV[2]))
-  return 1
-end
-return 0";
-
-/// Deletes the claim `ARGV[1]` (entered as `ARGV[2]`) while it is still the key's.
-const RELEASE: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  redis.call('HDEL', KEYS[3], ARGV[2])
-  return 1
-end
-return 0";
 
 /// The most live records of one scope unless told otherwise.
 const DEFAULT_SCOPE_ENTRIES: usize = 1_000;
@@ -120,27 +18,51 @@ const DEFAULT_SCOPE_ENTRIES: usize = 1_000;
 /// The most bytes of live records of one scope unless told otherwise: 8 MiB.
 const DEFAULT_SCOPE_BYTES: usize = 8 << 20;
 
+/// The most live records of the whole store unless told otherwise.
+const DEFAULT_MAX_ENTRIES: usize = 100_000;
+
+/// The most bytes of live records of the whole store unless told otherwise: 64 MiB.
+const DEFAULT_MAX_BYTES: usize = 64 << 20;
+
+/// The records a budget keeps room for however many there are, unless told otherwise.
+const DEFAULT_MIN_ENTRIES: usize = 10;
+
+/// The bytes a budget keeps room for however many there are, unless told otherwise: 1 MiB.
+const DEFAULT_MIN_BYTES: usize = 1 << 20;
+
 /// An [`IdempotencyStore`] in Redis, for servers that run as several replicas: every replica
 /// given a store on the same Redis (and prefix) sees every other's records.
 ///
 /// One record is one string key, `PREFIX` then the SHA-256 of the caller's scope and key, so
-/// neither a scope nor a key can reach another's record (with two more keys under the prefix:
-/// `PREFIX marker` and `PREFIX scope:` then the SHA-256 of the scope):
-/// - a claim is a Lua script around `SET ... NX PX lease`: of two replicas that claim one free
-///   key at once, one wins. The running record names its claim and the call's fingerprint,
-///   and its expiry is the lease: a replica that dies mid-call leaves a record that expires,
-///   and the key is free again once the lease runs out;
+/// neither a scope nor a key can reach another's record (with more keys under the prefix:
+/// `PREFIX marker`, `PREFIX budgets` and `PREFIX scope:` then the SHA-256 of a budget):
+/// - a claim is a Lua script around `SET ... PX ttl`: of two replicas that claim one free key
+///   at once, one wins. The running record names its claim, the call's fingerprint and the
+///   end of its lease, which the boundary renews while the call runs. A claim whose lease ran
+///   out (its replica died mid-call, or could not reach Redis) is kept for the time to live
+///   and answers [`Claim::OutcomeUnknown`]: its call may have run, so it never runs again;
 /// - renewing and releasing act only while the record is still their claim; completing acts
 ///   while it is, or while the key has no record at all (the call ran: its outcome is the
 ///   key's), never over another call's record;
 /// - a completed record holds the fingerprint and the outcome's JSON, and expires after the
-///   time to live, whatever else Redis holds;
-/// - each scope has an account (a hash of its records' expiries and sizes) and a share: at
-///   most [`max_entries_per_scope`](Self::max_entries_per_scope) live records (1 000) and
-///   [`max_bytes_per_scope`](Self::max_bytes_per_scope) bytes (8 MiB), checked at each claim.
-///   A claim beyond its scope's share is refused with a [`StoreError`] (a retryable store
-///   failure, the tool not run) until the scope's records expire; no scope can crowd out
-///   another's records.
+///   time to live;
+/// - each budget (a scope's own, or one several scopes share: [`RecordKey::with_budget`]) has
+///   an account, a hash with an entry per record (its expiry, size and stage), and the store
+///   keeps a count of every budget's records and bytes, both updated in the scripts. A
+///   budget's share is the store's bound ([`max_entries`](Self::max_entries), 100 000
+///   records; [`max_bytes`](Self::max_bytes), 64 MiB) divided among the budgets that hold
+///   records, never more than [`max_entries_per_scope`](Self::max_entries_per_scope) (1 000)
+///   and [`max_bytes_per_scope`](Self::max_bytes_per_scope) (8 MiB), never less than
+///   [`min_entries_per_scope`](Self::min_entries_per_scope) (10) and
+///   [`min_bytes_per_scope`](Self::min_bytes_per_scope) (1 MiB). A claim past its budget's
+///   share evicts that budget's oldest completed records; a claim past the store's bound, the
+///   oldest completed record of the budget that holds the most. Only when there is nothing
+///   to evict but claims in progress is the claim refused with a [`StoreError`] (a retryable
+///   store failure, the tool not run). The bounds are checked at each claim: an outcome is
+///   recorded whatever its size (its call ran), and counted at the next claim;
+/// - the account's entry of a record outlives neither it nor its time to live, so a claim
+///   that finds the entry and not the record knows Redis lost that record (evicted it): it
+///   answers [`Claim::OutcomeUnknown`] and logs a warning (with feature `tracing`).
 ///
 /// The connection is a [`ConnectionManager`], which reconnects by itself; while Redis cannot
 /// be reached, every call of an opted-in tool fails with a [`StoreError`] and runs nothing. A
@@ -150,25 +72,30 @@ const DEFAULT_SCOPE_BYTES: usize = 8 << 20;
 /// # What Redis must keep
 ///
 /// A record must outlive its time to live, and a claim its call. So Redis needs:
-/// - `maxmemory-policy noeviction` (Redis's default): an evicting Redis lets a flood of keys
-///   by one caller erase another's records. With `noeviction` a full Redis refuses writes,
-///   and the calls that need one are answered with a retryable store failure;
+/// - `maxmemory` above what the store may hold, and `maxmemory-policy noeviction` (Redis's
+///   default). The store holds at most `max_bytes` of records plus Redis's own cost per key
+///   (about 100 bytes a record, twice: the record and its account entry): set `maxmemory` to
+///   at least twice `max_bytes` plus what the other users of that Redis need. With
+///   `noeviction` a full Redis refuses writes, and the calls that need one are answered with
+///   a retryable store failure; an evicting Redis erases records, which the store detects
+///   and answers as of unknown outcome, never by running a call again;
 /// - persistence across restarts (`appendonly yes`, with `appendfsync always` to lose no
 ///   acknowledged claim), and, with replicas, a failover only to a replica that has every
 ///   write (Redis Sentinel or a managed service that does `WAIT`-style synchronous
-///   replication): a claim that a restart or failover loses lets a retry run the call again.
+///   replication).
 ///
 /// [`connect`](Self::connect) warns when the server's configuration says otherwise. The store
-/// also detects a Redis that lost its records: it keeps a marker key under the prefix, and a
-/// claim or renewal that finds the marker gone (or replaced without a quiet time) refuses
+/// also detects a Redis that lost all its records: it keeps a marker key under the prefix, and
+/// a claim or renewal that finds the marker gone (or replaced without a quiet time) refuses
 /// every claim for one lease from then on. In that time each call still running puts its
 /// claim back at its next renewal (every third of the lease), and a call that finishes
 /// records its outcome although its claim is gone; a retry is refused until then, and
 /// afterwards replays the outcome or finds the call in progress. A replica that starts on an
 /// empty Redis takes it for a first start; so does one that starts after a loss before any
-/// replica with a call in flight noticed it (at most a third of a lease). Redis 5 or later;
-/// in a Redis Cluster, put a hash tag in the prefix (`{orders}:idem:`) so that every key of
-/// the store is in one slot.
+/// replica with a call in flight noticed it (at most a third of a lease). Redis 5 or later.
+/// The claim script reaches the records and accounts of other budgets (to evict), which it
+/// cannot name in advance: in a Redis Cluster, put a hash tag in the prefix
+/// (`{orders}:idem:`) so that every key of the store is in one slot.
 ///
 /// ```no_run
 /// use mcp_errors_core::idempotency::RedisStore;
@@ -177,6 +104,8 @@ const DEFAULT_SCOPE_BYTES: usize = 8 << 20;
 /// let store = RedisStore::connect("redis://127.0.0.1:6379/")
 ///     .await?
 ///     .with_prefix("orders:idem:")
+///     .max_entries(50_000)
+///     .max_bytes(32 << 20)
 ///     .max_entries_per_scope(500)
 ///     .max_bytes_per_scope(4 << 20);
 /// # let _ = store; Ok(()) }
@@ -187,18 +116,29 @@ pub struct RedisStore {
     prefix: String,
     /// The marker this store saw last (empty before its first claim).
     marker: Arc<Mutex<String>>,
-    scope_entries: usize,
-    scope_bytes: usize,
+    bounds: Bounds,
     claim: redis::Script,
     complete: redis::Script,
     renew: redis::Script,
     release: redis::Script,
 }
 
+/// How much the store and each budget may hold.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    entries: usize,
+    bytes: usize,
+    scope_entries: usize,
+    scope_bytes: usize,
+    min_entries: usize,
+    min_bytes: usize,
+}
+
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
             .field("prefix", &self.prefix)
+            .field("bounds", &self.bounds)
             .finish_non_exhaustive()
     }
 }
@@ -242,12 +182,18 @@ impl RedisStore {
             connection,
             prefix: Self::DEFAULT_PREFIX.to_owned(),
             marker: Arc::default(),
-            scope_entries: DEFAULT_SCOPE_ENTRIES,
-            scope_bytes: DEFAULT_SCOPE_BYTES,
+            bounds: Bounds {
+                entries: DEFAULT_MAX_ENTRIES,
+                bytes: DEFAULT_MAX_BYTES,
+                scope_entries: DEFAULT_SCOPE_ENTRIES,
+                scope_bytes: DEFAULT_SCOPE_BYTES,
+                min_entries: DEFAULT_MIN_ENTRIES,
+                min_bytes: DEFAULT_MIN_BYTES,
+            },
             claim: redis::Script::new(&format!("{PRELUDE}{MARKER}{CLAIM}")),
             complete: redis::Script::new(&format!("{PRELUDE}{COMPLETE}")),
             renew: redis::Script::new(&format!("{PRELUDE}{MARKER}{RENEW}")),
-            release: redis::Script::new(RELEASE),
+            release: redis::Script::new(&format!("{PRELUDE}{RELEASE}")),
         }
     }
 
@@ -257,35 +203,66 @@ impl RedisStore {
         self
     }
 
-    /// Let a scope hold at most `n` live records (at least 1; 1 000 by default): a claim
-    /// beyond them is refused with a [`StoreError`] until some expire.
+    /// Hold at most `n` live records in all (at least 1; 100 000 by default): past it, a
+    /// claim evicts the oldest completed record of the budget that holds the most.
+    pub fn max_entries(mut self, n: usize) -> Self {
+        self.bounds.entries = n.max(1);
+        self
+    }
+
+    /// Hold at most `n` bytes of live records in all (64 MiB by default), counted at each
+    /// claim: past it, a claim evicts the oldest completed record of the budget that holds
+    /// the most bytes. Set Redis's `maxmemory` to at least twice this.
+    pub fn max_bytes(mut self, n: usize) -> Self {
+        self.bounds.bytes = n;
+        self
+    }
+
+    /// Let one budget (a scope, or the scopes that share one) hold at most `n` live records
+    /// (at least 1; 1 000 by default), however few budgets there are: past its share, a claim
+    /// evicts the budget's own oldest completed records.
     pub fn max_entries_per_scope(mut self, n: usize) -> Self {
-        self.scope_entries = n.max(1);
+        self.bounds.scope_entries = n.max(1);
         self
     }
 
-    /// Let a scope's live records hold at most `n` bytes (8 MiB by default), counted at each
-    /// claim: a claim beyond them is refused with a [`StoreError`] until some expire.
+    /// Let one budget's live records hold at most `n` bytes (8 MiB by default), however few
+    /// budgets there are, counted at each claim.
     pub fn max_bytes_per_scope(mut self, n: usize) -> Self {
-        self.scope_bytes = n;
+        self.bounds.scope_bytes = n;
         self
     }
 
-    /// The keys of a record: the record, the marker, the scope's account; and the record's
-    /// field in the account.
-    fn redis_keys(&self, key: &RecordKey) -> ([String; 3], String) {
+    /// Leave each budget room for at least `n` records (10 by default), however many budgets
+    /// share the store (within [`max_entries_per_scope`](Self::max_entries_per_scope)).
+    pub fn min_entries_per_scope(mut self, n: usize) -> Self {
+        self.bounds.min_entries = n;
+        self
+    }
+
+    /// Leave each budget room for at least `n` bytes (1 MiB by default), however many budgets
+    /// share the store (within [`max_bytes_per_scope`](Self::max_bytes_per_scope)).
+    pub fn min_bytes_per_scope(mut self, n: usize) -> Self {
+        self.bounds.min_bytes = n;
+        self
+    }
+
+    /// The keys of a record: the record, the marker, its budget's account, the store's
+    /// count; the record's field in the account, and the budget's in the count.
+    fn redis_keys(&self, key: &RecordKey) -> ([String; 4], String, String) {
         let mut hash = Sha256::new();
         hash.update((key.scope().len() as u64).to_be_bytes());
         hash.update(key.scope().as_bytes());
         hash.update(key.key().as_bytes());
         let field = hex(&hash.finalize());
-        let scope = hex(&Sha256::digest(key.scope().as_bytes()));
+        let budget = hex(&Sha256::digest(key.budget().as_bytes()));
         let keys = [
             format!("{}{field}", self.prefix),
             format!("{}marker", self.prefix),
-            format!("{}scope:{scope}", self.prefix),
+            format!("{}scope:{budget}", self.prefix),
+            format!("{}budgets", self.prefix),
         ];
-        (keys, field)
+        (keys, field, budget)
     }
 
     /// The marker this store saw last.
@@ -305,15 +282,13 @@ impl RedisStore {
     async fn with_marker(
         &self,
         script: &redis::Script,
-        keys: &[String; 3],
+        keys: &[String; 4],
         lease: Duration,
         args: &[&str],
     ) -> Result<Vec<Option<String>>, StoreError> {
         let mut invocation = script.prepare_invoke();
+        invocation.key(keys);
         invocation
-            .key(&keys[0])
-            .key(&keys[1])
-            .key(&keys[2])
             .arg(self.seen_marker())
             .arg(random_hex())
             .arg(millis(lease));
@@ -368,7 +343,8 @@ fn durability_warnings(
     if let Some(policy) = policy.filter(|policy| *policy != "noeviction") {
         warnings.push(format!(
             "Redis evicts keys when full (maxmemory-policy {policy}): a flood of other keys \
-             can erase idempotency records; use noeviction"
+             can erase idempotency records, whose keys then answer that the outcome is \
+             unknown; use noeviction"
         ));
     }
     warnings
@@ -399,11 +375,6 @@ fn random_hex() -> String {
     hex(&random)
 }
 
-/// The running record of a claim: `R`, then the token (which holds the fingerprint).
-fn running(token: &ClaimToken) -> String {
-    format!("R{}", token.0)
-}
-
 /// A token: 128 random bits in hex, `:`, the fingerprint in hex.
 fn new_token(fingerprint: &Fingerprint) -> ClaimToken {
     let mut token = random_hex();
@@ -422,7 +393,8 @@ fn completed(fingerprint: &str, outcome: &Recorded) -> String {
     format!("D{fingerprint}{body}")
 }
 
-/// What a record found by a claim means for a call with `fingerprint`.
+/// What a record found by a claim means for a call with `fingerprint`: a running record is
+/// `R`, the end of its lease, `|`, then the token (which holds the fingerprint).
 fn read_record(record: &str, fingerprint: &Fingerprint) -> Result<Claim, StoreError> {
     let want = fingerprint.to_hex();
     if let Some(token) = record.strip_prefix('R') {
@@ -467,12 +439,25 @@ impl IdempotencyStore for RedisStore {
         key: &'a RecordKey,
         fingerprint: &'a Fingerprint,
         lease: Duration,
+        ttl: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
-            let (keys, field) = self.redis_keys(key);
+            let (keys, field, budget) = self.redis_keys(key);
             let token = new_token(fingerprint);
-            let (entries, bytes) = (self.scope_entries.to_string(), self.scope_bytes.to_string());
-            let args = [running(&token), field, entries, bytes];
+            let b = self.bounds;
+            let args = [
+                token.0.clone(),
+                field,
+                b.scope_entries.to_string(),
+                b.scope_bytes.to_string(),
+                millis(ttl).to_string(),
+                self.prefix.clone(),
+                budget,
+                b.entries.to_string(),
+                b.bytes.to_string(),
+                b.min_entries.to_string(),
+                b.min_bytes.to_string(),
+            ];
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let answer = match self.with_marker(&self.claim, &keys, lease, &args).await {
                 Ok(answer) => answer,
@@ -487,14 +472,29 @@ impl IdempotencyStore for RedisStore {
             match (at(1).as_deref(), at(2), at(3)) {
                 (Some("claimed"), _, _) => Ok(Claim::Claimed(token)),
                 (Some("found"), Some(record), _) => read_record(&record, fingerprint),
+                (Some("lapsed"), Some(record), _) => match read_record(&record, fingerprint)? {
+                    Claim::InProgress => Ok(Claim::OutcomeUnknown),
+                    other => Ok(other),
+                },
+                (Some("lost"), _, _) => {
+                    log_warning(
+                        "Redis lost an idempotency record before its time to live (evicted?): \
+                         its key answers that the outcome is unknown",
+                    );
+                    Ok(Claim::OutcomeUnknown)
+                }
                 (Some("quiet"), Some(left), _) => Err(StoreError::new(format!(
                     "Redis lost idempotency records (a restart or failover without them): \
                      claims are refused for {left} ms more, so that no call in flight runs again"
                 ))),
                 (Some("full"), Some(records), Some(bytes)) => Err(StoreError::new(format!(
-                    "the caller's share of the Redis store is full ({records} live records of \
+                    "the caller's share of the Redis store is full of calls in progress \
+                     ({records} live records of {bytes} bytes)"
+                ))),
+                (Some("busy"), Some(records), Some(bytes)) => Err(StoreError::new(format!(
+                    "the Redis store is full of calls in progress ({records} live records of \
                      {bytes} bytes; {} records, {} bytes at most)",
-                    self.scope_entries, self.scope_bytes
+                    b.entries, b.bytes
                 ))),
                 _ => Err(StoreError::new(
                     "an answer from Redis this store did not expect",
@@ -512,15 +512,16 @@ impl IdempotencyStore for RedisStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let fingerprint = token.0.rsplit(':').next().unwrap_or_default();
-            let (keys, field) = self.redis_keys(key);
+            let (keys, field, budget) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _replaced: i64 = self
                 .complete
                 .key(&keys)
-                .arg(running(token))
+                .arg(&token.0)
                 .arg(completed(fingerprint, outcome))
                 .arg(millis(ttl))
                 .arg(field)
+                .arg(budget)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(StoreError::new)?;
@@ -535,10 +536,9 @@ impl IdempotencyStore for RedisStore {
         lease: Duration,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let (keys, field) = self.redis_keys(key);
-            let running = running(token);
+            let (keys, field, _) = self.redis_keys(key);
             let answer = self
-                .with_marker(&self.renew, &keys, lease, &[&running, &field])
+                .with_marker(&self.renew, &keys, lease, &[&token.0, &field])
                 .await?;
             Ok(answer.get(1).cloned().flatten().as_deref() == Some("1"))
         })
@@ -546,12 +546,12 @@ impl IdempotencyStore for RedisStore {
 
     fn release<'a>(&'a self, key: &'a RecordKey, token: &'a ClaimToken) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (keys, field) = self.redis_keys(key);
+            let (keys, field, _) = self.redis_keys(key);
             let mut connection = self.connection.clone();
             let _released: i64 = self
                 .release
                 .key(&keys)
-                .arg(running(token))
+                .arg(&token.0)
                 .arg(field)
                 .invoke_async(&mut connection)
                 .await
@@ -583,15 +583,9 @@ mod tests {
     fn records_read_back() {
         let fp = Fingerprint::of("t", &json!({"a": 1}));
         let other = Fingerprint::of("t", &json!({"a": 2}));
-        let token = new_token(&fp);
-        assert_eq!(
-            read_record(&running(&token), &fp).unwrap(),
-            Claim::InProgress
-        );
-        assert_eq!(
-            read_record(&running(&token), &other).unwrap(),
-            Claim::Conflict
-        );
+        let running = format!("R1700000000000|{}", new_token(&fp).0);
+        assert_eq!(read_record(&running, &fp).unwrap(), Claim::InProgress);
+        assert_eq!(read_record(&running, &other).unwrap(), Claim::Conflict);
         for outcome in [
             Recorded::Result(json!({"content": []})),
             Recorded::Error(json!({"code": -32602})),

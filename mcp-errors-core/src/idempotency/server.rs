@@ -1,12 +1,12 @@
 //! [`Idempotency`]: what an `ErrorBoundary` needs to record and replay the calls of the tools
 //! that opt in, and the protocol errors it answers a key with.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use ::rmcp::ErrorData;
 use ::rmcp::model::{
@@ -15,18 +15,17 @@ use ::rmcp::model::{
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
+use super::refusal::{InvalidKey, KeyRefused, StoreFailed};
 use super::store::{
     Claim, ClaimToken, Fingerprint, IdempotencyStore, RecordKey, Recorded, StoreError,
 };
-use super::{CARRIER_CAPABILITY, CARRIER_META, CONFLICT, IN_PROGRESS, KEY_PARAM, MAX_KEY_BYTES};
-use crate::catalog::descriptor::ErrorDescriptor;
+use super::{CARRIER_CAPABILITY, CARRIER_META, MAX_KEY_BYTES};
 use crate::category::Category;
 use crate::failure::options::FailureOptions;
 use crate::failure::tool_error::ToolError;
 use crate::rmcp::scope::caller_scope;
 use crate::rmcp::task::TOO_MANY_TASKS_CODE;
 use crate::wire::META_KEY;
-use crate::wire::jsonrpc::ErrorCode;
 
 /// How long a completed call's outcome is kept unless told otherwise: 24 hours.
 const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -34,13 +33,19 @@ const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long a claim holds its key unless renewed: 60 seconds.
 const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
-/// The wait a client is told before retrying a key whose call still runs.
-const IN_PROGRESS_RETRY_AFTER: Duration = Duration::from_secs(1);
+/// The budget every caller without credentials counts against, sessions included.
+const ANONYMOUS: &str = "anonymous";
 
-/// The JSON-RPC code of a key whose call still runs: one of the codes MCP leaves to
-/// implementations (-32019..=-32000), past -32000 and -32001, which SDKs use for a closed
-/// connection and a request timeout, and -32002, once MCP's resource not found.
-const IN_PROGRESS_CODE: ErrorCode = ErrorCode(-32010);
+/// The first wait before an outcome the store did not take is written again; it doubles up
+/// to [`RECORD_RETRY_MAX`].
+const RECORD_RETRY_FIRST: Duration = Duration::from_millis(100);
+
+/// The longest wait between two writes of an outcome the store did not take.
+const RECORD_RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// The most outcomes written again in the background at once; past it, an outcome the store
+/// did not take is given up at once (its key then answers that the outcome is unknown).
+const MAX_PENDING_OUTCOMES: usize = 1_024;
 
 /// The scope function of [`Idempotency::scope`].
 type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync>;
@@ -49,15 +54,21 @@ type ScopeFn = Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send 
 /// [`ErrorBoundary`](crate::rmcp::ErrorBoundary): the store the outcomes go to, the tools that
 /// opt in, how long outcomes are kept, and whose records a call may see.
 ///
-/// With [`ErrorBoundary::with_idempotency`](crate::rmcp::ErrorBoundary::with_idempotency), a
-/// call of a listed tool that carries a key runs once; the same key again with equivalent
-/// arguments gets the first call's answer (a result, an `isError` result or a JSON-RPC error,
-/// whatever the call answered) without running the tool. While the first call still runs, the
-/// same key is refused with a retryable error (`data.type` [`IN_PROGRESS`], JSON-RPC code
-/// -32010); with other arguments it is refused with -32602 (`data.type` [`CONFLICT`]). A key
-/// that is not a string, is empty or is longer than [`MAX_KEY_BYTES`] is refused with -32602
-/// (`INVALID_IDEMPOTENCY_KEY`). When the store fails, the call is answered with a masked
-/// internal error (`IDEMPOTENCY_STORE_FAILED`) and the tool does not run. A call of a tool not
+/// With [`ErrorBoundary::with_idempotency`](crate::rmcp::ErrorBoundary::with_idempotency), a call
+/// of a listed tool that carries a key runs once; the same key again with equivalent arguments gets
+/// the first call's answer (a result, an `isError` result or a JSON-RPC error, whatever the call
+/// answered) without running the tool. While the first call still runs, the same key is refused
+/// with a retryable error (`data.type` [`IN_PROGRESS`](super::IN_PROGRESS), JSON-RPC code -32010);
+/// with other arguments it is refused with -32602 (`data.type` [`CONFLICT`](super::CONFLICT)). A
+/// key that is not a string, is empty or is longer than [`MAX_KEY_BYTES`] is refused with -32602
+/// (`INVALID_IDEMPOTENCY_KEY`). When the store fails at a claim, the call is answered with a masked
+/// internal error (`IDEMPOTENCY_STORE_FAILED`) and the tool does not run. A key whose call started
+/// and whose outcome is not known (the call's lease ran out before its outcome was recorded, or the
+/// store lost the record) is refused with -32011 (`data.type`
+/// [`OUTCOME_UNKNOWN`](super::OUTCOME_UNKNOWN), not retryable): the call may have run, so it never
+/// runs again under that key. When the store fails to take an outcome, the caller still gets its
+/// answer, the key stays taken, and the outcome is written again in the background (waits doubling
+/// from 100 ms to 30 s, for the time to live, at most 1 024 outcomes at once). A call of a tool not
 /// listed runs as it would without keys, its key ignored.
 ///
 /// A failure that says the tool ran nothing is not recorded, and its key is freed: JSON-RPC
@@ -103,6 +114,8 @@ pub struct Idempotency {
     ttl: Duration,
     lease: Duration,
     scope: Option<ScopeFn>,
+    /// The outcomes being written again in the background.
+    pending: Arc<AtomicUsize>,
 }
 
 impl fmt::Debug for Idempotency {
@@ -128,6 +141,7 @@ impl Idempotency {
             ttl: DEFAULT_TTL,
             lease: DEFAULT_LEASE,
             scope: None,
+            pending: Arc::default(),
         }
     }
 
@@ -148,18 +162,22 @@ impl Idempotency {
     /// the window to each server.
     ///
     /// Under load the window holds for each caller as long as that caller stays within its
-    /// share of the store: other callers' load never shortens it. Past its share,
-    /// [`MemoryStore`](super::MemoryStore) evicts the caller's own oldest records and
-    /// `RedisStore` refuses its new claims; a store with no room left refuses new claims with
+    /// share of the store and is not the budget that holds the most when the store is full.
+    /// Past its share, a store ([`MemoryStore`](super::MemoryStore), `RedisStore`) evicts the
+    /// caller's own oldest records; a full store evicts the oldest record of the budget that
+    /// holds the most; one that holds only calls in progress refuses new claims with
     /// `IDEMPOTENCY_STORE_FAILED`, retryable, and runs nothing.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
     }
 
-    /// How long a claim holds its key if its server stops renewing it (60 s by default): the
-    /// boundary renews the lease every third of it while the call runs, so a server that dies
-    /// mid-call frees the key once its lease runs out, and a retry then runs the tool.
+    /// How long a claim counts as running if its server stops renewing it (60 s by default): the
+    /// boundary renews the lease every third of it while the call runs. Once a lease runs out
+    /// without an outcome (the server died mid-call, or could not reach the store), the key is not
+    /// freed: the call may have run, so a retry is refused with -32011 (`data.type`
+    /// [`OUTCOME_UNKNOWN`](super::OUTCOME_UNKNOWN)), which a client reads as `CheckState`, for the
+    /// time to live, unless the outcome is recorded after all.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(3));
         self
@@ -174,6 +192,13 @@ impl Idempotency {
     /// else one scope shared by every anonymous caller: a server without authentication has
     /// no other boundary between its callers, and any of them can replay another's outcome by
     /// sending its key. Over stdio (no HTTP request) it is the process: the one local user.
+    ///
+    /// A session costs a caller nothing to open, so the records of every session without an
+    /// `Authorization` header count against one budget, the anonymous callers' (see
+    /// [`RecordKey::with_budget`]): together they take one scope's room in the store. Every
+    /// `Authorization` value and every scope this function returns has a budget of its own,
+    /// so a server that does not check the header should return a scope (`None` still falls
+    /// back to the header) only for callers it authenticated.
     ///
     /// ```
     /// use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
@@ -202,11 +227,17 @@ impl Idempotency {
         self.tools.contains(tool)
     }
 
-    /// The caller's scope for `context`: the application's, else the boundary's default.
-    fn scope_of(&self, context: &RequestContext<RoleServer>) -> String {
-        match self.scope.as_ref().and_then(|scope| scope(context)) {
-            Some(scope) => format!("app:{scope}"),
-            None => caller_scope(context),
+    /// The record of `key` in the caller's scope for `context`, with its budget: every
+    /// session without credentials counts against one shared budget.
+    fn record_of(&self, context: &RequestContext<RoleServer>, key: &str) -> RecordKey {
+        if let Some(scope) = self.scope.as_ref().and_then(|scope| scope(context)) {
+            return RecordKey::new(format!("app:{scope}"), key);
+        }
+        let scope = caller_scope(context);
+        if scope.starts_with("session:") {
+            RecordKey::new(scope, key).with_budget(ANONYMOUS)
+        } else {
+            RecordKey::new(scope, key)
         }
     }
 
@@ -228,7 +259,7 @@ impl Idempotency {
             Ok(key) => key,
             Err(invalid) => return Err(answer(&invalid, options)),
         };
-        let record = RecordKey::new(self.scope_of(context), key);
+        let record = self.record_of(context, key);
         let arguments = arguments.map_or(Value::Null, |map| Value::Object(map.clone()));
         let fingerprint = Fingerprint::of(tool, &arguments);
         self.run_recorded(record, &fingerprint, tool, options, call)
@@ -248,13 +279,19 @@ impl Idempotency {
         F: Future<Output = Result<CallToolResponse, ErrorData>>,
     {
         let key = record.key();
-        let claimed = self.store.claim(&record, fingerprint, self.lease).await;
+        let claimed = self
+            .store
+            .claim(&record, fingerprint, self.lease, self.ttl)
+            .await;
         let token = match claimed {
             Ok(Claim::Claimed(token)) => token,
             Ok(Claim::InProgress) => {
                 return Err(answer(&KeyRefused::in_progress(key), options));
             }
             Ok(Claim::Conflict) => return Err(answer(&KeyRefused::conflict(key), options)),
+            Ok(Claim::OutcomeUnknown) => {
+                return Err(answer(&KeyRefused::outcome_unknown(key), options));
+            }
             Ok(Claim::Completed(recorded)) => {
                 return replay(recorded).map_err(|error| answer(&error, options))?;
             }
@@ -292,9 +329,11 @@ impl Idempotency {
                     .complete(&record, &token, &outcome, self.ttl)
                     .await
                 {
-                    // The tool ran: its answer goes out, and a retry finds the key in progress
-                    // until the lease runs out.
+                    // The tool ran: its answer goes out, its key stays taken (in progress,
+                    // then of unknown outcome once the lease runs out), and the outcome is
+                    // written again in the background.
                     log_store_error(&error, tool);
+                    self.record_later(record, token, outcome);
                 }
             }
             Err(_) => {
@@ -302,6 +341,40 @@ impl Idempotency {
             }
         }
         answered
+    }
+
+    /// Writes `outcome` for the claim `token` of `record` again and again in a task of its
+    /// own, the waits between doubling up to [`RECORD_RETRY_MAX`], until the store takes it
+    /// or its time to live is over; renewing the claim's lease meanwhile, so that a retry
+    /// finds the call in progress while the store is slow rather than of unknown outcome.
+    fn record_later(&self, record: RecordKey, token: ClaimToken, outcome: Recorded) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.pending.fetch_add(1, Ordering::Relaxed) >= MAX_PENDING_OUTCOMES {
+            self.pending.fetch_sub(1, Ordering::Relaxed);
+            return;
+        }
+        let (store, pending, ttl, lease) = (
+            self.store.clone(),
+            self.pending.clone(),
+            self.ttl,
+            self.lease,
+        );
+        runtime.spawn(async move {
+            let until = Instant::now() + ttl;
+            let mut wait = RECORD_RETRY_FIRST;
+            while Instant::now() < until {
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(RECORD_RETRY_MAX);
+                // The first failure was logged; the store's own log tells the rest.
+                if store.complete(&record, &token, &outcome, ttl).await.is_ok() {
+                    break;
+                }
+                let _ = store.renew(&record, &token, lease).await;
+            }
+            pending.fetch_sub(1, Ordering::Relaxed);
+        });
     }
 
     /// Runs `call`, renewing `held`'s lease every third of it.
@@ -443,154 +516,6 @@ fn log_store_error(error: &StoreError, tool: &str) {
     let _ = (error, tool);
 }
 
-const ORIGIN: &str = "mcp_errors_core::idempotency::Idempotency";
-
-static INVALID_KEY: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
-    "InvalidIdempotencyKey",
-    "INVALID_IDEMPOTENCY_KEY",
-    ErrorCode::INVALID_PARAMS,
-)
-.with_origin(ORIGIN)];
-
-static REFUSED: [ErrorDescriptor; 2] = [
-    ErrorDescriptor::protocol(
-        "IdempotencyKeyInProgress",
-        "IDEMPOTENCY_KEY_IN_PROGRESS",
-        IN_PROGRESS_CODE,
-    )
-    .retryable(true)
-    .with_origin(ORIGIN),
-    ErrorDescriptor::protocol(
-        "IdempotencyKeyConflict",
-        "IDEMPOTENCY_KEY_CONFLICT",
-        ErrorCode::INVALID_PARAMS,
-    )
-    .with_origin(ORIGIN),
-];
-
-static STORE_FAILED: [ErrorDescriptor; 1] = [ErrorDescriptor::protocol(
-    "IdempotencyStoreFailed",
-    "IDEMPOTENCY_STORE_FAILED",
-    ErrorCode::INTERNAL_ERROR,
-)
-.retryable(true)
-.with_origin(ORIGIN)];
-
-/// A key the boundary does not take, and why.
-#[derive(Debug)]
-struct InvalidKey(&'static str);
-
-impl fmt::Display for InvalidKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{KEY_PARAM}` is not a valid key: {}", self.0)
-    }
-}
-
-impl std::error::Error for InvalidKey {}
-
-impl ToolError for InvalidKey {
-    fn descriptors() -> &'static [ErrorDescriptor] {
-        &INVALID_KEY
-    }
-
-    fn descriptor(&self) -> &'static ErrorDescriptor {
-        &INVALID_KEY[0]
-    }
-
-    fn hint(&self) -> Option<Cow<'static, str>> {
-        Some(Cow::Owned(format!(
-            "send `{KEY_PARAM}` as a string of 1 to {MAX_KEY_BYTES} bytes, made once per call \
-             and kept on every retry, or send no key"
-        )))
-    }
-}
-
-/// A key refused because its first call still runs, or was made with other arguments.
-#[derive(Debug)]
-struct KeyRefused {
-    key: String,
-    conflict: bool,
-}
-
-impl KeyRefused {
-    fn in_progress(key: &str) -> Self {
-        KeyRefused {
-            key: key.to_owned(),
-            conflict: false,
-        }
-    }
-
-    fn conflict(key: &str) -> Self {
-        KeyRefused {
-            key: key.to_owned(),
-            conflict: true,
-        }
-    }
-}
-
-impl fmt::Display for KeyRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.conflict {
-            f.write_str("this idempotency key was used with another tool or other arguments")
-        } else {
-            f.write_str("a call with this idempotency key is still running")
-        }
-    }
-}
-
-impl std::error::Error for KeyRefused {}
-
-impl ToolError for KeyRefused {
-    fn descriptors() -> &'static [ErrorDescriptor] {
-        &REFUSED
-    }
-
-    fn descriptor(&self) -> &'static ErrorDescriptor {
-        &REFUSED[usize::from(self.conflict)]
-    }
-
-    fn hint(&self) -> Option<Cow<'static, str>> {
-        self.conflict.then_some(Cow::Borrowed(
-            "send a new idempotency key for a call with other arguments; a retry of the first \
-             call sends its arguments unchanged",
-        ))
-    }
-
-    fn details(&self) -> Map<String, Value> {
-        let kind = if self.conflict { CONFLICT } else { IN_PROGRESS };
-        let mut details = Map::new();
-        details.insert("type".to_owned(), Value::from(kind));
-        details.insert(KEY_PARAM.to_owned(), Value::from(self.key.as_str()));
-        details
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        (!self.conflict).then_some(IN_PROGRESS_RETRY_AFTER)
-    }
-}
-
-/// The store failed: masked, the store's error goes to the log.
-#[derive(Debug)]
-struct StoreFailed(StoreError);
-
-impl fmt::Display for StoreFailed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for StoreFailed {}
-
-impl ToolError for StoreFailed {
-    fn descriptors() -> &'static [ErrorDescriptor] {
-        &STORE_FAILED
-    }
-
-    fn descriptor(&self) -> &'static ErrorDescriptor {
-        &STORE_FAILED[0]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,7 +574,7 @@ mod tests {
         );
         assert_eq!(
             store
-                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .claim(&record, &fingerprint(), DEFAULT_LEASE, DEFAULT_TTL)
                 .await
                 .unwrap(),
             Claim::InProgress,
@@ -657,7 +582,7 @@ mod tests {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
         let Claim::Claimed(token) = store
-            .claim(&record, &fingerprint(), DEFAULT_LEASE)
+            .claim(&record, &fingerprint(), DEFAULT_LEASE, DEFAULT_TTL)
             .await
             .unwrap()
         else {
@@ -697,7 +622,7 @@ mod tests {
         assert!(matches!(first, Ok(CallToolResponse::InputRequired(_))));
         assert!(matches!(
             store
-                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .claim(&record, &fingerprint(), DEFAULT_LEASE, DEFAULT_TTL)
                 .await
                 .unwrap(),
             Claim::Claimed(_)
@@ -736,7 +661,7 @@ mod tests {
                 .await;
             assert!(first.is_err() || matches!(first, Ok(CallToolResponse::Complete(_))));
             let claimed = store
-                .claim(&record, &fingerprint(), DEFAULT_LEASE)
+                .claim(&record, &fingerprint(), DEFAULT_LEASE, DEFAULT_TTL)
                 .await
                 .unwrap();
             if n < 3 {

@@ -125,19 +125,33 @@ fn canonical_number(n: &serde_json::Number) -> String {
 /// Whose record a key names: the caller's scope (the boundary that already governs who may
 /// call the tool: an authenticated principal, a session, the local user of a stdio server)
 /// and the key the caller sent. Two callers never share a record, whatever keys they send.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// A record also counts against a budget, the room of the store its scope may take: the
+/// scope's own unless [`with_budget`](Self::with_budget) names one that several scopes share
+/// (every anonymous session, say), so that scopes that cost a caller nothing to make take
+/// one scope's room between them.
+#[derive(Clone, Debug)]
 pub struct RecordKey {
     scope: String,
     key: String,
+    budget: Option<String>,
 }
 
 impl RecordKey {
-    /// The record of `key` in `scope`.
+    /// The record of `key` in `scope`, counted against the scope's own budget.
     pub fn new(scope: impl Into<String>, key: impl Into<String>) -> Self {
         RecordKey {
             scope: scope.into(),
             key: key.into(),
+            budget: None,
         }
+    }
+
+    /// The same record, counted against the budget `budget` (shared by every scope that
+    /// names it) instead of its scope's own. The budget is no part of the record's identity.
+    pub fn with_budget(mut self, budget: impl Into<String>) -> Self {
+        self.budget = Some(budget.into());
+        self
     }
 
     /// The caller's scope.
@@ -148,6 +162,27 @@ impl RecordKey {
     /// The key the caller sent.
     pub fn key(&self) -> &str {
         &self.key
+    }
+
+    /// The budget the record counts against: the one [`with_budget`](Self::with_budget)
+    /// named, else the scope.
+    pub fn budget(&self) -> &str {
+        self.budget.as_deref().unwrap_or(&self.scope)
+    }
+}
+
+impl PartialEq for RecordKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.scope == other.scope && self.key == other.key
+    }
+}
+
+impl Eq for RecordKey {}
+
+impl std::hash::Hash for RecordKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.scope.hash(state);
+        self.key.hash(state);
     }
 }
 
@@ -173,11 +208,16 @@ pub enum Recorded {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Claim {
-    /// The key was free (or its record had expired, or its lease ran out): the caller runs the
-    /// tool and then completes or releases the claim.
+    /// The key was free (or its record had expired): the caller runs the tool and then
+    /// completes or releases the claim.
     Claimed(ClaimToken),
     /// A call with this key and the same fingerprint still runs.
     InProgress,
+    /// A call with this key started and its outcome is not known: its lease ran out before an
+    /// outcome was recorded (its server stopped, or could not reach the store), or the store
+    /// lost the key's record. The call may have run, so it never runs again under this key;
+    /// the caller has to find out what it did.
+    OutcomeUnknown,
     /// A call with this key and the same fingerprint finished: its outcome, to replay.
     Completed(Recorded),
     /// The key was used with another fingerprint (another tool or other arguments), running
@@ -213,25 +253,29 @@ impl StdError for StoreError {
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// Where a server keeps its idempotency records: one per [`RecordKey`], each either in
-/// progress (a claim, held under a lease that runs out if its holder dies) or completed (the
-/// recorded outcome, kept for a time to live).
+/// progress (a claim, held under a lease its holder renews while the call runs) or completed
+/// (the recorded outcome), kept for a time to live. A claim whose lease ran out is not freed:
+/// its call may have run, so until its time to live ends the key answers
+/// [`Claim::OutcomeUnknown`] (or its outcome, if its holder still records one).
 ///
 /// Every method is atomic with respect to every other call on the same key, across every
 /// process that shares the store: two claims of one free key never both succeed.
 pub trait IdempotencyStore: Send + Sync + 'static {
     /// Claims `key` for a call with `fingerprint`, or says why not. A new claim holds the key
-    /// for `lease`; an expired record or a run-out lease counts as free.
+    /// for `lease` (renewed while its call runs), and its record is kept for `ttl` (at least
+    /// the lease): a claim whose lease ran out answers [`Claim::OutcomeUnknown`] until then.
+    /// Only an expired record counts as free.
     fn claim<'a>(
         &'a self,
         key: &'a RecordKey,
         fingerprint: &'a Fingerprint,
         lease: Duration,
+        ttl: Duration,
     ) -> StoreFuture<'a, Claim>;
 
-    /// Records `outcome` for the claim `token` of `key`, kept for `ttl`. Does nothing when
-    /// another record holds the key (the claim's lease ran out and another call claimed it);
-    /// a store may record it when the key has no record at all (the call ran: its outcome is
-    /// the key's).
+    /// Records `outcome` for the claim `token` of `key`, kept for `ttl`, its lease run out or
+    /// not. Does nothing when another record holds the key; a store may record it when the
+    /// key has no record at all (the call ran: its outcome is the key's).
     fn complete<'a>(
         &'a self,
         key: &'a RecordKey,

@@ -29,7 +29,11 @@
 //! `--stateless`, one scope for every caller without an `Authorization` header).
 //! `--no-idempotency` switches keys off (the capability is then not advertised, and keys are
 //! ignored). `--redis URL` keeps the records in Redis instead, so several replicas of the
-//! server behind one address (`--http ADDR --stateless`) share them.
+//! server behind one address (`--http ADDR --stateless`) share them. Sessions without an
+//! `Authorization` header share one budget of the store.
+//!
+//! Warnings and errors (a Redis that keeps nothing across a restart or evicts keys, an
+//! outcome the store did not take, the cause of a masked failure) go to stderr as log lines.
 //!
 //! `export_orders` runs as a task (the tasks extension, polled every 100 ms, kept ten minutes)
 //! for a client that declares the extension; other clients get its answer directly.
@@ -346,6 +350,12 @@ fn duration(flag: &str, text: &str) -> Result<Duration, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Warnings and errors on stderr: a Redis that keeps nothing or evicts, an outcome the
+    // store did not take, a masked failure's cause.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::WARN)
+        .init();
     let options = match parse_args() {
         Ok(options) => options,
         Err(message) => {

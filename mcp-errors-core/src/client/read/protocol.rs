@@ -10,7 +10,7 @@ use super::execution::Evidence;
 use super::known::says_tool_unavailable;
 use super::text;
 use crate::category::Category;
-use crate::idempotency::{CONFLICT, IN_PROGRESS};
+use crate::idempotency::{CONFLICT, IN_PROGRESS, OUTCOME_UNKNOWN};
 use crate::wire::UNKNOWN_TOOL_CODE;
 use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 
@@ -83,6 +83,8 @@ pub(crate) enum KeyRefusal {
     InProgress,
     /// The key was used with other arguments ([`CONFLICT`]).
     Conflict,
+    /// The first call with the key started and its outcome is unknown ([`OUTCOME_UNKNOWN`]).
+    OutcomeUnknown,
 }
 
 impl From<JsonRpcError> for ProtocolError {
@@ -109,6 +111,7 @@ impl From<JsonRpcError> for ProtocolError {
         let key_refusal = match field("type").and_then(Value::as_str) {
             Some(IN_PROGRESS) => Some(KeyRefusal::InProgress),
             Some(CONFLICT) => Some(KeyRefusal::Conflict),
+            Some(OUTCOME_UNKNOWN) => Some(KeyRefusal::OutcomeUnknown),
             _ => None,
         };
         let required_capabilities = (error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)

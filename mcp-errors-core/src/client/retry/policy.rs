@@ -29,6 +29,7 @@ use crate::wire::jsonrpc::ErrorCode;
 /// | `Unknown`; protocol -32000..=-32019 (no meaning without a profile); a code the [`PeerProfile`] reads as a timeout or a closed connection | `Retry` if declared idempotent or [keyed](Attempt#structfield.keyed), else `CheckState` |
 /// | keyed: a protocol error whose `data.type` is `idempotency_key_in_progress` ([`IN_PROGRESS`](crate::idempotency::IN_PROGRESS)) | `Retry` after the jittered backoff, or `data.retryAfterMs` when longer |
 /// | keyed: a protocol error whose `data.type` is `idempotency_key_conflict` ([`CONFLICT`](crate::idempotency::CONFLICT)) | `FixInput`: the key was used for another call; send this one as a new [`ToolCall`](crate::client::ToolCall), with a new key |
+/// | keyed: a protocol error whose `data.type` is `idempotency_outcome_unknown` ([`OUTCOME_UNKNOWN`](crate::idempotency::OUTCOME_UNKNOWN)) | `CheckState`: the first call with the key started and the server does not know its outcome |
 /// | a code the profile reads as an unknown session or a closing server | `Reinitialize` |
 /// | an unknown or disabled tool: an `isError` text or a protocol error's message as SDKs write it, or this crate's stable code `UNKNOWN_TOOL` (`rmcp::ErrorBoundary`'s answer, of category `not_found`) | `RelistTools` |
 /// | protocol -32020 | `FixHeaders` |
@@ -456,6 +457,8 @@ impl RetryPolicy {
             match key_refusal {
                 Some(KeyRefusal::InProgress) => return self.retry(attempt, advised_wait),
                 Some(KeyRefusal::Conflict) => return Decision::FixInput,
+                // The first call may have run: only the caller can find out.
+                Some(KeyRefusal::OutcomeUnknown) => return Decision::CheckState,
                 None => {}
             }
         }
