@@ -12,7 +12,7 @@ use crate::category::Category;
 mod bound;
 mod depth;
 
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "rmcp"))]
 pub(crate) use bound::bounded;
 pub(crate) use bound::{bounded_map, json_size};
 pub(crate) use depth::to_value_within_depth;
