@@ -498,6 +498,142 @@ fn a_full_server_makes_room_for_a_new_client_address_however_busy_the_others_kee
 }
 
 #[test]
+fn sessions_kept_open_by_pings_alone_give_their_slot_to_a_new_address() {
+    let server = Server::start(&["--max-sessions", "2", "--session-idle", "1s"]);
+    let held: Vec<(&str, String)> = ["127.0.0.2", "127.0.0.3"]
+        .into_iter()
+        .map(|local| (local, server.open_session_from(local)))
+        .collect();
+    let ping = |(local, session): &(&str, String)| {
+        server.post_from(local, &[("Mcp-Session-Id", session)], PING.as_bytes())
+    };
+    // Each address's only session, just used: no room for a new address.
+    let refused = server.post_from("127.0.0.4", &[], INITIALIZE.as_bytes());
+    assert_eq!(refused.status, 503, "{refused:?}");
+
+    // Pings keep both sessions open past `--session-idle`, without using them.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(2200) {
+        for session in &held {
+            let pong = ping(session);
+            assert_eq!(pong.status, 200, "pings keep it open: {pong:?}");
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let newcomer = server.open_session_from("127.0.0.4");
+    assert_eq!(
+        ping(&held[0]).status,
+        404,
+        "the session idle the longest gave its slot"
+    );
+    assert_eq!(ping(&held[1]).status, 200);
+    assert_eq!(ping(&("127.0.0.4", newcomer)).status, 200);
+}
+
+/// A `refund_order` call with an idempotency key.
+fn keyed_refund(key: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"refund_order","arguments":{{"order_id":"ORD-1001"}},"idempotencyKey":"{key}"}}}}"#
+    )
+}
+
+/// The refund id (`RF-N`) an answer to `refund_order` names.
+fn refund_id(reply: &Reply) -> &str {
+    let at = reply
+        .body
+        .find("RF-")
+        .unwrap_or_else(|| panic!("no refund: {reply:?}"));
+    let digits = reply.body[at + 3..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(reply.body.len() - at - 3);
+    &reply.body[at..at + 3 + digits]
+}
+
+#[test]
+fn a_client_holding_more_gives_up_the_session_it_pings_not_the_one_it_works_in() {
+    let server = Server::start(&["--max-sessions", "3", "--max-sessions-per-client", "3"]);
+    let pinged = server.open_session_from("127.0.0.2");
+    let working = server.open_session_from("127.0.0.2");
+    let _other = server.open_session_from("127.0.0.3");
+    let in_session = |session: &str, body: &str| {
+        server.post_from("127.0.0.2", &[("Mcp-Session-Id", session)], body.as_bytes())
+    };
+    let refund = in_session(&working, &keyed_refund("refund-1"));
+    assert_eq!(refund.status, 200, "{refund:?}");
+    let first = refund_id(&refund).to_owned();
+    // The other session is kept open with pings after the refund.
+    for _ in 0..3 {
+        let pong = in_session(&pinged, PING);
+        assert_eq!(pong.status, 200, "{pong:?}");
+    }
+
+    // A new address: the client holding two sessions gives one up, the one it only pings.
+    let _newcomer = server.open_session_from("127.0.0.4");
+    let gone = in_session(&pinged, PING);
+    assert_eq!(
+        gone.status, 404,
+        "the pinged session gave its slot: {gone:?}"
+    );
+    let retried = in_session(&working, &keyed_refund("refund-1"));
+    assert_eq!(
+        retried.status, 200,
+        "the working session stays: {retried:?}"
+    );
+    assert_eq!(refund_id(&retried), first, "replayed, not refunded twice");
+}
+
+#[test]
+fn a_session_answering_a_request_is_not_ended_to_make_room() {
+    let server = Server::start(&[
+        "--max-sessions",
+        "3",
+        "--max-sessions-per-client",
+        "3",
+        "--fault",
+        "lose_response:1",
+        "--lose-response-delay",
+        "1500ms",
+    ]);
+    let busy = server.open_session_from("127.0.0.2");
+    let used = server.open_session_from("127.0.0.2");
+    let _other = server.open_session_from("127.0.0.3");
+    // A refund whose answer is held back, then a call in the other session: the session
+    // answering the refund is the one whose last request is the oldest.
+    let mut refund = server.connect_from("127.0.0.2");
+    refund
+        .write_all(&server.head(
+            "POST",
+            &[("Mcp-Session-Id", &busy)],
+            keyed_refund("refund-2").len(),
+        ))
+        .unwrap();
+    refund
+        .write_all(keyed_refund("refund-2").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let listed = server.post_from(
+        "127.0.0.2",
+        &[("Mcp-Session-Id", &used)],
+        TOOLS_LIST.as_bytes(),
+    );
+    assert_eq!(listed.status, 200, "{listed:?}");
+
+    let _newcomer = server.open_session_from("127.0.0.4");
+    let answered = Reply::read(refund);
+    assert_eq!(answered.status, 200, "{answered:?}");
+    let first = refund_id(&answered).to_owned();
+    let retried = server.post_from(
+        "127.0.0.2",
+        &[("Mcp-Session-Id", &busy)],
+        keyed_refund("refund-2").as_bytes(),
+    );
+    assert_eq!(retried.status, 200, "the busy session stays: {retried:?}");
+    assert_eq!(refund_id(&retried), first, "replayed, not refunded twice");
+    let gone = server.post_from("127.0.0.2", &[("Mcp-Session-Id", &used)], PING.as_bytes());
+    assert_eq!(gone.status, 404, "the idle one gave its slot: {gone:?}");
+}
+
+#[test]
 fn a_connection_beyond_max_connections_waits_until_one_closes() {
     let server = Server::start(&["--max-connections", "2"]);
     let mut idle = vec![server.connect(), server.connect()];

@@ -12,6 +12,7 @@ use crate::classify::Classification;
 use crate::failure::ToolFailure;
 use crate::failure::request::request_options;
 use crate::failure::tool_error::ToolError;
+use crate::mask;
 
 /// Every [`ToolError`]. The generated `From<T> for ToolFailure` converts through it, so when
 /// `T` derives `ToolError` without being a `std::error::Error` (the supertrait), that
@@ -36,6 +37,18 @@ pub fn tool_failure<T: DerivedToolError + ?Sized>(error: &T) -> ToolFailure {
         Some(options) => error.to_failure_with(&options),
         None => error.to_failure(),
     }
+}
+
+/// The message of a variant classified at run time that has no `#[message]` and is not
+/// `#[expose]`d: the generic sentence of the category the failure takes, never its `Display`
+/// (logged under the correlation id instead).
+pub fn classified_message<E: ToolError + ?Sized>(error: &E) -> String {
+    let category = error
+        .classification()
+        .map(|classification| classification.category())
+        .or_else(|| error.descriptor().category())
+        .unwrap_or(Category::Internal);
+    mask::generic_message(category).to_owned()
 }
 
 /// What the function of `#[classify(with = path)]` returned, as a classification.

@@ -243,8 +243,8 @@ pub use mcp_errors_derive::ToolError;
 pub mod __private {
     pub use crate::derive_support::{
         ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
-        ShownField, ShownToolError, ShownValue, Var, classify_with, detail, detail_value, details,
-        display_string, format_string, shown_to_the_model, tool_failure,
+        ShownField, ShownToolError, ShownValue, Var, classified_message, classify_with, detail,
+        detail_value, details, display_string, format_string, shown_to_the_model, tool_failure,
     };
     #[cfg(feature = "rmcp")]
     pub use crate::rmcp::into_call_tool_response;

@@ -7,10 +7,12 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::category::Category;
+
 mod bound;
 mod depth;
 
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "rmcp"))]
 pub(crate) use bound::bounded;
 pub(crate) use bound::{bounded_map, json_size};
 pub(crate) use depth::to_value_within_depth;
@@ -18,6 +20,37 @@ pub(crate) use depth::to_value_within_depth;
 /// The message a masked error shows in place of its own.
 pub(crate) const MASKED_MESSAGE: &str =
     "internal error; the details were logged under the correlation id";
+
+/// What a variant classified at run time whose text is not `#[expose]`d shows in place of its
+/// `Display` when it has no `#[message]`: the category's sentence, which names no value of the
+/// failure (the `Display` of a driver's error may name a table, a constraint or a path).
+pub(crate) const fn generic_message(category: Category) -> &'static str {
+    match category {
+        Category::Validation => {
+            "the input was refused; the details were logged under the correlation id"
+        }
+        Category::NotFound => {
+            "what the input names was not found; the details were logged under the correlation id"
+        }
+        Category::Conflict => {
+            "the request conflicts with the current state; the details were logged under the correlation id"
+        }
+        Category::Business => {
+            "a business rule refused the request; the details were logged under the correlation id"
+        }
+        Category::Permission => {
+            "the caller may not do this; the details were logged under the correlation id"
+        }
+        Category::Unauthenticated => {
+            "the credentials are missing or expired; the details were logged under the correlation id"
+        }
+        Category::RateLimited => {
+            "too many requests; the details were logged under the correlation id"
+        }
+        Category::Transient => "a passing fault; the details were logged under the correlation id",
+        Category::Internal => MASKED_MESSAGE,
+    }
+}
 
 /// The longest `message` emitted, in characters; a longer one keeps its start and its end
 /// around `…`.

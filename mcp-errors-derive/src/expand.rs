@@ -167,6 +167,20 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
             let body = format_tokens(variant, template, lit);
             Some(quote!(#pattern => #body,))
         });
+    // A variant classified at run time shows the model its `#[message]`, or its category's
+    // sentence: the `Display` holds the classifying value's own text, which only
+    // `#[expose]` shows.
+    let classified_message_arms = input
+        .variants
+        .iter()
+        .zip(resolved)
+        .filter(|(variant, r)| {
+            r.mapped().is_some_and(Mapped::hides_display) && variant.attrs.message.is_none()
+        })
+        .map(|(variant, _)| {
+            let pattern = pattern(variant, &[]);
+            quote!(#pattern => __mcp_errors_core::__private::classified_message(self),)
+        });
     let shown_arms: Vec<TokenStream> = input
         .variants
         .iter()
@@ -305,6 +319,7 @@ fn expand(input: &Input, resolved: &[Resolved], core: &TokenStream) -> TokenStre
                     match self {
                         #(#forward_message)*
                         #(#message_arms)*
+                        #(#classified_message_arms)*
                         _ => __mcp_errors_core::__private::display_string(self),
                     }
                 }

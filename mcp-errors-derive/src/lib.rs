@@ -520,9 +520,14 @@ use syn::{DeriveInput, parse_macro_input};
 ///   time (`runtimeCategories`) and this one as `defaultCategory`, and states `retryable` and
 ///   `masked` only when they do not depend on the run-time category.
 /// - Masking follows the category chosen at run time: an `internal` outcome is masked, any
-///   other shown. The variant's `Display` is checked for both readers, so no `#[sensitive]`
-///   field may show in it.
-/// - `#[retryable]`, `#[mask]` and `#[expose]` written on the variant win over the value.
+///   other shown. Shown, the failure never shows the value's own text (a driver's error names
+///   tables, constraints, paths): the model reads the variant's `#[message]`, or without one
+///   the category's sentence (`what the input names was not found; the details were logged
+///   under the correlation id`), with the code, the hint, the details and a correlation id.
+///   The `Display` goes to the log under that id (the `mcp_errors::masked` event), so it is
+///   checked for that reader: no `#[sensitive]` field may show in it.
+/// - `#[retryable]`, `#[mask]` and `#[expose]` written on the variant win over the value;
+///   `#[expose]` also shows the model the `Display`.
 /// - A `#[retry_after]` field gives the wait when the value makes the failure retryable and
 ///   gives none itself (a `reqwest::Error` keeps the status, not the `Retry-After` header).
 /// - One field per variant, on an execution-error variant only.
@@ -589,15 +594,18 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// thiserror's `#[error(...)]` must not show it where `Display` goes:
 ///
-/// - when the model reads `Display` (not masked, no `#[message]`), `#[error("...")]` must not
+/// - when the model reads `Display` (not masked, no `#[message]`, and not classified at run
+///   time unless `#[expose]`d), `#[error("...")]` must not
 ///   interpolate it, and must be a format string the derive can read: not
 ///   `#[error(transparent)]`, not one with explicit arguments, not a hand-written `Display`;
-/// - when the variant is masked, its `Display` is logged, and `#[error("...")]` must not
+/// - when the variant is masked, or classified at run time without `#[mask]` or `#[expose]`,
+///   its `Display` is logged, and `#[error("...")]` must not
 ///   interpolate it either, nor `#[error(transparent)]` show it. A `Display` the derive cannot
 ///   read (explicit arguments, a hand-written `Display`) is not checked there: the log is for
 ///   operators, and what it shows is up to that `Display`.
 ///
-/// An unmasked variant with `#[message]` sends nothing of its `Display` and logs nothing, so its
+/// An unmasked variant with `#[message]`, not classified at run time, sends nothing of its
+/// `Display` and logs nothing, so its
 /// `Display` may show the field ([sensitive_field_on_masked_variant]).
 ///
 /// Another error's text that shows this one with `{0}` shows its `Display`. A text the model

@@ -56,6 +56,14 @@ pub struct Mapped {
     pub shown_to_model: Vec<usize>,
 }
 
+impl Mapped {
+    /// Whether the model never reads the variant's `Display`: a variant classified at run time
+    /// without `#[mask]` or `#[expose]` shows its `#[message]` or its category's sentence.
+    pub fn hides_display(&self) -> bool {
+        self.classify.is_some() && self.masked.is_none()
+    }
+}
+
 /// The `#[retry_after]` field of a variant.
 pub struct RetryAfter {
     /// Index into the variant's fields.
@@ -159,7 +167,9 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         .as_ref()
         .and_then(|lit| valid::check_template(variant, lit, HINT, errors));
     let retry_after = resolve_retry_after(variant, retryable, channel, classify.is_some(), errors);
-    // A variant classified at run time is masked or shown as its value says, unless written.
+    // A variant classified at run time is masked or shown as its value says, unless written;
+    // shown, it shows its `#[message]` (or its category's sentence), never its `Display`,
+    // which is logged.
     let (maybe_masked, maybe_shown) = match masked {
         Some(masked) => (masked, !masked),
         None if classify.is_some() => (true, true),
@@ -168,10 +178,11 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
             (masked, !masked)
         }
     };
+    let display_shown = maybe_shown && !(classify.is_some() && masked.is_none());
     if maybe_masked {
         valid::check_display_hides_sensitive(variant, DisplayReader::Log, errors);
     }
-    if maybe_shown && variant.attrs.message.is_none() {
+    if display_shown && variant.attrs.message.is_none() {
         valid::check_display_hides_sensitive(variant, DisplayReader::Model, errors);
     }
     if let Channel::Protocol(_) = channel {
@@ -181,7 +192,7 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
         .filter(|&i| variant.fields[i].attrs.detail.is_some())
         .collect();
     let shown_to_model = if maybe_shown {
-        shown_to_model(variant, message.as_ref(), hint.as_ref())
+        shown_to_model(variant, message.as_ref(), hint.as_ref(), display_shown)
     } else {
         Vec::new()
     };
@@ -201,12 +212,13 @@ fn resolve_variant(input: &Input, variant: &Variant, errors: &mut Errors) -> Res
 }
 
 /// The fields the model reads of an unmasked variant: those that `#[message]` (or `Display`
-/// without one) and `#[hint]` show, the fields `Display` shows for a `{self}` and every field
+/// without one, when `display_shown`) and `#[hint]` show, the fields `Display` shows for a `{self}` and every field
 /// for a `{self:?}`. Widths and precisions are `usize`s, not shown values.
 fn shown_to_model(
     variant: &Variant,
     message: Option<&Template>,
     hint: Option<&Template>,
+    display_shown: bool,
 ) -> Vec<usize> {
     let display = match variant.attrs.display() {
         Some(Display::Format(lit)) => Template::parse(&lit).ok(),
@@ -233,7 +245,7 @@ fn shown_to_model(
         // A `#[message]` that failed its checks was reported.
         None => return Vec::new(),
     };
-    let mut shown = if read.is_none() {
+    let mut shown = if read.is_none() && display_shown {
         display_fields()
     } else {
         Vec::new()

@@ -9,6 +9,7 @@ use http::StatusCode;
 use mcp_errors_core::{
     Category, Classification, Classify, ErrorPayload, FailureOptions, ToolError, ToolFailure,
 };
+use mcp_errors_tests::capture::Captured;
 use mcp_errors_tests::schema;
 
 #[derive(Debug, thiserror::Error, ToolError)]
@@ -40,6 +41,15 @@ enum FileError {
     #[retryable(false)]
     #[expose]
     Lock {
+        name: String,
+        #[classify]
+        source: io::Error,
+    },
+    /// A message of its own is what the model reads when the category shows one.
+    #[error("cannot save the draft {name}: {source}")]
+    #[message("the draft {name} changed since it was read")]
+    #[code("DRAFT_NOT_SAVED")]
+    Draft {
         name: String,
         #[classify]
         source: io::Error,
@@ -117,10 +127,10 @@ fn the_kind_of_an_io_error_picks_the_category_and_the_retry_advice() {
     );
     assert_eq!(missing.code, "READ_FAILED");
     assert_eq!(missing.hint.as_deref(), Some("check the path"));
-    assert!(
-        missing.message.contains("/srv/ledger/2026.csv"),
-        "{}",
-        missing.message
+    assert_eq!(
+        missing.message,
+        "what the input names was not found; the details were logged under the correlation id",
+        "the category's sentence, not the `Display`"
     );
 
     let denied = payload(&read(io::ErrorKind::PermissionDenied));
@@ -162,6 +172,51 @@ fn an_internal_outcome_is_masked_and_leaks_nothing() {
 }
 
 #[test]
+fn a_shown_category_keeps_the_values_text_in_the_log_under_the_correlation_id() {
+    let captured = Captured::default();
+    let subscriber = || {
+        let writer = captured.clone();
+        tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish()
+    };
+    let errors = [
+        read(io::ErrorKind::NotFound),
+        read(io::ErrorKind::PermissionDenied),
+        FileError::Draft {
+            name: "q3".into(),
+            source: io::Error::new(io::ErrorKind::AlreadyExists, "secret-inode 4244"),
+        },
+    ];
+    for error in errors {
+        let failure = tracing::subscriber::with_default(subscriber(), || error.to_failure());
+        let result = failure.as_execution().expect("an execution error");
+        let payload = result.error_payload().unwrap();
+        assert_ne!(payload.category, Category::Internal);
+        let wire = serde_json::to_string(&failure).unwrap();
+        assert!(!wire.contains("secret-inode"), "{wire}");
+        assert!(!wire.contains("cannot "), "no `Display`: {wire}");
+        let id = payload.correlation_id.clone().expect("a correlation id");
+        let text = result.content[0].as_text().unwrap();
+        assert!(text.contains(&id), "the model can report it: {text}");
+        let log = captured.text();
+        let line = log
+            .lines()
+            .find(|line| line.contains(&id) && line.contains("secret-inode"))
+            .unwrap_or_else(|| panic!("the `Display` under {id}: {log}"));
+        assert!(line.contains(&error.to_string()), "{line}");
+    }
+    let draft = FileError::Draft {
+        name: "q3".into(),
+        source: io::ErrorKind::AlreadyExists.into(),
+    };
+    let draft = payload(&draft);
+    assert_eq!(draft.category, Category::Conflict);
+    assert_eq!(draft.message, "the draft q3 changed since it was read");
+}
+
+#[test]
 fn what_the_value_does_not_say_takes_the_declared_category() {
     let write = |kind| FileError::Write {
         path: "out.csv".into(),
@@ -190,12 +245,18 @@ fn the_classifiers_wait_comes_before_the_fields() {
         (warming.category, warming.retry_after_ms),
         (Category::Transient, Some(3000))
     );
-    // A value classified as retryable shows what the masked `internal` default would hide.
-    assert!(warming.message.contains("Warming"), "{}", warming.message);
+    // Shown, the failure still reads as its category, not as the value's `Debug`.
+    assert!(!warming.message.contains("Warming"), "{}", warming.message);
+    assert!(
+        warming.message.starts_with("a passing fault"),
+        "{}",
+        warming.message
+    );
 }
 
 #[test]
 fn written_retry_advice_and_masking_win_over_the_value() {
+    // `#[expose]` shows the `Display`, the value's text in it.
     let lock = FileError::Lock {
         name: "ledger".into(),
         source: io::Error::other("disk on fire"),

@@ -59,6 +59,7 @@ pub enum ReportError {
     /// The cache could not be read: the kind of the `io::Error` decides (a folder named
     /// instead of a report is `validation`, a full disk `internal` and masked).
     #[error("cannot read the cached report {name}: {source}")]
+    #[message("cannot read the cached report {name}")]
     #[code("CACHE_UNREADABLE")]
     #[hint("name a report, not a folder of the cache")]
     CacheUnreadable {

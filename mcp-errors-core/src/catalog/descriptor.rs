@@ -278,6 +278,14 @@ impl ErrorDescriptor {
         self.masked
     }
 
+    /// Whether a failure of this code keeps its `Display` out of what the model reads and logs
+    /// it under a correlation id, shown or masked: a variant classified at run time whose
+    /// masking is not written on it. The text of the value that classifies it (a driver's
+    /// error) names what the server keeps to itself, whatever category the value picks.
+    pub(crate) const fn hides_display(&self) -> bool {
+        self.runtime.is_some() && !self.masked_set
+    }
+
     /// The category of an execution-error variant; for one classified at run time, the declared
     /// default (the catalog's `defaultCategory`), and
     /// [`runtime_categories`](Self::runtime_categories) lists the others.

@@ -33,11 +33,14 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
         .and_then(|c| c.retry_after())
         .or_else(|| error.retry_after());
     let channel = channel(descriptor, options);
-    // The correlation id: the one of the options; for a masked error without one, a fresh
-    // one, under which its full text is logged.
+    // A masked error, and one classified at run time that shows a text of its own or its
+    // category's, logs its full text under the correlation id.
+    let logged = descriptor.is_masked() || descriptor.hides_display();
+    // The correlation id: the one of the options; for a logged error without one, a fresh
+    // one.
     let correlation_id = match options.correlation_id() {
         Some(id) => Some(id.to_owned()),
-        None => descriptor.is_masked().then(mask::new_correlation_id),
+        None => logged.then(mask::new_correlation_id),
     };
     // The draft entry always names a correlation id: a fresh one, recorded in the failure
     // event, when the payload has none.
@@ -49,7 +52,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
         ),
         _ => None,
     };
-    if let Some(id) = correlation_id.as_deref().filter(|_| descriptor.is_masked()) {
+    if let Some(id) = correlation_id.as_deref().filter(|_| logged) {
         events::masked(error, descriptor, options, id);
     }
     events::failure(
@@ -72,7 +75,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
                     correlation_id.clone(),
                     limits,
                 );
-                let result = execution_result(payload, options, draft_id.clone(), masked);
+                let result = execution_result(payload, options, draft_id.clone(), logged);
                 (result, sizes)
             }))
         }
@@ -333,11 +336,11 @@ fn execution_result(
     mut payload: ErrorPayload,
     options: &FailureOptions,
     draft_id: Option<String>,
-    masked: bool,
+    logged: bool,
 ) -> CallToolResult {
-    // The text names the correlation id only when the error is masked: the model then needs
-    // it to report the failure. The payload always carries it.
-    let text = if masked {
+    // The text names the correlation id only when the error's full text was logged under it:
+    // the model then needs it to report the failure. The payload always carries it.
+    let text = if logged {
         payload.to_text()
     } else {
         let id = payload.correlation_id.take();

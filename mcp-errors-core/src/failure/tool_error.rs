@@ -111,7 +111,10 @@ pub trait ToolError: Error {
     /// When there is one, it decides the category of an execution-error variant, its
     /// retryability and its wait (before the `#[retry_after]` field's), and whether it is
     /// masked (an `internal` failure is); a `#[retryable]`, `#[mask]` or `#[expose]` written
-    /// on the variant still wins. Protocol variants ignore it.
+    /// on the variant still wins. Protocol variants ignore it. A failure of a variant
+    /// classified at run time without `#[mask]` or `#[expose]` is logged as a masked one is,
+    /// under a correlation id its text names, and the derive's [`message`](Self::message)
+    /// for it is its `#[message]` or its category's sentence, never its `Display`.
     fn classification(&self) -> Option<Classification> {
         None
     }
@@ -129,7 +132,8 @@ pub trait ToolError: Error {
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
     /// `channel` (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client`,
     /// so a subscriber can count failures per code and derive failure and retry rates. A
-    /// masked error also emits its full text (target `mcp_errors::masked`, level ERROR) with
+    /// masked error, and one of a variant classified at run time whose text is not
+    /// `#[expose]`d, also emits its full text (target `mcp_errors::masked`, level ERROR) with
     /// `correlation_id`, `code`, `variant` and `tool`: `error` (its `Display`) and `sources`
     /// (the source chain, joined by `: `), each escaped to one line: line breaks, control
     /// characters such as the escape that starts an ANSI sequence, and invisible or

@@ -37,7 +37,7 @@ pub(crate) fn bounded_map(details: &Map<String, Value>, max_bytes: usize) -> Map
 }
 
 /// [`bounded_map`] for any JSON value.
-#[cfg(any(test, feature = "client"))]
+#[cfg(any(test, feature = "client", feature = "rmcp"))]
 pub(crate) fn bounded(value: &Value, max_bytes: usize) -> Value {
     Walk { left: max_bytes }.value(value, 1)
 }

@@ -92,6 +92,7 @@ use crate::wire::{
 mod arguments;
 #[cfg(feature = "client")]
 mod client;
+mod error_data;
 mod json;
 mod panic;
 pub(crate) mod scope;

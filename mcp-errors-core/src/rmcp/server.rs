@@ -28,6 +28,7 @@ use ::rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
 
 use super::arguments::ArgumentError;
+use super::error_data;
 use super::panic::{ToolPanicked, catch_panic};
 use super::task::{AnswerFn, Tasks, TasksRequired, client_declares_tasks};
 use super::task_store::TaskStore;
@@ -787,6 +788,8 @@ async fn answer_call<S: ServerHandler>(
                 .into_rmcp()
                 .map(CallToolResponse::from)
         }
+        // rmcp's own error, written by the tool: held to the bounds of ours.
+        Ok(Err(error)) => Err(error_data::bounded(error, options.max_bytes())),
         Ok(other) => other,
         Err(panicked) => panicked
             .to_failure_with(&options)

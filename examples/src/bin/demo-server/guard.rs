@@ -1,6 +1,9 @@
 //! What a request to the `--http` server meets before rmcp sees it: its body's size and time,
-//! the session caps and the stream cap.
+//! the session caps and the stream cap; and what the session cap knows of each session: its
+//! client, when it last did more than ping, and whether it has a request in flight.
 
+use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::pin::Pin;
@@ -10,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{Method, StatusCode, header, request};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body::{Frame, SizeHint};
@@ -19,7 +22,7 @@ use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use crate::connections::{Client, Counts, Held, lock};
+use crate::connections::{Client, Counts, lock};
 use crate::{CLIENT_FULL_RETRY_AFTER_SECS, HttpLimits, SESSIONS_FULL_RETRY_AFTER_SECS};
 
 /// The limits that a request meets before rmcp sees it: its body read whole in time, then, for
@@ -35,6 +38,7 @@ pub(crate) struct RequestGuard {
     max_sessions: usize,
     max_sessions_per_client: usize,
     max_streams_per_session: usize,
+    session_idle: Duration,
 }
 
 /// The requests that may be opening a session right now, and the sessions clients opened.
@@ -49,8 +53,11 @@ struct Opening {
 /// A session a client opened.
 struct Opened {
     client: IpAddr,
-    /// When a request of the session last arrived or was answered.
-    last_seen: Instant,
+    /// When a request of the session other than a ping last arrived or was answered: pings
+    /// and SSE streams keep a session open in rmcp, but do not make it in use.
+    last_active: Instant,
+    /// The POSTs of the session being answered (until their response body ends).
+    in_flight: usize,
 }
 
 impl Opening {
@@ -58,30 +65,75 @@ impl Opening {
         self.opened.values().filter(|s| s.client == client).count()
     }
 
-    /// When the server is full, the session that makes room for a client holding `of_client`:
-    /// the longest idle of the client holding the most, if that one holds at least two more
-    /// (so that two clients never take a slot back and forth).
-    fn to_evict_for(&self, of_client: usize) -> Option<Arc<str>> {
+    /// When the server is full, the session that makes room for a client holding `of_client`,
+    /// never one with a request in flight: the longest idle of those that have done nothing but
+    /// ping for `idle_after`; else the longest idle of the client holding the most, if that one
+    /// holds at least two more (so it is never a client's only session, and two clients never
+    /// take a slot back and forth).
+    fn to_evict_for(&self, of_client: usize, idle_after: Duration) -> Option<Arc<str>> {
+        let now = Instant::now();
+        let free = || self.opened.iter().filter(|(_, s)| s.in_flight == 0);
+        let stale = free()
+            .filter(|(_, s)| now.duration_since(s.last_active) >= idle_after)
+            .min_by_key(|(_, s)| s.last_active);
+        if let Some((id, _)) = stale {
+            return Some(id.clone());
+        }
         let mut held: HashMap<IpAddr, usize> = HashMap::new();
         for session in self.opened.values() {
             *held.entry(session.client).or_default() += 1;
         }
-        let most = held.values().copied().max()?;
-        if most < of_client + 2 {
-            return None;
-        }
-        self.opened
-            .iter()
-            .filter(|(_, session)| held[&session.client] == most)
-            .min_by_key(|(_, session)| session.last_seen)
+        free()
+            .filter(|(_, s)| held[&s.client] >= of_client + 2)
+            .min_by_key(|(_, s)| (Reverse(held[&s.client]), s.last_active))
             .map(|(id, _)| id.clone())
     }
+}
 
-    fn seen(&mut self, session: &str) {
-        if let Some(opened) = self.opened.get_mut(session) {
-            opened.last_seen = Instant::now();
+/// A POST of a session, counted in flight until its response body ends; one that is not a
+/// lone ping makes the session active when it arrives and when it ends.
+struct InFlight {
+    opening: Arc<Mutex<Opening>>,
+    session: Arc<str>,
+    active: bool,
+}
+
+impl InFlight {
+    fn start(opening: &Arc<Mutex<Opening>>, session: &str, active: bool) -> Self {
+        let session: Arc<str> = Arc::from(session);
+        if let Some(opened) = lock(opening).opened.get_mut(&session) {
+            opened.in_flight += 1;
+            if active {
+                opened.last_active = Instant::now();
+            }
+        }
+        InFlight {
+            opening: opening.clone(),
+            session,
+            active,
         }
     }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(opened) = lock(&self.opening).opened.get_mut(&self.session) {
+            opened.in_flight = opened.in_flight.saturating_sub(1);
+            if self.active {
+                opened.last_active = Instant::now();
+            }
+        }
+    }
+}
+
+/// Whether a request body is one JSON-RPC `ping`, which keeps a session open without using it.
+fn is_ping(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Message<'_>>(body).is_ok_and(|m| m.method.as_deref() == Some("ping"))
 }
 
 /// A request that may open a session, counted until its response is ready; by then rmcp
@@ -122,16 +174,17 @@ impl RequestGuard {
             max_sessions: limits.max_sessions,
             max_sessions_per_client: limits.max_sessions_per_client,
             max_streams_per_session: limits.max_streams_per_session,
+            session_idle: limits.session_idle,
         }
     }
 
-    /// The request with its body read whole, or the response that refuses it: 408 when the
-    /// body takes longer than `body_timeout`, 413 when it is over `max_body_bytes`.
-    async fn read_body(&self, request: Request) -> Result<Request, Response> {
+    /// The request's head and its body read whole, or the response that refuses it: 408 when
+    /// the body takes longer than `body_timeout`, 413 when it is over `max_body_bytes`.
+    async fn read_body(&self, request: Request) -> Result<(request::Parts, Bytes), Response> {
         let (parts, body) = request.into_parts();
         let read = Limited::new(body, self.max_body_bytes).collect();
         match tokio::time::timeout(self.body_timeout, read).await {
-            Ok(Ok(body)) => Ok(Request::from_parts(parts, Body::from(body.to_bytes()))),
+            Ok(Ok(body)) => Ok((parts, body.to_bytes())),
             Ok(Err(error)) if error.is::<LengthLimitError>() => Err((
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
@@ -172,7 +225,7 @@ impl RequestGuard {
                 .unwrap_or(0);
         let full = open.len() + opening.requests >= self.max_sessions;
         let evicted = if full {
-            let id = opening.to_evict_for(of_client);
+            let id = opening.to_evict_for(of_client, self.session_idle);
             Some(id.ok_or(SessionsFull::Server)?)
         } else {
             None
@@ -231,7 +284,8 @@ impl RequestGuard {
         {
             let opened = Opened {
                 client,
-                last_seen: Instant::now(),
+                last_active: Instant::now(),
+                in_flight: 0,
             };
             lock(&self.opening).opened.insert(id.into(), opened);
         }
@@ -257,7 +311,7 @@ impl RequestGuard {
         };
         next.run(request)
             .await
-            .map(|body| Body::new(HoldingBody { body, _slot: slot }))
+            .map(|body| Body::new(HoldingBody { body, _held: slot }))
     }
 }
 
@@ -280,37 +334,41 @@ pub(crate) async fn guard_request(
         .extensions()
         .get::<Client>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |client| client.0);
-    let request = match guard.read_body(request).await {
-        Ok(request) => request,
+    let (parts, body) = match guard.read_body(request).await {
+        Ok(read) => read,
         Err(refused) => return refused,
     };
+    let active = !is_ping(&body);
+    let request = Request::from_parts(parts, Body::from(body));
     let session = request
         .headers()
         .get(HEADER_SESSION_ID)
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
-    if let Some(session) = &session {
-        lock(&guard.opening).seen(session);
-    }
-    let response = match (request.method(), &session) {
+    match (request.method(), &session) {
         // Only a POST without a session id can open a session (an initialize).
-        (&Method::POST, None) => return guard.open_session(client, request, next).await,
+        (&Method::POST, None) => guard.open_session(client, request, next).await,
         (&Method::GET, Some(session)) => guard.open_stream(session, request, next).await,
+        (&Method::POST, Some(session)) => {
+            let in_flight = InFlight::start(&guard.opening, session, active);
+            next.run(request).await.map(|body| {
+                Body::new(HoldingBody {
+                    body,
+                    _held: in_flight,
+                })
+            })
+        }
         _ => next.run(request).await,
-    };
-    if let Some(session) = &session {
-        lock(&guard.opening).seen(session);
     }
-    response
 }
 
-/// A response body that holds `_slot` for as long as hyper holds the body.
-struct HoldingBody {
+/// A response body that holds `_held` for as long as hyper holds the body.
+struct HoldingBody<T> {
     body: Body,
-    _slot: Held<Arc<str>>,
+    _held: T,
 }
 
-impl http_body::Body for HoldingBody {
+impl<T: Send + Unpin + 'static> http_body::Body for HoldingBody<T> {
     type Data = Bytes;
     type Error = axum::Error;
 

@@ -56,12 +56,17 @@
 //! - A request whose body has not arrived whole within `--body-timeout` (10 s) gets 408 and
 //!   its connection is closed. The body is read before a request counts against any limit
 //!   below, so a slow body holds its connection and nothing else.
-//! - At most `--max-sessions` (100) sessions. When they are all open, an `initialize` from a
-//!   client address holding at least two fewer sessions than the address holding the most
-//!   ends that address's longest idle session (the one whose last request is the oldest) and
-//!   takes its slot; any other gets 503 with `Retry-After`. So a few addresses keeping their
-//!   sessions alive cannot lock a new client out. A session idle for `--session-idle`
-//!   (5 min) ends, and its slot is free.
+//! - At most `--max-sessions` (100) sessions. When they are all open, an `initialize` takes
+//!   the slot of a session with no request in flight: the longest idle of those that have sent
+//!   nothing but pings for `--session-idle`; else the longest idle session of the client
+//!   address holding the most, if that address holds at least two more sessions than the
+//!   initializing one (so never an address's only session). Any other gets 503 with
+//!   `Retry-After`. Idle counts from the last request that is not a ping: pings and SSE
+//!   streams keep a session open, but do not make it in use. So addresses keeping sessions
+//!   alive with pings lock a new client out for `--session-idle` at most, a client that holds
+//!   more sessions gives up the one it uses least, and a session answering a request (a refund
+//!   whose answer is on its way) is never ended under it. A session that sends nothing, pings
+//!   included, for `--session-idle` (5 min) ends, and its slot is free.
 //! - At most `--max-sessions-per-client` (25) of them opened from one client address; an
 //!   `initialize` beyond them gets 429 with `Retry-After`, so one client cannot take every
 //!   session.
@@ -125,8 +130,9 @@ HTTP OPTIONS (DUR: a number with ms, s or m, e.g. 250ms, 10s, 5m; a client is an
   --header-timeout DUR    close a connection whose request headers take longer (default 10s)
   --body-timeout DUR      answer 408 and close when a request body takes longer (default 10s)
   --max-sessions N        keep at most N open sessions (default 100); beyond them an initialize ends
-                          the longest idle session of the client holding the most if that client holds
-                          two more than the initializing one, else gets 503
+                          a session with no request in flight: one that has only pinged for
+                          --session-idle, else the longest idle one of the client holding the most if
+                          that client holds two more than the initializing one; else it gets 503
   --max-sessions-per-client N
                           answer 429 to an initialize beyond N open sessions of its client (default 25)
   --session-idle DUR      end a session after this long without a message (default 5m)
@@ -151,8 +157,8 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// A local demo serves a handful of clients; 100 leaves room for test suites running side by
 /// side while bounding the worker tasks, channels and handler clones that sessions hold. A
-/// new client address still gets a session at the cap, in place of the longest idle session
-/// of the address holding the most.
+/// new client address still gets a session at the cap, in place of a session that only pings,
+/// or of the longest idle session of the address holding the most.
 const MAX_SESSIONS: usize = 100;
 /// A quarter of the sessions: one client cannot take them all, and on loopback, where every
 /// client has the same address, four test suites side by side still fit.
