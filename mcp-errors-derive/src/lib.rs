@@ -73,7 +73,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     SeatTaken { #[detail] seat: String },
 ///
 ///     #[error("start_time is after end_time")]
-///     #[protocol(invalid_params)] // or #[protocol(-32602)]
+///     #[protocol(invalid_params)] // -32602; an isError validation result from MCP 2025-11-25 on
 ///     BadRange { #[detail] start: String, #[detail] end: String },
 ///
 ///     #[error("search index unavailable: {0}")]
@@ -193,6 +193,21 @@ use syn::{DeriveInput, parse_macro_input};
 ///   | `missing_required_client_capability` | -32021 | `MISSING_REQUIRED_CLIENT_CAPABILITY` |
 ///   | `unsupported_protocol_version` | -32022 | `UNSUPPORTED_PROTOCOL_VERSION` |
 ///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
+///
+///   What a client receives depends on the protocol version it negotiated, when an
+///   `rmcp::ErrorBoundary` serves the tool (a conversion without one sends the code as
+///   declared):
+///
+///   | declared | MCP 2025-06-18 and older | MCP 2025-11-25 and later |
+///   |---|---|---|
+///   | `invalid_params` (-32602) | the JSON-RPC error -32602 | an `isError` result of category `validation`, with the same code, message, hint and details, which the model reads and can correct its arguments from (MCP calls input validation errors tool execution errors) |
+///   | `resource_not_found` (-32002) | -32002 | -32002 up to 2025-11-25; -32602 from 2026-07-28, which no longer has it |
+///   | `url_elicitation_required` (-32042) | -32602 | -32042 on 2025-11-25; -32602 from 2026-07-28 |
+///   | any other | the code | the code |
+///
+///   `FailureOptions::with_invalid_params_as_execution` on the boundary's options chooses
+///   for every version. The `mcp_errors::failure` tracing event records the channel and code
+///   sent (`channel="execution"` for an `invalid_params` variant sent as a result).
 ///
 /// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
 /// - an application code: a negative integer outside the range `-32768..=-32000` that
