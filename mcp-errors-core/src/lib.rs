@@ -243,6 +243,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::classify::feature::{ClassifyHttp, ClassifyReqwest, ClassifySqlx};
     pub use crate::derive_support::{
         ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
         ShownField, ShownToolError, ShownValue, Var, classify_with, detail, detail_value, details,

@@ -23,6 +23,7 @@ mod codes;
 mod debug;
 mod expand;
 mod fallback;
+mod feature;
 mod fmt;
 mod generics;
 mod resolve;
@@ -954,9 +955,16 @@ use syn::{DeriveInput, parse_macro_input};
 /// - A `#[classify]` field's type implements `Classify` ([classify-field-without-classify]):
 ///   ``error[E0277]: `#[classify]` reads the failure's kind from the field through `Classify`,
 ///   which `TYPE` does not implement`` at the field's type, with the note ``implement
-///   `mcp_errors_core::Classify` for `TYPE`, or name a function from the field to a
-///   `Classification` or `Category` with `#[classify(with = path::to::function)]` ``. The
-///   function's answer is one ([classify-with-returns-no-classification]): ``the function of
+///   `mcp_errors_core::Classify` for `TYPE` if your crate defines it, or name a function from
+///   the field to a `Classification` or `Category` with `#[classify(with =
+///   path::to::function)]`; ...`` naming the features below. For a type the core implements it
+///   for behind a feature, read from the path as written (`sqlx::Error`, `reqwest::Error`,
+///   `http::StatusCode`, `reqwest::StatusCode`, `axum::http::StatusCode`, also inside
+///   `Option<...>`, `Box<...>` or a reference), the core built without that feature gives
+///   ([classify-sqlx-error-without-feature]) ``error[E0277]: `#[classify]` on a `sqlx::Error`
+///   field needs the feature `sqlx` of `mcp-errors-core` `` with the note ``enable it:
+///   `features = ["sqlx"]` on `mcp-errors-core` in Cargo.toml ...``: an impl of your own would
+///   be refused by the orphan rule (E0117). The function's answer is one ([classify-with-returns-no-classification]): ``the function of
 ///   `#[classify(with = ...)]` returns `TYPE`, which is no classification``.
 /// - One per variant ([classify-two-fields]): `` `V` has more than one `#[classify]` field: the
 ///   kind of the failure comes from one value; keep `#[classify]` on the field that knows it ``.
@@ -1099,6 +1107,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [classify-field-without-classify]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-field-without-classify.rs
+/// [classify-sqlx-error-without-feature]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-sqlx-error-without-feature.rs
 /// [classify-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-on-protocol-variant.rs
 /// [classify-two-fields]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-two-fields.rs
 /// [classify-with-returns-no-classification]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-with-returns-no-classification.rs
