@@ -346,7 +346,7 @@ fn duration(flag: &str, text: &str) -> Result<Duration, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    log_panics();
+    mcp_errors_examples::demo::log_panics();
     let options = match parse_args() {
         Ok(options) => options,
         Err(message) => {
@@ -456,27 +456,4 @@ async fn serve_http(
     };
     serve_connections(listener, router, limits.connections, shutdown).await;
     Ok(())
-}
-
-/// Sends each panic's message and location to the log (target `panic`) instead of printing
-/// them as the default hook does: `reserve_seat`'s panic message holds a password, which the
-/// client never sees, and the tour's terminal, which shows this server's stderr, must not
-/// show either. `ErrorBoundary`'s hook, installed at the first call, hands every panic on to
-/// this one, and logs a tool's panic under the request's correlation id too.
-fn log_panics() {
-    std::panic::set_hook(Box::new(|info| {
-        let payload = info.payload();
-        let text = match (
-            payload.downcast_ref::<&str>(),
-            payload.downcast_ref::<String>(),
-        ) {
-            (Some(text), _) => *text,
-            (_, Some(text)) => text.as_str(),
-            _ => "a payload that is not text",
-        };
-        let location = info
-            .location()
-            .map_or_else(String::new, ToString::to_string);
-        tracing::error!(target: "panic", panic = ?text, %location, "a thread panicked");
-    }));
 }
