@@ -11,3 +11,9 @@
 pub mod cases;
 pub mod demo;
 pub mod tour;
+
+/// The Rust examples of `docs/SERVER.md` (a server over Streamable HTTP, a panic hook),
+/// compiled and run as doctests here, where rmcp's Streamable HTTP server and axum are.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/SERVER.md")]
+pub struct ServerGuideDoctests;

@@ -103,6 +103,7 @@ pub async fn serve_demo(args: impl Iterator<Item = String>) -> Result<(), Box<dy
             _ => return Err(format!("{SERVE_DEMO_FLAG}: unexpected argument `{arg}`").into()),
         }
     }
+    crate::demo::log_panics();
     let keys = Idempotency::new(MemoryStore::new()).tools(IDEMPOTENT_TOOLS);
     let running = DemoServer::boundary(DemoServer::new(faults), Some(&keys), &TaskStore::new())
         .serve(adapter::server_stream(

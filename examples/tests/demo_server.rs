@@ -380,6 +380,12 @@ fn the_tour_serves_itself_and_prints_every_case_in_100_plain_columns() {
     }
     // Progress, one line per case, on stderr.
     assert!(stderr.contains(&format!("[{n}/{n}]")), "{stderr}");
+    // `reserve_seat`'s panic message, which the demo server's panic hook sends to its log
+    // rather than to the stderr the tour shares with it.
+    for secret in ["hunter2", "seats-db"] {
+        assert!(!stdout.contains(secret), "{secret} in {stdout}");
+        assert!(!stderr.contains(secret), "{secret} in {stderr}");
+    }
 }
 
 #[test]

@@ -160,7 +160,9 @@
 //!
 //! With the `tracing` feature, every conversion emits one event, target
 //! `mcp_errors::failure`, level INFO, with `code`, `category`, `retryable`, `channel`
-//! (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client` (set by
+//! (`execution` or `protocol`, as sent: an `invalid_params` variant sent to a client of MCP
+//! 2025-11-25 or later as an `isError` result is `execution`, category `validation`, without
+//! `protocol_code`), `protocol_code`, `masked`, `tool` and `client` (set by
 //! `rmcp::ErrorBoundary`, or by [`FailureOptions::with_tool`] and `with_client`): any
 //! subscriber can count failures per code. The event also carries the attributes of
 //! OpenTelemetry's semantic conventions for MCP and generative AI (status: development):
@@ -241,6 +243,7 @@ pub use mcp_errors_derive::ToolError;
 /// Support for the generated code. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::classify::feature::{ClassifyHttp, ClassifyReqwest, ClassifySqlx};
     pub use crate::derive_support::{
         ClassifyOutput, DerivedToolError, Detail, NotShownToTheModel, Redacted, RetryAfter,
         ShownField, ShownToolError, ShownValue, Var, classified_message, classify_with, detail,

@@ -1,7 +1,8 @@
 //! A `#[tool_router]` server wrapped in `ErrorBoundary`, driven by rmcp's client over an
 //! in-process duplex: a tool that panics is answered at once with a masked failure whose
 //! message and location reach the log only; the client's name and version are cut before they
-//! reach the log; two requests with the same `traceparent` get different correlation ids.
+//! reach the log; two requests with the same `traceparent` get different correlation ids; the
+//! failure event of an `invalid_params` variant records the channel it was sent on.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -11,8 +12,8 @@ use mcp_errors_core::rmcp::ErrorBoundary;
 use mcp_errors_core::{META_KEY, ToolError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, Implementation, RequestMetaObject,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResult, ClientConfig, Implementation, ProtocolVersion,
+    RequestMetaObject, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
@@ -29,6 +30,12 @@ const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 #[category(internal)]
 #[code("LEDGER_UNAVAILABLE")]
 struct LedgerDown;
+
+#[derive(Debug, thiserror::Error, ToolError)]
+#[error("the row is after the last row")]
+#[protocol(invalid_params)]
+#[code("ROW_OUT_OF_RANGE")]
+struct RowOutOfRange;
 
 #[derive(Clone)]
 struct Seats {
@@ -47,6 +54,12 @@ impl Seats {
     #[tool]
     async fn list(&self) -> String {
         "A1 A2".to_owned()
+    }
+
+    /// Holds a seat in a row past the last one: refuses its arguments.
+    #[tool]
+    async fn hold(&self) -> Result<String, RowOutOfRange> {
+        Err(RowOutOfRange)
     }
 
     /// Writes to the ledger, which is down.
@@ -87,6 +100,17 @@ impl Event {
 struct Events(Arc<Mutex<Vec<Event>>>);
 
 impl Events {
+    /// The events of `target` whose `field` is `value`.
+    fn with(&self, target: &str, field: &str, value: &str) -> Vec<Event> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.target == target && e.field(field) == Some(value))
+            .cloned()
+            .collect()
+    }
+
     /// The events of `target` whose `correlation_id` is `id`.
     fn under(&self, target: &str, id: &str) -> Vec<Event> {
         self.0
@@ -139,6 +163,10 @@ fn events() -> &'static Events {
 }
 
 async fn connect(client: Implementation) -> RunningService<RoleClient, ClientConfig> {
+    connect_with(ClientConfig::new(Default::default(), client)).await
+}
+
+async fn connect_with(config: ClientConfig) -> RunningService<RoleClient, ClientConfig> {
     let (server_transport, client_transport) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let seats = Seats {
@@ -150,7 +178,7 @@ async fn connect(client: Implementation) -> RunningService<RoleClient, ClientCon
             .expect("server starts");
         let _ = server.waiting().await;
     });
-    ClientConfig::new(Default::default(), client)
+    config
         .serve(client_transport)
         .await
         .expect("client connects")
@@ -285,4 +313,23 @@ async fn two_callers_with_the_same_traceparent_get_different_correlation_ids() {
     }
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_invalid_params_variant_sent_as_a_result_is_logged_as_an_execution_error() {
+    let events = events();
+    let mut config = ClientConfig::new(Default::default(), Implementation::new("hold", "1"));
+    config.protocol_version = ProtocolVersion::V_2025_11_25;
+    let client = connect_with(config).await;
+    let result = call(&client, "hold", None).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(payload(&result)["category"], "validation");
+    let failure = events.with("mcp_errors::failure", "tool", "hold");
+    assert_eq!(failure.len(), 1, "{failure:?}");
+    assert_eq!(failure[0].field("code"), Some("ROW_OUT_OF_RANGE"));
+    assert_eq!(failure[0].field("channel"), Some("execution"));
+    assert_eq!(failure[0].field("category"), Some("validation"));
+    assert_eq!(failure[0].field("protocol_code"), None);
+    assert_eq!(failure[0].field("error.type"), Some("tool_error"));
+    client.cancel().await.unwrap();
 }

@@ -7,6 +7,7 @@ use syn::{DeriveInput, LitStr};
 
 use crate::ast::{Input, Variant};
 use crate::fallback;
+use crate::feature;
 use crate::fmt::{Arg, Template, pointer_local};
 use crate::generics::{self, Bound, InferredBounds, ParamsInScope};
 use crate::resolve::{self, Channel, Classified, Mapped, Resolved};
@@ -520,7 +521,8 @@ fn descriptor(
         if classify.with.is_some() || params.intersects(ty) {
             quote!(.classified(&__mcp_errors_core::Category::ALL))
         } else {
-            quote_spanned!(ty.span()=> .classified(<#ty as __mcp_errors_core::Classify>::CATEGORIES))
+            let classify = feature::classify_trait(ty);
+            quote_spanned!(ty.span()=> .classified(<#ty as #classify>::CATEGORIES))
         }
     });
     quote!(__McpErrorsDescriptor::#constructor(#name, #code, #channel) #retryable #masked #classified)
@@ -581,7 +583,8 @@ fn classification_arm(variant: &Variant, classify: &Classified) -> TokenStream {
             let mut binding = field.binding.clone();
             binding.set_span(span);
             let ty = &field.ty;
-            quote_spanned!(span=> <#ty as __mcp_errors_core::Classify>::classify(#binding))
+            let classify = feature::classify_trait(ty);
+            quote_spanned!(span=> <#ty as #classify>::classify(#binding))
         }
     };
     quote!(#pattern => #call,)

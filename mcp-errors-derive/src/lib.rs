@@ -23,6 +23,7 @@ mod codes;
 mod debug;
 mod expand;
 mod fallback;
+mod feature;
 mod fmt;
 mod generics;
 mod resolve;
@@ -73,7 +74,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///     SeatTaken { #[detail] seat: String },
 ///
 ///     #[error("start_time is after end_time")]
-///     #[protocol(invalid_params)] // or #[protocol(-32602)]
+///     #[protocol(invalid_params)] // -32602; an isError validation result from MCP 2025-11-25 on
 ///     BadRange { #[detail] start: String, #[detail] end: String },
 ///
 ///     #[error("search index unavailable: {0}")]
@@ -193,6 +194,21 @@ use syn::{DeriveInput, parse_macro_input};
 ///   | `missing_required_client_capability` | -32021 | `MISSING_REQUIRED_CLIENT_CAPABILITY` |
 ///   | `unsupported_protocol_version` | -32022 | `UNSUPPORTED_PROTOCOL_VERSION` |
 ///   | `url_elicitation_required` | -32042 | `URL_ELICITATION_REQUIRED` |
+///
+///   What a client receives depends on the protocol version it negotiated, when an
+///   `rmcp::ErrorBoundary` serves the tool (a conversion without one sends the code as
+///   declared):
+///
+///   | declared | MCP 2025-06-18 and older | MCP 2025-11-25 and later |
+///   |---|---|---|
+///   | `invalid_params` (-32602) | the JSON-RPC error -32602 | an `isError` result of category `validation`, with the same code, message, hint and details, which the model reads and can correct its arguments from (MCP calls input validation errors tool execution errors) |
+///   | `resource_not_found` (-32002) | -32002 | -32002 up to 2025-11-25; -32602 from 2026-07-28, which no longer has it |
+///   | `url_elicitation_required` (-32042) | -32602 | -32042 on 2025-11-25; -32602 from 2026-07-28 |
+///   | any other | the code | the code |
+///
+///   `FailureOptions::with_invalid_params_as_execution` on the boundary's options chooses
+///   for every version. The `mcp_errors::failure` tracing event records the channel and code
+///   sent (`channel="execution"` for an `invalid_params` variant sent as a result).
 ///
 /// - a code in `-32019..=-32000`, which MCP (2026-07-28) leaves to implementations;
 /// - an application code: a negative integer outside the range `-32768..=-32000` that
@@ -947,9 +963,16 @@ use syn::{DeriveInput, parse_macro_input};
 /// - A `#[classify]` field's type implements `Classify` ([classify-field-without-classify]):
 ///   ``error[E0277]: `#[classify]` reads the failure's kind from the field through `Classify`,
 ///   which `TYPE` does not implement`` at the field's type, with the note ``implement
-///   `mcp_errors_core::Classify` for `TYPE`, or name a function from the field to a
-///   `Classification` or `Category` with `#[classify(with = path::to::function)]` ``. The
-///   function's answer is one ([classify-with-returns-no-classification]): ``the function of
+///   `mcp_errors_core::Classify` for `TYPE` if your crate defines it, or name a function from
+///   the field to a `Classification` or `Category` with `#[classify(with =
+///   path::to::function)]`; ...`` naming the features below. For a type the core implements it
+///   for behind a feature, read from the path as written (`sqlx::Error`, `reqwest::Error`,
+///   `http::StatusCode`, `reqwest::StatusCode`, `axum::http::StatusCode`, also inside
+///   `Option<...>`, `Box<...>` or a reference), the core built without that feature gives
+///   ([classify-sqlx-error-without-feature]) ``error[E0277]: `#[classify]` on a `sqlx::Error`
+///   field needs the feature `sqlx` of `mcp-errors-core` `` with the note ``enable it:
+///   `features = ["sqlx"]` on `mcp-errors-core` in Cargo.toml ...``: an impl of your own would
+///   be refused by the orphan rule (E0117). The function's answer is one ([classify-with-returns-no-classification]): ``the function of
 ///   `#[classify(with = ...)]` returns `TYPE`, which is no classification``.
 /// - One per variant ([classify-two-fields]): `` `V` has more than one `#[classify]` field: the
 ///   kind of the failure comes from one value; keep `#[classify]` on the field that knows it ``.
@@ -1092,6 +1115,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// [display-shows-self-with-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-self-with-sensitive-field.rs
 /// [display-shows-sensitive-field]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/display-shows-sensitive-field.rs
 /// [classify-field-without-classify]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-field-without-classify.rs
+/// [classify-sqlx-error-without-feature]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-sqlx-error-without-feature.rs
 /// [classify-on-protocol-variant]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-on-protocol-variant.rs
 /// [classify-two-fields]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-two-fields.rs
 /// [classify-with-returns-no-classification]: https://github.com/mcp-errors/mcp-errors/blob/main/tests/ui/fail/classify-with-returns-no-classification.rs

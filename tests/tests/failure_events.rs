@@ -47,3 +47,33 @@ fn the_tool_name_set_is_the_one_read_back() {
     assert_eq!(options.tool(), Some("sample_tool"));
     assert_eq!(options.with_tool("other_tool").tool(), Some("other_tool"));
 }
+
+#[test]
+fn the_event_records_the_channel_and_code_sent() {
+    let recorded = EventsOf::new("mcp_errors::failure");
+    let subscriber = tracing_subscriber::registry().with(recorded.clone());
+    let invalid = SampleError::InvalidParams {
+        start_time: "b".into(),
+        end_time: "a".into(),
+    };
+    let missing = SampleError::ResourceNotFound {
+        uri: "file:///q3.csv".into(),
+    };
+    tracing::subscriber::with_default(subscriber, || {
+        // An `invalid_params` variant sent as an `isError` result, as to a client of 2025-11-25.
+        let options = FailureOptions::new().with_invalid_params_as_execution(true);
+        assert!(invalid.to_failure_with(&options).as_execution().is_some());
+        // -32002, which 2026-07-28 no longer has, sent as -32602.
+        let options = FailureOptions::new().with_protocol_version("2026-07-28");
+        let failure = missing.to_failure_with(&options);
+        assert_eq!(failure.as_protocol().unwrap().code.0, -32602);
+    });
+    let events = recorded.events();
+    assert_eq!(events.len(), 2);
+    assert_eq!(field(&events[0], "channel"), "execution");
+    assert_eq!(field(&events[0], "category"), "validation");
+    assert!(!events[0].iter().any(|(name, _)| name == "protocol_code"));
+    assert_eq!(field(&events[1], "channel"), "protocol");
+    assert_eq!(field(&events[1], "protocol_code"), "-32602");
+    assert_eq!(field(&events[1], "rpc.response.status_code"), "-32602");
+}

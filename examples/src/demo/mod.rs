@@ -37,3 +37,27 @@ pub use reports::{FetchReportArgs, REPORT_SERVICE_RETRY_AFTER, Report, ReportErr
 pub use search::{DocHit, SearchArgs, SearchError, SearchHits};
 pub use seats::{Reservation, ReserveSeatArgs, SeatError};
 pub use server::{DemoServer, IDEMPOTENT_TOOLS, IntentionalError, TASK_TOOLS, task_options};
+
+/// Sends each panic's message and location to the log (target `panic`) instead of printing
+/// them as the default hook does: `reserve_seat`'s panic message holds a password, which the
+/// client never sees, and the tour's terminal, which shows the demo server's stderr, must not
+/// show either. Installed by `demo-server` and by the tour's own server. `ErrorBoundary`'s
+/// hook, installed at the first call, hands every panic on to this one, and logs a tool's
+/// panic under the request's correlation id too.
+pub fn log_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let text = match (
+            payload.downcast_ref::<&str>(),
+            payload.downcast_ref::<String>(),
+        ) {
+            (Some(text), _) => *text,
+            (_, Some(text)) => text.as_str(),
+            _ => "a payload that is not text",
+        };
+        let location = info
+            .location()
+            .map_or_else(String::new, ToString::to_string);
+        tracing::error!(target: "panic", panic = ?text, %location, "a thread panicked");
+    }));
+}

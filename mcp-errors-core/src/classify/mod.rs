@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::category::Category;
 
+pub(crate) mod feature;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "reqwest")]
@@ -129,7 +130,7 @@ impl From<Category> for Classification {
 #[diagnostic::on_unimplemented(
     message = "`#[classify]` reads the failure's kind from the field through `Classify`, which `{Self}` does not implement",
     label = "`{Self}` does not implement `Classify`",
-    note = "implement `mcp_errors_core::Classify` for `{Self}`, or name a function from the field to a `Classification` or `Category` with `#[classify(with = path::to::function)]`"
+    note = "implement `mcp_errors_core::Classify` for `{Self}` if your crate defines it, or name a function from the field to a `Classification` or `Category` with `#[classify(with = path::to::function)]`; `http::StatusCode`, `reqwest::Error` and `sqlx::Error` implement it with the features `http`, `reqwest` and `sqlx` of `mcp-errors-core`"
 )]
 pub trait Classify {
     /// Every category [`classify`](Self::classify) can return, which the error catalog

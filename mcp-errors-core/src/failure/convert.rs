@@ -57,6 +57,7 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
     }
     events::failure(
         descriptor,
+        channel,
         options,
         draft_id.as_deref().or(correlation_id.as_deref()),
     );
@@ -80,10 +81,6 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             }))
         }
         Channel::Protocol(code) => {
-            let code = match options.protocol_version() {
-                Some(version) => code.for_protocol_version(version),
-                None => code,
-            };
             let written = Written::of(error, descriptor.is_masked());
             let retry_after_ms = match descriptor.retry_advice() {
                 Some(true) => error.retry_after().map(mask::retry_after_ms),
@@ -290,9 +287,10 @@ fn within<T: serde::Serialize>(
     }
 }
 
-/// The channel of the failure: the variant's, except for an `invalid_params` protocol variant
-/// converted with [`FailureOptions::with_invalid_params_as_execution`] on, which becomes a
-/// `validation` execution error.
+/// The channel the failure is sent on: the variant's, except for an `invalid_params` protocol
+/// variant converted with [`FailureOptions::with_invalid_params_as_execution`] on, which
+/// becomes a `validation` execution error; a protocol code as the peer's protocol version has
+/// it (-32602 for a code the version does not have).
 fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
     match descriptor.channel() {
         Channel::Protocol(code)
@@ -301,6 +299,10 @@ fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
         {
             Channel::Execution(Category::Validation)
         }
+        Channel::Protocol(code) => Channel::Protocol(match options.protocol_version() {
+            Some(version) => code.for_protocol_version(version),
+            None => code,
+        }),
         channel => channel,
     }
 }

@@ -4,9 +4,9 @@
 
 use super::options::FailureOptions;
 use super::tool_error::ToolError;
-use crate::catalog::ErrorDescriptor;
+use crate::catalog::{Channel, ErrorDescriptor};
 #[cfg(feature = "tracing")]
-use crate::{catalog::Channel, mask};
+use crate::mask;
 
 #[cfg(feature = "tracing")]
 pub(super) fn masked<E: ToolError + ?Sized>(
@@ -49,9 +49,13 @@ pub(super) fn masked<E: ToolError + ?Sized>(
 ) {
 }
 
+/// The event of a failure sent on `channel`, which is the variant's unless the conversion
+/// moved it (an `invalid_params` variant sent as a `validation` execution error, a code the
+/// peer's protocol version does not have sent as -32602): the event records what was sent.
 #[cfg(feature = "tracing")]
 pub(super) fn failure(
     descriptor: &ErrorDescriptor,
+    channel: Channel,
     options: &FailureOptions,
     correlation_id: Option<&str>,
 ) {
@@ -59,7 +63,7 @@ pub(super) fn failure(
     if !tracing::enabled!(target: "mcp_errors::failure", tracing::Level::INFO) {
         return;
     }
-    let (channel, category, protocol_code) = match descriptor.channel() {
+    let (channel, category, protocol_code) = match channel {
         Channel::Execution(category) => ("execution", category.as_str(), None),
         Channel::Protocol(code) => ("protocol", "", Some(code.0)),
     };
@@ -89,4 +93,4 @@ pub(super) fn failure(
 }
 
 #[cfg(not(feature = "tracing"))]
-pub(super) fn failure(_: &ErrorDescriptor, _: &FailureOptions, _: Option<&str>) {}
+pub(super) fn failure(_: &ErrorDescriptor, _: Channel, _: &FailureOptions, _: Option<&str>) {}

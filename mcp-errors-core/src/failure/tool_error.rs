@@ -130,7 +130,10 @@ pub trait ToolError: Error {
     ///
     /// With the `tracing` feature, every conversion emits one event (target
     /// `mcp_errors::failure`, level INFO) with the fields `code`, `category`, `retryable`,
-    /// `channel` (`execution` or `protocol`), `protocol_code`, `masked`, `tool` and `client`,
+    /// `channel` (`execution` or `protocol`, the one the failure is sent on: an
+    /// `invalid_params` variant sent as an `isError` result under
+    /// [`FailureOptions::with_invalid_params_as_execution`] is `execution`, category
+    /// `validation`), `protocol_code` (as sent), `masked`, `tool` and `client`,
     /// so a subscriber can count failures per code and derive failure and retry rates. A
     /// masked error, and one of a variant classified at run time whose text is not
     /// `#[expose]`d, also emits its full text (target `mcp_errors::masked`, level ERROR) with

@@ -356,6 +356,7 @@ fn duration(flag: &str, text: &str) -> Result<Duration, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    mcp_errors_examples::demo::log_panics();
     // Warnings and errors on stderr: a Redis that keeps nothing or evicts, an outcome the
     // store did not take, a masked failure's cause.
     tracing_subscriber::fmt()
