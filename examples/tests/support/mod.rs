@@ -23,16 +23,23 @@ impl HttpServer {
             .spawn()
             .expect("demo-server starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("a first line");
+        // The log's warnings (a Redis that persists nothing) may come before the address.
+        let mut seen = String::new();
+        let addr = loop {
+            let mut line = String::new();
+            let read = stderr.read_line(&mut line).expect("a line of stderr");
+            assert!(read > 0, "demo-server ended before it listened: {seen}");
+            if let Some(addr) = line
+                .trim()
+                .strip_prefix("demo-server: listening on http://")
+                .and_then(|url| url.strip_suffix("/mcp"))
+            {
+                break addr.to_owned();
+            }
+            seen.push_str(&line);
+        };
         // Keep reading so the server never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        let addr = line
-            .trim()
-            .strip_prefix("demo-server: listening on http://")
-            .and_then(|url| url.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-            .to_owned();
         HttpServer { child, addr }
     }
 
