@@ -171,16 +171,25 @@ fn an_internal_outcome_is_masked_and_leaks_nothing() {
     assert_eq!(payload(&full).category, Category::Internal);
 }
 
-#[test]
-fn a_shown_category_keeps_the_values_text_in_the_log_under_the_correlation_id() {
-    let captured = Captured::default();
-    let subscriber = || {
+/// What this test binary logs. The subscriber is the global default: a scoped one would miss
+/// events whose callsites other test threads registered first.
+fn captured_log() -> &'static Captured {
+    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let captured = Captured::default();
         let writer = captured.clone();
-        tracing_subscriber::fmt()
+        let subscriber = tracing_subscriber::fmt()
             .with_writer(move || writer.clone())
             .with_ansi(false)
-            .finish()
-    };
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        captured
+    })
+}
+
+#[test]
+fn a_shown_category_keeps_the_values_text_in_the_log_under_the_correlation_id() {
+    let captured = captured_log();
     let errors = [
         read(io::ErrorKind::NotFound),
         read(io::ErrorKind::PermissionDenied),
@@ -190,7 +199,7 @@ fn a_shown_category_keeps_the_values_text_in_the_log_under_the_correlation_id() 
         },
     ];
     for error in errors {
-        let failure = tracing::subscriber::with_default(subscriber(), || error.to_failure());
+        let failure = error.to_failure();
         let result = failure.as_execution().expect("an execution error");
         let payload = result.error_payload().unwrap();
         assert_ne!(payload.category, Category::Internal);
