@@ -672,21 +672,34 @@ pub fn value_typed_success_response(bytes: &[u8]) -> Option<SuccessRead> {
     }
 }
 
-/// An error whose fields need escaping, to check the floor's escaping against serde_json's.
-/// The message holds no control character but newline and tab: the derive replaces the
-/// others in a message by spaces, which the hand-written paths do not do.
+/// An error whose fields need escaping, to check the paths' escaping against serde_json's.
+/// Its fields hold no control character but newline and tab: the derive replaces the others
+/// by spaces (and removes invisible characters), which the hand-written paths do not do;
+/// [`check_floor_escaping`] checks the floor's escaping of every control character.
 fn escaped_execution_error() -> SearchError {
     SearchError::UnknownDepartment {
         department: "fi\"n\\a\nc\te \u{e9}/".into(),
-        allowed: "finance,\t\"hr\"\r\u{8}\u{c}\u{7f} \u{2028}".into(),
+        allowed: "finance,\t\"hr\"\n \u{2028}".into(),
         limit: u32::MAX,
     }
 }
 
 fn escaped_protocol_error() -> SearchError {
     SearchError::BadRange {
-        start: "\"2026\"\\\u{0}".into(),
-        end: "\u{1b}[0m\n\u{e9}".into(),
+        start: "\"2026\"\\\t".into(),
+        end: "[0m\n\u{e9}\u{2029}".into(),
+    }
+}
+
+/// The floor escapes every ASCII character, and a few others, as serde_json does.
+fn check_floor_escaping() {
+    for c in (0..0x80).filter_map(char::from_u32).chain(['\u{e9}', '\u{2028}', '\u{1f600}']) {
+        let text = format!("a{c}b");
+        let mut floor = b"\"".to_vec();
+        push_escaped(&mut floor, &text);
+        floor.push(b'"');
+        let serde = serde_json::to_string(&text).expect("a string");
+        assert_eq!(floor, serde.as_bytes(), "U+{:04X}", u32::from(c));
     }
 }
 
@@ -695,6 +708,7 @@ fn escaped_protocol_error() -> SearchError {
 /// of [`BUFFER_CAPACITY`] that it never had to grow. The escaping fixtures check the
 /// escaping only: their outputs may outgrow the buffer.
 pub fn check_equivalence() {
+    check_floor_escaping();
     let parse = |name: &str, bytes: &[u8]| serde_json::from_slice::<Value>(bytes).expect(name);
     let unchanged = |name: &str, bytes: &Vec<u8>| {
         assert_eq!(
