@@ -693,7 +693,10 @@ fn escaped_protocol_error() -> SearchError {
 
 /// The floor escapes every ASCII character, and a few others, as serde_json does.
 fn check_floor_escaping() {
-    for c in (0..0x80).filter_map(char::from_u32).chain(['\u{e9}', '\u{2028}', '\u{1f600}']) {
+    for c in (0..0x80)
+        .filter_map(char::from_u32)
+        .chain(['\u{e9}', '\u{2028}', '\u{1f600}'])
+    {
         let text = format!("a{c}b");
         let mut floor = b"\"".to_vec();
         push_escaped(&mut floor, &text);

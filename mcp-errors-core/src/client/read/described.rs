@@ -62,12 +62,15 @@ impl<'de> ObjectView<'de> for LooseError<'de> {
 /// An error description read from a [`LooseError`]: each field its valid value, the first
 /// name of a field before its alias.
 pub(super) struct Described<'a> {
-    code: Option<Cow<'a, str>>,
+    /// The stable code.
+    pub(super) code: Option<Cow<'a, str>>,
     category: Option<Cow<'a, str>>,
-    retryable: Option<bool>,
+    /// Whether the server says a retry can succeed.
+    pub(super) retryable: Option<bool>,
     message: Option<Cow<'a, str>>,
     hint: Option<Cow<'a, str>>,
-    retry_after: Option<Duration>,
+    /// The wait the server advised in so many words.
+    pub(super) retry_after: Option<Duration>,
     details: Option<Map<String, Value>>,
     correlation_id: Option<Cow<'a, str>>,
 }
@@ -75,8 +78,24 @@ pub(super) struct Described<'a> {
 impl<'a> Described<'a> {
     /// `None` when the description says nothing: no code, category or message.
     fn read(loose: LooseError<'a>) -> Option<Self> {
+        let described = Described::of(loose);
+        let says_something =
+            described.code.is_some() || described.category.is_some() || described.message.is_some();
+        says_something.then_some(described)
+    }
+
+    /// The category the description names, in any case (`"Transient"` is `transient`).
+    pub(super) fn category(&self) -> Option<Category> {
+        let named = self.category.as_deref()?;
+        named
+            .parse::<Category>()
+            .or_else(|_| named.to_ascii_lowercase().parse())
+            .ok()
+    }
+
+    fn of(loose: LooseError<'a>) -> Self {
         let text = |member: Member<Text<'a>>| member.ok().map(|Text(t)| t);
-        let described = Described {
+        Described {
             code: text(loose.code),
             category: text(loose.category).or_else(|| text(loose.error_category)),
             retryable: loose.retryable.ok().or_else(|| loose.is_retryable.ok()),
@@ -88,10 +107,7 @@ impl<'a> Described<'a> {
                 .map(|Millis(ms)| Duration::from_millis(ms)),
             details: loose.details,
             correlation_id: text(loose.correlation_id),
-        };
-        let says_something =
-            described.code.is_some() || described.category.is_some() || described.message.is_some();
-        says_something.then_some(described)
+        }
     }
 }
 
@@ -99,6 +115,14 @@ impl<'a> Described<'a> {
 pub(super) fn loose_error<'a, N: Node<'a>>(node: N) -> Option<Described<'a>> {
     node.decode::<Obj<LooseError<'a>>>()
         .and_then(|Obj(e)| Described::read(e))
+}
+
+/// The members of an error description in a node that is an object, read as
+/// [`loose_error`] reads them, whatever they say: a JSON-RPC error's `data` may hold only a
+/// wait.
+pub(super) fn description_members<'a, N: Node<'a>>(node: N) -> Option<Described<'a>> {
+    node.decode::<Obj<LooseError<'a>>>()
+        .map(|Obj(e)| Described::of(e))
 }
 
 /// The failure `as_sent` reads, with every text cleaned and cut as the server side
@@ -190,11 +214,7 @@ fn as_sent<'a, N: Node<'a>>(
 }
 
 fn build(described: Described<'_>, text: String, evidence: Evidence) -> ExecutionError {
-    let category = described.category.and_then(|c| {
-        c.parse::<Category>()
-            .or_else(|_| c.to_ascii_lowercase().parse())
-            .ok()
-    });
+    let category = described.category();
     let code = described.code.map(Cow::into_owned);
     let message = match (described.message, &code) {
         (Some(m), _) => m.into_owned(),

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::described::{Described, description_members};
 use super::execution::Evidence;
 use super::known::says_tool_unavailable;
 use super::text;
@@ -20,7 +21,9 @@ use crate::wire::jsonrpc::{ErrorCode, JsonRpcError};
 /// it came, its message and `data` cleaned (see [`ExecutionError`](crate::client::ExecutionError));
 /// the other fields are read from it once, when it is built: from `data` as servers may fill
 /// it (`{code, category, retryable, retryAfterMs}`; this crate's servers write all but
-/// `category`), else from the message by the
+/// `category`), each member read as the same member of an execution error's description
+/// (`errorCategory` and `isRetryable` too, a category in any case, `2000.0` milliseconds as
+/// 2 s), else from the message by the
 /// [text rules](crate::client#reading-plain-text), else from the code alone (`-32602` is
 /// `validation`, `-32002` `not_found`).
 ///
@@ -49,12 +52,12 @@ pub struct ProtocolError {
     pub data: Option<Value>,
     /// The stable code in `data.code`, when the server sent one.
     pub stable_code: Option<String>,
-    /// The category: `data.category` when it names one, else what the message or the code
+    /// The category: `data.category` (or `data.errorCategory`) when it names one, else what the message or the code
     /// reads as. The message is read for `-32602`, `-32603`, the codes left to
     /// implementations (-32000..=-32019) and codes outside JSON-RPC's reserved range; the
     /// other reserved codes are faults of the exchange, not of the tool.
     pub category: Option<Category>,
-    /// `data.retryable`, when the server said.
+    /// `data.retryable` (or `data.isRetryable`), when the server said.
     pub retryable: Option<bool>,
     /// How long the server asks to wait: `data.retryAfterMs`, else a wait the message asks for.
     pub retry_after: Option<Duration>,
@@ -91,9 +94,9 @@ impl From<JsonRpcError> for ProtocolError {
     fn from(error: JsonRpcError) -> Self {
         let data = error.data.as_ref().and_then(Value::as_object);
         let field = |key: &str| data.and_then(|d| d.get(key));
-        let named = field("category")
-            .and_then(Value::as_str)
-            .and_then(|c| c.parse::<Category>().ok());
+        // The members an execution error's description also has are read as they are there.
+        let described = error.data.as_ref().and_then(description_members);
+        let named = described.as_ref().and_then(Described::category);
         let reading = read_message(&error);
         let (category, evidence) = match (named, reading) {
             (Some(category), _) => (Some(category), Evidence::ErrorData),
@@ -104,9 +107,7 @@ impl From<JsonRpcError> for ProtocolError {
                 _ => (None, Evidence::PlainText),
             },
         };
-        let advised_wait = field("retryAfterMs")
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis);
+        let advised_wait = described.as_ref().and_then(|d| d.retry_after);
         let retry_after = advised_wait.or(reading.and_then(|r| r.retry_after));
         let key_refusal = match field("type").and_then(Value::as_str) {
             Some(IN_PROGRESS) => Some(KeyRefusal::InProgress),
@@ -129,13 +130,17 @@ impl From<JsonRpcError> for ProtocolError {
                 .collect(),
             _ => Vec::new(),
         };
-        let stable_code = field("code").and_then(Value::as_str).map(str::to_owned);
+        let stable_code = described
+            .as_ref()
+            .and_then(|d| d.code.as_deref())
+            .map(str::to_owned);
+        let retryable = described.as_ref().and_then(|d| d.retryable);
         let tool_unavailable = says_tool_unavailable(&error.message)
             || stable_code.as_deref() == Some(UNKNOWN_TOOL_CODE);
         ProtocolError {
             stable_code,
             category,
-            retryable: field("retryable").and_then(Value::as_bool),
+            retryable,
             retry_after,
             evidence,
             tool_unavailable,
@@ -173,5 +178,66 @@ fn read_message(error: &JsonRpcError) -> Option<text::Reading> {
         text::read(&error.message)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::ProtocolError;
+    use crate::client::{Outcome, classify};
+    use crate::wire::META_KEY;
+    use crate::wire::jsonrpc::JsonRpcError;
+
+    /// A description sent as a JSON-RPC error's `data` reads as the same description sent in an
+    /// execution error's `_meta`: the same code, category, retry advice and wait.
+    #[test]
+    fn data_reads_as_the_same_description_in_meta() {
+        let descriptions = [
+            json!({"code": "SLOW_DOWN", "category": "rate_limited", "retryAfterMs": 2000.0}),
+            json!({"code": "SLOW_DOWN", "category": "rate_limited", "retryAfterMs": 2e3}),
+            json!({"code": "BUSY", "errorCategory": "Transient", "isRetryable": true}),
+            json!({"code": "BAD", "category": "validation", "retryAfterMs": -5}),
+            json!({"code": "BAD", "category": "validation", "retryAfterMs": 1.5}),
+            json!({"code": "X", "retryable": "yes", "retryAfterMs": "2000"}),
+            json!({"code": 7, "category": 3, "retryable": false}),
+        ];
+        for description in descriptions {
+            let mut error = JsonRpcError::new(-32000, "failed");
+            error.data = Some(description.clone());
+            let protocol = ProtocolError::from(error);
+            let result = json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": "failed"}],
+                "isError": true,
+                "_meta": {META_KEY: description},
+            }});
+            let outcome = classify(&result);
+            let Outcome::ExecutionError(execution) = outcome else {
+                panic!("an execution error: {description} -> {outcome:?}")
+            };
+            assert_eq!(protocol.stable_code, execution.code, "{description}");
+            assert_eq!(protocol.retry_after, execution.retry_after, "{description}");
+            if protocol.category.is_some() || execution.category.is_some() {
+                assert_eq!(protocol.category, execution.category, "{description}");
+            }
+            if let Some(retryable) = protocol.retryable {
+                assert_eq!(retryable, execution.retryable, "{description}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_wait_alone_in_data_is_read() {
+        let mut error = JsonRpcError::new(-32000, "failed");
+        error.data = Some(json!({"retryAfterMs": 2000.0}));
+        let protocol = ProtocolError::from(error);
+        assert_eq!(
+            protocol.retry_after,
+            Some(std::time::Duration::from_secs(2))
+        );
+        let mut error = JsonRpcError::new(-32000, "failed");
+        error.data = Some(Value::from("retryAfterMs: 2000"));
+        assert_eq!(ProtocolError::from(error).advised_wait, None);
     }
 }
