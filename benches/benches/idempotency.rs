@@ -6,7 +6,8 @@
 //! `scripts/idempotency-cost` runs it (`cargo bench -p mcp-errors-benches --bench
 //! idempotency`) with `MCP_ERRORS_REDIS_URL` set to a Redis it starts; without that variable
 //! only the in-memory store is measured. `CALLS=N` sets the calls per round (default 5000),
-//! `ROUNDS=N` the rounds (default 5). Each line is one store: the median over the rounds of
+//! `ROUNDS=N` the rounds (default 5), `KEYS=N` the records whose memory is measured (default
+//! 20000). Each line is one store: the median over the rounds of
 //! each round's p50 and p99, and the lowest and highest of them.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -204,7 +205,7 @@ async fn main() {
         None => None,
     };
 
-    let keys = 20_000;
+    let keys = env("KEYS", 20_000);
     println!();
     println!("| store | bytes per completed record ({keys} records) |");
     println!("|---|---|");

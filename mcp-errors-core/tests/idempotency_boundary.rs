@@ -13,17 +13,18 @@ use std::time::Duration;
 use mcp_errors_core::ToolError;
 use mcp_errors_core::idempotency::{
     CAPABILITY, Claim, ClaimToken, Fingerprint, Idempotency, IdempotencyStore, MemoryStore,
-    RecordKey, Recorded, StoreError, StoreFuture, adapter,
+    RecordKey, Recorded, StoreError, StoreFuture,
 };
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
-};
+
+#[path = "common/raw.rs"]
+mod raw;
+use raw::Raw;
 
 #[derive(Debug, thiserror::Error, ToolError)]
 enum ShopError {
@@ -95,50 +96,26 @@ impl ServerHandler for Shop {
     }
 }
 
-/// A client writing and reading raw JSON-RPC lines.
-struct Raw {
-    write: WriteHalf<DuplexStream>,
-    read: BufReader<ReadHalf<DuplexStream>>,
-    next_id: u64,
+/// The calls of a tool this file makes, on the shared raw client.
+trait Calls {
+    fn call_message(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        key: Option<Value>,
+        user: Option<&str>,
+    ) -> Value;
+    async fn call(&mut self, name: &str, arguments: Value, key: Option<&str>) -> String;
+    async fn call_as(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        key: Option<Value>,
+        user: Option<&str>,
+    ) -> String;
 }
 
-impl Raw {
-    async fn send(&mut self, message: &Value) {
-        let line = format!("{message}\n");
-        self.write.write_all(line.as_bytes()).await.unwrap();
-    }
-
-    /// The next response, as its raw line.
-    async fn response_line(&mut self) -> String {
-        loop {
-            let mut line = String::new();
-            let n = tokio::time::timeout(Duration::from_secs(10), self.read.read_line(&mut line))
-                .await
-                .expect("a response within 10 s")
-                .unwrap();
-            assert!(n > 0, "the server closed the stream");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message.get("id").is_some() && message.get("method").is_none() {
-                return line;
-            }
-        }
-    }
-
-    async fn initialize(&mut self) -> Value {
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"},
-            }}),
-        )
-        .await;
-        let response: Value = serde_json::from_str(&self.response_line().await).unwrap();
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        response
-    }
-
+impl Calls for Raw {
     fn call_message(
         &mut self,
         name: &str,
@@ -146,7 +123,7 @@ impl Raw {
         key: Option<Value>,
         user: Option<&str>,
     ) -> Value {
-        self.next_id += 1;
+        self.last_id += 1;
         let mut params = json!({"name": name, "arguments": arguments});
         if let Some(key) = key {
             params["idempotencyKey"] = key;
@@ -154,7 +131,7 @@ impl Raw {
         if let Some(user) = user {
             params["_meta"] = json!({"user": user});
         }
-        json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params})
+        json!({"jsonrpc": "2.0", "id": self.last_id, "method": "tools/call", "params": params})
     }
 
     /// A call's response line with its id taken out, so two answers compare as bytes.
@@ -173,7 +150,7 @@ impl Raw {
         let message = self.call_message(name, arguments, key, user);
         self.send(&message).await;
         let line = self.response_line().await;
-        let id = format!("\"id\":{}", self.next_id);
+        let id = format!("\"id\":{}", self.last_id);
         assert!(line.contains(&id), "{line}");
         line.replacen(&id, "\"id\":\"_\"", 1)
     }
@@ -189,24 +166,9 @@ fn keys() -> Idempotency {
         .scope(|request| Some(request.meta.0.get("user")?.as_str()?.to_owned()))
 }
 
-async fn serve(boundary: ErrorBoundary<Shop>) -> (Raw, Arc<AtomicUsize>) {
+fn serve(boundary: ErrorBoundary<Shop>) -> (Raw, Arc<AtomicUsize>) {
     let effects = boundary.inner().effects.clone();
-    let (server_side, client_side) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_side);
-    tokio::spawn(async move {
-        let running = boundary
-            .serve(adapter::server_stream(read, write))
-            .await
-            .unwrap();
-        let _ = running.waiting().await;
-    });
-    let (read, write) = tokio::io::split(client_side);
-    let raw = Raw {
-        write,
-        read: BufReader::new(read),
-        next_id: 0,
-    };
-    (raw, effects)
+    (Raw::serve(boundary), effects)
 }
 
 fn shop() -> Shop {
@@ -221,8 +183,8 @@ async fn connected(idempotency: Option<Idempotency>) -> (Raw, Arc<AtomicUsize>, 
     if let Some(idempotency) = idempotency {
         boundary = boundary.with_idempotency(idempotency);
     }
-    let (mut raw, effects) = serve(boundary).await;
-    let init = raw.initialize().await;
+    let (mut raw, effects) = serve(boundary);
+    let init = raw.initialize(json!({})).await;
     (raw, effects, init)
 }
 
@@ -432,7 +394,7 @@ async fn invalid_params_are_not_recorded() {
     // Before 2025-11-25, an invalid_params variant is a JSON-RPC error: the call ran nothing,
     // so the key is freed and a retry runs (and answers) again.
     let boundary = ErrorBoundary::new(shop()).with_idempotency(keys());
-    let (mut raw, effects) = serve(boundary).await;
+    let (mut raw, effects) = serve(boundary);
     raw.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"},
     }}))

@@ -10,13 +10,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_errors_core::idempotency::{Idempotency, RedisStore, adapter};
+use mcp_errors_core::idempotency::{Idempotency, RedisStore};
 use mcp_errors_core::rmcp::ErrorBoundary;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+#[path = "common/raw.rs"]
+mod raw;
+use raw::Raw;
 
 /// How long Redis holds every write once the tool has run.
 const STALL: Duration = Duration::from_millis(900);
@@ -125,43 +128,9 @@ async fn a_stall_while_the_outcome_is_recorded_never_runs_the_call_again() {
     };
     let runs = shop.runs.clone();
     let boundary = ErrorBoundary::new(shop).with_idempotency(keys);
-    let (server_side, client_side) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_side);
-    tokio::spawn(async move {
-        let running = boundary
-            .serve(adapter::server_stream(read, write))
-            .await
-            .unwrap();
-        let _ = running.waiting().await;
-    });
-    let (read, mut write) = tokio::io::split(client_side);
-    let mut read = BufReader::new(read);
-    let mut id = 0;
-    let mut exchange = async |method: &str, params: Value| -> Value {
-        id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        write
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-        loop {
-            let mut line = String::new();
-            tokio::time::timeout(Duration::from_secs(10), read.read_line(&mut line))
-                .await
-                .expect("an answer within 10 s")
-                .unwrap();
-            let answer: Value = serde_json::from_str(&line).unwrap();
-            if answer.get("id") == Some(&json!(id)) {
-                return answer;
-            }
-        }
-    };
-    exchange(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "raw", "version": "1"}}),
-    )
-    .await;
+    let mut raw = Raw::serve(boundary);
+    raw.initialize(json!({})).await;
+    let mut exchange = async |method: &str, params: Value| raw.request(method, params).await.0;
     let call = json!({"name": "refund", "arguments": {}, "idempotencyKey": "k1"});
     let first = exchange("tools/call", call.clone()).await;
     assert_eq!(first["result"]["content"][0]["text"], "refund 1", "{first}");

@@ -11,17 +11,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_errors_core::idempotency::{Idempotency, MemoryStore, adapter};
+use mcp_errors_core::idempotency::{Idempotency, MemoryStore};
 use mcp_errors_core::rmcp::{ErrorBoundary, TaskStore};
 use mcp_errors_core::{META_KEY, ToolError};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::task_manager::TaskOptions;
-use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
-};
+
+#[path = "common/raw.rs"]
+mod raw;
+use raw::Raw;
 
 const PASSWORD: &str = "hunter2-of-the-ledger";
 const USER: &str = "svc-ledger-writer";
@@ -120,34 +121,13 @@ const TOOLS: [&str; 6] = [
     "forever",
 ];
 
-/// A client writing and reading raw JSON-RPC lines.
-struct Raw {
-    write: WriteHalf<DuplexStream>,
-    read: BufReader<ReadHalf<DuplexStream>>,
-    next_id: u64,
+/// What this file asks of the shared raw client: a tool's call, a task's end.
+trait Tasks {
+    async fn call(&mut self, name: &str, key: Option<&str>) -> (Value, String);
+    async fn ended(&mut self, id: &str) -> (Value, String);
 }
 
-impl Raw {
-    async fn request(&mut self, method: &str, params: Value) -> (Value, String) {
-        self.next_id += 1;
-        let message =
-            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
-        let line = format!("{message}\n");
-        self.write.write_all(line.as_bytes()).await.unwrap();
-        loop {
-            let mut line = String::new();
-            let n = tokio::time::timeout(Duration::from_secs(10), self.read.read_line(&mut line))
-                .await
-                .expect("a response within 10 s")
-                .unwrap();
-            assert!(n > 0, "the server closed the stream");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(self.next_id) && message.get("method").is_none() {
-                return (message, line);
-            }
-        }
-    }
-
+impl Tasks for Raw {
     /// A tool's direct answer: its result or its JSON-RPC error.
     async fn call(&mut self, name: &str, key: Option<&str>) -> (Value, String) {
         let mut params = json!({"name": name, "arguments": {}});
@@ -192,41 +172,13 @@ fn boundary(keys: Option<Idempotency>) -> ErrorBoundary<Exports> {
 /// A raw client of `boundary`, initialized declaring the tasks extension or not; and the
 /// `initialize` result.
 async fn connect(boundary: ErrorBoundary<Exports>, tasks: bool) -> (Raw, Value) {
-    let (server_side, client_side) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_side);
-    tokio::spawn(async move {
-        let running = boundary
-            .serve(adapter::server_stream(read, write))
-            .await
-            .unwrap();
-        let _ = running.waiting().await;
-    });
-    let (read, write) = tokio::io::split(client_side);
-    let mut raw = Raw {
-        write,
-        read: BufReader::new(read),
-        next_id: 0,
-    };
+    let mut raw = Raw::serve(boundary);
     let capabilities = if tasks {
         json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
     } else {
         json!({})
     };
-    let (init, _) = raw
-        .request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": capabilities,
-                "clientInfo": {"name": "raw", "version": "1"},
-            }),
-        )
-        .await;
-    let line = format!(
-        "{}\n",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    );
-    raw.write.write_all(line.as_bytes()).await.unwrap();
+    let init = raw.initialize(capabilities).await;
     (raw, init["result"].clone())
 }
 
