@@ -14,7 +14,7 @@ mod depth;
 
 #[cfg(any(feature = "client", feature = "rmcp"))]
 pub(crate) use bound::bounded;
-pub(crate) use bound::{bounded_map, json_size};
+pub(crate) use bound::{bounded_map, json_size, size_if_kept};
 pub(crate) use depth::to_value_within_depth;
 
 /// The message a masked error shows in place of its own.
@@ -235,7 +235,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
 }
 
 /// Whether `text` fits `max_chars` and holds nothing [`clean_text`] would replace or remove.
-fn is_clean(text: &str, max_chars: usize) -> bool {
+pub(crate) fn is_clean(text: &str, max_chars: usize) -> bool {
     // A string of at most `max_chars` bytes has at most that many characters.
     let fits = text.len() <= max_chars || text.chars().nth(max_chars).is_none();
     // Printable ASCII, newline and tab need nothing; only other bytes need a closer look.

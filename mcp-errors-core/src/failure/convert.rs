@@ -61,15 +61,16 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
         options,
         draft_id.as_deref().or(correlation_id.as_deref()),
     );
+    let code_len = descriptor.code().len();
+    let max_bytes = options.max_bytes();
     match channel {
         Channel::Execution(category) => {
-            let masked = descriptor.is_masked();
-            let written = Written::of(error, masked);
             let copies = 1 + usize::from(options.structured_content());
-            let code_len = descriptor.code().len();
-            ToolFailure::Execution(within(options.max_bytes(), copies, code_len, |limits| {
+            let mut attempts =
+                Attempts::of(error, descriptor.is_masked(), code_len, copies, max_bytes);
+            ToolFailure::Execution(within(max_bytes, copies, code_len, |limits| {
                 let (payload, sizes) = execution_payload(
-                    written.as_ref(),
+                    &mut attempts,
                     descriptor,
                     category,
                     retry_after,
@@ -81,15 +82,14 @@ pub(super) fn to_failure<E: ToolError + ?Sized>(
             }))
         }
         Channel::Protocol(code) => {
-            let written = Written::of(error, descriptor.is_masked());
+            let mut attempts = Attempts::of(error, descriptor.is_masked(), code_len, 1, max_bytes);
             let retry_after_ms = match descriptor.retry_advice() {
                 Some(true) => error.retry_after().map(mask::retry_after_ms),
                 _ => None,
             };
-            let code_len = descriptor.code().len();
-            ToolFailure::Protocol(within(options.max_bytes(), 1, code_len, |limits| {
+            ToolFailure::Protocol(within(max_bytes, 1, code_len, |limits| {
                 protocol_error(
-                    written.as_ref(),
+                    &mut attempts,
                     descriptor,
                     code,
                     retry_after_ms,
@@ -107,6 +107,80 @@ struct Written {
     message: String,
     hint: Option<Cow<'static, str>>,
     details: Map<String, Value>,
+}
+
+/// What the attempts at writing a failure read.
+enum Attempts {
+    /// The texts of an error whose failure fits its size with its texts and details as they
+    /// are: the first attempt takes them, and is the last.
+    Ready(Option<Texts>),
+    /// What an error shows, cleaned and cut anew for each attempt.
+    Each(Written),
+    /// A masked error: it shows nothing.
+    Masked,
+}
+
+impl Attempts {
+    /// The attempts at writing what `error` shows, for a failure whose code is `code_len` bytes and whose details are
+    /// written `copies` times within `max_bytes`.
+    fn of<E: ToolError + ?Sized>(
+        error: &E,
+        masked: bool,
+        code_len: usize,
+        copies: usize,
+        max_bytes: usize,
+    ) -> Attempts {
+        if masked {
+            return Attempts::Masked;
+        }
+        let written = Written {
+            message: error.message(),
+            hint: error.hint(),
+            details: error.details(),
+        };
+        // Texts already clean and details that bounding keeps as they are, in a failure that
+        // fits: the first attempt would write them unchanged.
+        let kept = mask::is_clean(&written.message, MAX_MESSAGE_CHARS)
+            && written
+                .hint
+                .as_deref()
+                .is_none_or(|hint| mask::is_clean(hint, MAX_HINT_CHARS));
+        let details_size = match kept {
+            true if written.details.is_empty() => Some(0),
+            true => mask::size_if_kept(&written.details, max_bytes),
+            false => None,
+        };
+        let Some(details_size) = details_size else {
+            return Attempts::Each(written);
+        };
+        let Written {
+            message,
+            hint,
+            details,
+        } = written;
+        let texts = Texts::new(message, hint, details, details_size);
+        if texts.sizes.most(code_len, copies) <= max_bytes {
+            return Attempts::Ready(Some(texts));
+        }
+        Attempts::Each(Written {
+            message: texts.message,
+            hint: texts.hint,
+            details: texts.details,
+        })
+    }
+
+    /// The texts of an attempt within `limits`.
+    fn texts(&mut self, limits: Limits) -> Texts {
+        match self {
+            Attempts::Ready(texts) => {
+                // `within` stops after an attempt whose sizes fit, and these did.
+                debug_assert!(texts.is_some(), "texts that fit are written once");
+                texts.take().unwrap_or_else(Texts::masked)
+            }
+            Attempts::Each(written) => written.within(limits),
+            Attempts::Masked => Texts::masked(),
+        }
+    }
 }
 
 /// A message, a hint and details within limits.
@@ -144,31 +218,18 @@ impl Sizes {
 }
 
 impl Written {
-    /// What `error` shows; `None` when it is masked.
-    fn of<E: ToolError + ?Sized>(error: &E, masked: bool) -> Option<Self> {
-        (!masked).then(|| Written {
-            message: error.message(),
-            hint: error.hint(),
-            details: error.details(),
-        })
-    }
-
-    /// The message, hint and details of `written` within `limits`; for a masked error (`None`),
-    /// the generic message and nothing else.
-    fn within(written: Option<&Self>, limits: Limits) -> Texts {
-        let Some(shown) = written else {
-            return Texts::new(MASKED_MESSAGE.to_owned(), None, Map::new(), 0);
-        };
-        let message = mask::clean_text(&shown.message, limits.message_chars);
-        let hint = shown
+    /// The message, hint and details of this error within `limits`.
+    fn within(&self, limits: Limits) -> Texts {
+        let message = mask::clean_text(&self.message, limits.message_chars);
+        let hint = self
             .hint
             .clone()
             .map(|hint| mask::clean_cow(hint, limits.hint_chars));
-        if shown.details.is_empty() {
+        if self.details.is_empty() {
             return Texts::new(message, hint, Map::new(), 0);
         }
         let details = match limits.details_bytes {
-            Some(bytes) => mask::bounded_map(&shown.details, bytes),
+            Some(bytes) => mask::bounded_map(&self.details, bytes),
             None => Map::from_iter([(CUT_DETAILS.0.to_owned(), Value::from(CUT_DETAILS.1))]),
         };
         let size = mask::json_size(&details);
@@ -177,6 +238,11 @@ impl Written {
 }
 
 impl Texts {
+    /// The texts of a masked error: the generic message and nothing else.
+    fn masked() -> Self {
+        Texts::new(MASKED_MESSAGE.to_owned(), None, Map::new(), 0)
+    }
+
     fn new(
         message: String,
         hint: Option<Cow<'static, str>>,
@@ -308,7 +374,7 @@ fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
 }
 
 fn execution_payload(
-    written: Option<&Written>,
+    written: &mut Attempts,
     descriptor: &ErrorDescriptor,
     category: Category,
     retry_after: Option<Duration>,
@@ -320,7 +386,7 @@ fn execution_payload(
     } else {
         None
     };
-    let texts = Written::within(written, limits);
+    let texts = written.texts(limits);
     let payload = ErrorPayload {
         code: descriptor.code_cow(),
         category,
@@ -371,8 +437,18 @@ fn execution_result(
     }
 }
 
+/// The keys of a protocol error's `data` that only the conversion writes.
+const PROTOCOL_DATA_KEYS: [&str; 6] = [
+    "code",
+    "retryable",
+    "retryAfterMs",
+    "hint",
+    "correlationId",
+    "category",
+];
+
 fn protocol_error(
-    written: Option<&Written>,
+    written: &mut Attempts,
     descriptor: &ErrorDescriptor,
     code: ErrorCode,
     retry_after_ms: Option<u64>,
@@ -385,7 +461,7 @@ fn protocol_error(
         hint,
         details: mut data,
         sizes,
-    } = Written::within(written, limits);
+    } = written.texts(limits);
     // The message tells what the text of an execution error tells, starting with the stable code:
     // clients, relays and agent SDKs that drop `data` still show it.
     let sentence = Sentence {
@@ -398,18 +474,19 @@ fn protocol_error(
     let message = sentence.to_text();
     // The keys this crate writes win over details named like them (the derive refuses such
     // details; a hand-written `ToolError` may still have them): what the error does not say,
-    // a detail must not pose as.
+    // a detail must not pose as. A client reads `category` in `data` as the server's: the
+    // error names none here.
+    data.retain(|key, _| !PROTOCOL_DATA_KEYS.contains(&key.as_str()));
     data.insert("code".to_owned(), Value::from(descriptor.code()));
-    let mut set = |key: &str, value: Option<Value>| match value {
-        Some(value) => data.insert(key.to_owned(), value),
-        None => data.remove(key),
+    let mut set = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            data.insert(key.to_owned(), value);
+        }
     };
     set("retryable", retry.map(Value::from));
     set("retryAfterMs", retry_after_ms.map(Value::from));
     set("hint", hint.map(|hint| Value::from(hint.into_owned())));
     set("correlationId", correlation_id.map(Value::from));
-    // A client reads `category` in `data` as the server's: the error names none here.
-    data.remove("category");
     let error = JsonRpcError {
         code,
         message,

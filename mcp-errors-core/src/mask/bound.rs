@@ -7,7 +7,7 @@ use std::io;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{MAX_DETAIL_DEPTH, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL, clean_text};
+use super::{MAX_DETAIL_DEPTH, MAX_MESSAGE_CHARS, TRUNCATED_DETAIL, clean_text, is_clean};
 
 /// The most items an array, and the most entries an object, of a failure's details keeps; the
 /// rest is replaced by one note that counts them.
@@ -34,6 +34,83 @@ pub(crate) const CUT_KEY: &str = "…";
 pub(crate) fn bounded_map(details: &Map<String, Value>, max_bytes: usize) -> Map<String, Value> {
     // Each detail is its own first level, as the derive's depth-limited serializer counts.
     Walk { left: max_bytes }.object(details, 0)
+}
+
+/// The bytes of JSON `details` take when [`bounded_map`] within `max_bytes` would keep them
+/// as they are, so a caller that owns them can keep them without a copy: every string and
+/// key already clean and short, every array and object within its item limit and depth, the
+/// whole with room to spare. `None` when bounding could change them.
+pub(crate) fn size_if_kept(details: &Map<String, Value>, max_bytes: usize) -> Option<usize> {
+    let mut fit = Fit::default();
+    fit.object(details, 0)?;
+    // The walk spends a byte more per item than the JSON has (a comma after the last one
+    // too); with that spent and `MIN_ROOM` still left, it never cuts.
+    (fit.spent.checked_add(MIN_ROOM)? <= max_bytes).then_some(fit.size)
+}
+
+/// What [`size_if_kept`] counts: the compact JSON's bytes, and the bytes a [`Walk`] would
+/// spend on the same value.
+#[derive(Default)]
+struct Fit {
+    size: usize,
+    spent: usize,
+}
+
+impl Fit {
+    fn add(&mut self, size: usize, spent: usize) -> Option<()> {
+        self.size = self.size.checked_add(size)?;
+        self.spent = self.spent.checked_add(spent)?;
+        Some(())
+    }
+
+    fn value(&mut self, value: &Value, depth: usize) -> Option<()> {
+        match value {
+            Value::String(text) => self.string(text),
+            Value::Array(_) | Value::Object(_) if depth > MAX_DETAIL_DEPTH => None,
+            Value::Array(items) if items.len() <= MAX_DETAIL_ITEMS => {
+                let commas = items.len().saturating_sub(1);
+                self.add(2 + commas, 2 + items.len())?;
+                items
+                    .iter()
+                    .try_for_each(|item| self.value(item, depth + 1))
+            }
+            Value::Object(map) => self.object(map, depth),
+            Value::Array(_) => None,
+            Value::Null | Value::Bool(_) | Value::Number(_) => {
+                let size = json_size(value);
+                self.add(size, size)
+            }
+        }
+    }
+
+    fn object(&mut self, map: &Map<String, Value>, depth: usize) -> Option<()> {
+        if map.len() > MAX_DETAIL_ITEMS {
+            return None;
+        }
+        // `{}`, a colon per entry and the commas between them; the walk spends two bytes per
+        // entry.
+        let commas = map.len().saturating_sub(1);
+        self.add(2 + map.len() + commas, 2 + 2 * map.len())?;
+        map.iter().try_for_each(|(key, value)| {
+            self.string(key)?;
+            self.value(value, depth + 1)
+        })
+    }
+
+    /// A string [`clean_text`] keeps as it is: its JSON is its bytes, two quotes, and one
+    /// more byte for each `"`, `\`, newline and tab (the only characters a clean text has
+    /// that JSON escapes).
+    fn string(&mut self, text: &str) -> Option<()> {
+        if !is_clean(text, MAX_MESSAGE_CHARS) {
+            return None;
+        }
+        let escaped = text
+            .bytes()
+            .filter(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\t'))
+            .count();
+        let size = text.len().checked_add(2 + escaped)?;
+        self.add(size, size)
+    }
 }
 
 /// [`bounded_map`] for any JSON value.
@@ -160,6 +237,7 @@ impl Walk {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use serde_json::json;
 
     use super::*;
@@ -243,6 +321,90 @@ mod tests {
         }
         assert_eq!(level, TRUNCATED_DETAIL);
         assert_eq!(arrays, MAX_DETAIL_DEPTH);
+    }
+
+    /// A string, mostly of characters bounding keeps (JSON escapes some), now and then with
+    /// one it changes (a control or invisible character).
+    fn any_text() -> impl Strategy<Value = String> {
+        let kept = proptest::sample::select(vec!['a', 'z', '"', '\\', '\n', '\t', 'é', '\u{2028}']);
+        let changed = proptest::sample::select(vec!['\r', '\u{1b}', '\u{7f}', '\u{200B}']);
+        let chars = prop_oneof![
+            8 => proptest::collection::vec(kept.clone(), 0..24),
+            1 => proptest::collection::vec(prop_oneof![4 => kept, 1 => changed], 0..24),
+        ];
+        chars.prop_map(|chars| chars.into_iter().collect())
+    }
+
+    /// Any JSON value, its arrays and objects small or around the item limit.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            any_text().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 256, 70, move |inner| {
+            let items = |range| proptest::collection::vec(inner.clone(), range);
+            let entries = |range| proptest::collection::btree_map(any_text(), inner.clone(), range);
+            prop_oneof![
+                4 => items(0..6).prop_map(Value::from),
+                1 => items(62..67).prop_map(Value::from),
+                4 => entries(0..6).prop_map(|map| Value::Object(map.into_iter().collect())),
+                1 => entries(62..67).prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever `size_if_kept` keeps, bounding keeps as it is, and its size is its JSON's.
+        #[test]
+        fn what_size_if_kept_keeps_bounding_keeps(
+            details in proptest::collection::btree_map(any_text(), any_value(), 0..6),
+            max_bytes in 16usize..4096,
+        ) {
+            let details: Map<String, Value> = details.into_iter().collect();
+            if let Some(size) = size_if_kept(&details, max_bytes) {
+                prop_assert_eq!(&bounded_map(&details, max_bytes), &details);
+                prop_assert_eq!(size, json_size(&details));
+            }
+        }
+    }
+
+    #[test]
+    fn size_if_kept_refuses_what_bounding_changes() {
+        let kept = map(json!({"path": "q3.csv", "rows": [1, 2, 3], "note": "a \"b\"\n\tc"}));
+        assert_eq!(size_if_kept(&kept, 16 * 1024), Some(json_size(&kept)));
+        assert_eq!(
+            size_if_kept(&kept, json_size(&kept)),
+            None,
+            "no room to spare"
+        );
+        for changed in [
+            json!({"a": "c\u{1b}[2Jd"}),
+            json!({"a\u{202E}b": 1}),
+            json!({"a": "x".repeat(MAX_MESSAGE_CHARS + 1)}),
+            json!({"a": vec![0; MAX_DETAIL_ITEMS + 1]}),
+        ] {
+            assert_eq!(
+                size_if_kept(&map(changed.clone()), usize::MAX),
+                None,
+                "{changed}"
+            );
+        }
+        // A detail's arrays of levels 1 to MAX_DETAIL_DEPTH stay; one more is cut.
+        let mut deep = json!(1);
+        for _ in 0..MAX_DETAIL_DEPTH {
+            deep = json!([deep]);
+        }
+        let kept = map(json!({ "deep": deep }));
+        assert_eq!(size_if_kept(&kept, usize::MAX), Some(json_size(&kept)));
+        assert_eq!(bounded_map(&kept, usize::MAX), kept);
+        let deeper = map(json!({ "deep": [deep] }));
+        assert_eq!(size_if_kept(&deeper, usize::MAX), None);
+        assert_ne!(bounded_map(&deeper, usize::MAX), deeper);
     }
 
     #[test]
