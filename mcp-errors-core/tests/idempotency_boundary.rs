@@ -98,24 +98,8 @@ impl ServerHandler for Shop {
 
 /// The calls of a tool this file makes, on the shared raw client.
 trait Calls {
-    fn call_message(
-        &mut self,
-        name: &str,
-        arguments: Value,
-        key: Option<Value>,
-        user: Option<&str>,
-    ) -> Value;
-    async fn call(&mut self, name: &str, arguments: Value, key: Option<&str>) -> String;
-    async fn call_as(
-        &mut self,
-        name: &str,
-        arguments: Value,
-        key: Option<Value>,
-        user: Option<&str>,
-    ) -> String;
-}
+    fn raw(&mut self) -> &mut Raw;
 
-impl Calls for Raw {
     fn call_message(
         &mut self,
         name: &str,
@@ -123,7 +107,7 @@ impl Calls for Raw {
         key: Option<Value>,
         user: Option<&str>,
     ) -> Value {
-        self.last_id += 1;
+        self.raw().last_id += 1;
         let mut params = json!({"name": name, "arguments": arguments});
         if let Some(key) = key {
             params["idempotencyKey"] = key;
@@ -131,7 +115,7 @@ impl Calls for Raw {
         if let Some(user) = user {
             params["_meta"] = json!({"user": user});
         }
-        json!({"jsonrpc": "2.0", "id": self.last_id, "method": "tools/call", "params": params})
+        json!({"jsonrpc": "2.0", "id": self.raw().last_id, "method": "tools/call", "params": params})
     }
 
     /// A call's response line with its id taken out, so two answers compare as bytes.
@@ -148,11 +132,17 @@ impl Calls for Raw {
         user: Option<&str>,
     ) -> String {
         let message = self.call_message(name, arguments, key, user);
-        self.send(&message).await;
-        let line = self.response_line().await;
-        let id = format!("\"id\":{}", self.last_id);
+        self.raw().send(&message).await;
+        let line = self.raw().response_line().await;
+        let id = format!("\"id\":{}", self.raw().last_id);
         assert!(line.contains(&id), "{line}");
         line.replacen(&id, "\"id\":\"_\"", 1)
+    }
+}
+
+impl Calls for Raw {
+    fn raw(&mut self) -> &mut Raw {
+        self
     }
 }
 
