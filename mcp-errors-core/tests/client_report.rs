@@ -61,7 +61,7 @@ fn secret_arguments_are_redacted_from_the_report_its_json_and_its_debug() {
             "api_key": "sk-live-51Hx",
             "connection": {"host": "db", "Password": "hunter2"},
             "headers": [{"X-Auth-Token": "tok-9f8e"}],
-            "pin": "4921",
+            "pin": "pin-4921",
         }),
     )
     .with_meta("authorization", json!("Bearer abc.def"))
@@ -87,7 +87,7 @@ fn secret_arguments_are_redacted_from_the_report_its_json_and_its_debug() {
     let json = serde_json::to_string(&report).unwrap();
     let debug = format!("{report:?}");
     let display = report.to_string();
-    for secret in ["sk-live-51Hx", "hunter2", "tok-9f8e", "4921", "abc.def"] {
+    for secret in ["sk-live-51Hx", "hunter2", "tok-9f8e", "pin-4921", "abc.def"] {
         assert!(!json.contains(secret), "{secret} in {json}");
         assert!(!debug.contains(secret), "{secret} in {debug}");
         assert!(!display.contains(secret), "{secret} in {display}");
