@@ -261,6 +261,11 @@ where
 
 const TTL: u64 = 60_000;
 
+/// The deadline of a call to a task that never ends: long enough for the call that creates
+/// the task to be answered on a loaded machine (a shorter one can end before the first
+/// response, an unknown outcome of another kind), short enough to keep the tests quick.
+const STUCK_DEADLINE: Duration = Duration::from_secs(2);
+
 #[tokio::test]
 async fn a_tool_that_runs_only_as_a_task_asks_a_client_without_the_extension_to_declare_it() {
     on_every_wire(|wire| async move {
@@ -452,7 +457,7 @@ async fn a_task_whose_ttl_runs_out_fails_and_is_escalated() {
 #[tokio::test]
 async fn a_task_still_working_at_the_deadline_is_an_unknown_outcome() {
     on_every_wire(|wire| async move {
-        let policy = RetryPolicy::default().with_deadline(Duration::from_millis(300));
+        let policy = RetryPolicy::default().with_deadline(STUCK_DEADLINE);
         let (decision, outcome) = run("export_stuck", TTL, policy, wire).await;
         assert!(
             matches!(&outcome, Outcome::Working { poll_interval, .. } if *poll_interval == Some(Duration::from_millis(20))),
@@ -468,7 +473,7 @@ async fn a_keyed_task_still_working_at_the_deadline_brings_back_the_same_task() 
     on_every_wire(|wire| async move {
         let client = connect(warehouse(TTL, true), wire).await;
         let call = ToolCall::new("export_stuck", json!({}));
-        let policy = RetryPolicy::default().with_deadline(Duration::from_millis(300));
+        let policy = RetryPolicy::default().with_deadline(STUCK_DEADLINE);
         let retrier = Retrier::new(policy)
             .with_seed(1)
             .with_idempotency_keys(true);
