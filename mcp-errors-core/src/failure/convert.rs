@@ -121,8 +121,8 @@ enum Attempts {
 }
 
 impl Attempts {
-    /// The attempts at writing what `error` shows, for a failure whose code is `code_len` bytes and whose details are
-    /// written `copies` times within `max_bytes`.
+    /// The attempts at writing what `error` shows, for a failure whose code is `code_len`
+    /// bytes and whose details are written `copies` times within `max_bytes`.
     fn of<E: ToolError + ?Sized>(
         error: &E,
         masked: bool,
@@ -374,7 +374,7 @@ fn channel(descriptor: &ErrorDescriptor, options: &FailureOptions) -> Channel {
 }
 
 fn execution_payload(
-    written: &mut Attempts,
+    attempts: &mut Attempts,
     descriptor: &ErrorDescriptor,
     category: Category,
     retry_after: Option<Duration>,
@@ -386,7 +386,7 @@ fn execution_payload(
     } else {
         None
     };
-    let texts = written.texts(limits);
+    let texts = attempts.texts(limits);
     let payload = ErrorPayload {
         code: descriptor.code_cow(),
         category,
@@ -448,7 +448,7 @@ const PROTOCOL_DATA_KEYS: [&str; 6] = [
 ];
 
 fn protocol_error(
-    written: &mut Attempts,
+    attempts: &mut Attempts,
     descriptor: &ErrorDescriptor,
     code: ErrorCode,
     retry_after_ms: Option<u64>,
@@ -461,7 +461,7 @@ fn protocol_error(
         hint,
         details: mut data,
         sizes,
-    } = written.texts(limits);
+    } = attempts.texts(limits);
     // The message tells what the text of an execution error tells, starting with the stable code:
     // clients, relays and agent SDKs that drop `data` still show it.
     let sentence = Sentence {
