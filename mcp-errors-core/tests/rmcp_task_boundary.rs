@@ -123,24 +123,21 @@ const TOOLS: [&str; 6] = [
 
 /// What this file asks of the shared raw client: a tool's call, a task's end.
 trait Tasks {
-    async fn call(&mut self, name: &str, key: Option<&str>) -> (Value, String);
-    async fn ended(&mut self, id: &str) -> (Value, String);
-}
+    fn raw(&mut self) -> &mut Raw;
 
-impl Tasks for Raw {
     /// A tool's direct answer: its result or its JSON-RPC error.
     async fn call(&mut self, name: &str, key: Option<&str>) -> (Value, String) {
         let mut params = json!({"name": name, "arguments": {}});
         if let Some(key) = key {
             params["idempotencyKey"] = key.into();
         }
-        self.request("tools/call", params).await
+        self.raw().request("tools/call", params).await
     }
 
     /// Polls `id` until its task ends: the last `tasks/get` result and its raw line.
     async fn ended(&mut self, id: &str) -> (Value, String) {
         for _ in 0..500 {
-            let (response, line) = self.request("tasks/get", json!({"taskId": id})).await;
+            let (response, line) = self.raw().request("tasks/get", json!({"taskId": id})).await;
             let status = response["result"]["status"]
                 .as_str()
                 .unwrap_or("?")
@@ -151,6 +148,12 @@ impl Tasks for Raw {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         panic!("task {id} still working after 500 polls");
+    }
+}
+
+impl Tasks for Raw {
+    fn raw(&mut self) -> &mut Raw {
+        self
     }
 }
 

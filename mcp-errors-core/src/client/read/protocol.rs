@@ -52,10 +52,10 @@ pub struct ProtocolError {
     pub data: Option<Value>,
     /// The stable code in `data.code`, when the server sent one.
     pub stable_code: Option<String>,
-    /// The category: `data.category` (or `data.errorCategory`) when it names one, else what the message or the code
-    /// reads as. The message is read for `-32602`, `-32603`, the codes left to
-    /// implementations (-32000..=-32019) and codes outside JSON-RPC's reserved range; the
-    /// other reserved codes are faults of the exchange, not of the tool.
+    /// The category: `data.category` (or `data.errorCategory`) when it names one, else what
+    /// the message or the code reads as. The message is read for `-32602`, `-32603`, the
+    /// codes left to implementations (-32000..=-32019) and codes outside JSON-RPC's reserved
+    /// range; the other reserved codes are faults of the exchange, not of the tool.
     pub category: Option<Category>,
     /// `data.retryable` (or `data.isRetryable`), when the server said.
     pub retryable: Option<bool>,
